@@ -1,0 +1,37 @@
+/** The express app: request ids, strict JSON, validation from the OpenAPI document, the error envelope. */
+import express, { type Express } from 'express';
+import type { CommandBus } from '../platform/command-bus';
+import type { Runtime } from '../platform/runtime';
+import { httpRequests } from '../platform/metrics';
+import { jsonBody } from './body';
+import { ApiError, errorHandler, sendJson } from './errors';
+import { healthRouter } from './health';
+import { buildDocument } from './openapi/document';
+import { requestId } from './request-id';
+import { RequestValidator } from './validate';
+
+export interface ApiDeps {
+  rt: Runtime;
+  bus: CommandBus;
+}
+
+export function createApp(deps: ApiDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('query parser', 'extended');
+  const doc = buildDocument();
+  const validator = new RequestValidator(doc);
+
+  app.use(requestId);
+  app.use((req, res, next) => {
+    res.on('finish', () => httpRequests.inc({ method: req.method, route: req.route?.path ?? 'unmatched', status: res.statusCode }));
+    next();
+  });
+  app.use(jsonBody);
+  app.use(healthRouter(deps.rt));
+  app.get('/v1/openapi.json', validator.for('openapi'), (_req, res) => sendJson(res, 200, doc));
+
+  app.use((_req, _res, next) => next(new ApiError('not_found', 'No such endpoint.')));
+  app.use(errorHandler);
+  return app;
+}

@@ -1,0 +1,60 @@
+/** Liveness, readiness (every dependency answers) and Prometheus metrics. */
+import { Router } from 'express';
+import type { Runtime } from '../platform/runtime';
+import { metricsRegistry, registerLagGauge } from '../platform/metrics';
+import { PROCESSOR_GROUP } from '../processor/processor';
+import { sendJson } from './errors';
+
+const CHECK_TIMEOUT_MS = 2_000;
+
+function withTimeout<T>(p: Promise<T>): Promise<T> {
+  return Promise.race([p, new Promise<T>((_, reject) => setTimeout(() => reject(new Error('timed out')), CHECK_TIMEOUT_MS))]);
+}
+
+/** Lag per partition: the log's end minus the processor's stored position. */
+export async function processorLag(rt: Runtime): Promise<Array<{ topic: string; partition: number; lag: bigint }>> {
+  const topic = rt.codec.topicName('accountCommands');
+  const ends = await rt.log.endOffsets(topic);
+  const { rows } = await rt.pool.query(
+    'SELECT partition, next_offset FROM consumer_offsets WHERE consumer_group = $1 AND topic = $2',
+    [PROCESSOR_GROUP, topic],
+  );
+  const stored = new Map(rows.map((r) => [r.partition as number, r.next_offset as bigint]));
+  return [...ends].map(([partition, end]) => ({ topic, partition, lag: end - (stored.get(partition) ?? 0n) }));
+}
+
+export function healthRouter(rt: Runtime): Router {
+  const router = Router();
+  registerLagGauge(() => processorLag(rt));
+  const checks: Record<string, () => Promise<unknown>> = {
+    kafka: () => rt.log.endOffsets(rt.codec.topicName('accountCommands')),
+    schema_registry: async () => {
+      const res = await fetch(`${rt.cfg.SCHEMA_REGISTRY_URL}/subjects`);
+      if (!res.ok) throw new Error(`HTTP ${res.status}`);
+    },
+    postgres: () => rt.pool.query('SELECT 1'),
+    redis: () => rt.redis.ping(),
+  };
+
+  router.get('/healthz', (_req, res) => {
+    res.type('text/plain').send('ok');
+  });
+  router.get('/readyz', async (_req, res) => {
+    const results = await Promise.all(
+      Object.entries(checks).map(async ([name, check]) => {
+        try {
+          await withTimeout(check());
+          return [name, 'ok'] as const;
+        } catch (err) {
+          return [name, `down: ${(err as Error).message}`] as const;
+        }
+      }),
+    );
+    const ready = results.every(([, state]) => state === 'ok');
+    sendJson(res, ready ? 200 : 503, { ready, checks: Object.fromEntries(results) });
+  });
+  router.get('/metrics', async (_req, res) => {
+    res.type(metricsRegistry.contentType).send(await metricsRegistry.metrics());
+  });
+  return router;
+}

@@ -1,0 +1,38 @@
+/**
+ * The OpenAPI 3.1 document: request and response schemas declared once, served at GET /v1/openapi.json
+ * and used to validate every request. Each area adds its paths from its own file.
+ */
+import { platformPaths } from './platform-paths';
+import { sharedSchemas } from './shared-schemas';
+
+export type OpenApiDocument = {
+  openapi: '3.1.0';
+  info: { title: string; version: string; description: string };
+  servers: Array<{ url: string }>;
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, unknown>; securitySchemes?: Record<string, unknown> };
+};
+
+export interface Operation {
+  operationId: string;
+  summary: string;
+  tags?: string[];
+  security?: Array<Record<string, string[]>>;
+  parameters?: Array<{ name: string; in: 'query' | 'path' | 'header'; required?: boolean; schema: unknown; description?: string }>;
+  requestBody?: { required?: boolean; content: { 'application/json': { schema: unknown } } };
+  responses: Record<string, { description: string; content?: Record<string, { schema: unknown }> }>;
+}
+
+export function buildDocument(): OpenApiDocument {
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Energy Rental API',
+      version: '1',
+      description: 'Temporary TRON energy and bandwidth delegations paid from a prepaid balance.',
+    },
+    servers: [{ url: '/v1' }],
+    paths: { ...platformPaths },
+    components: { schemas: { ...sharedSchemas } },
+  };
+}

@@ -1,0 +1,97 @@
+/**
+ * Request validation from the OpenAPI document: each operation's JSON body and query parameters are
+ * checked against the schemas declared there. Unknown fields, wrong types and bad formats answer 400 2000
+ * with `details.field` naming the first offending field.
+ */
+import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import type { RequestHandler } from 'express';
+import type { OpenApiDocument, Operation } from './openapi/document';
+import { ApiError } from './errors';
+
+const DOC_ID = 'https://energy-rental.local/openapi.json';
+
+function fieldOf(error: ErrorObject, root: string): string {
+  const path = error.instancePath
+    .split('/')
+    .filter(Boolean)
+    .map((p) => (/^\d+$/.test(p) ? `[${p}]` : `.${p}`))
+    .join('');
+  const extra =
+    error.keyword === 'additionalProperties' ? `.${(error.params as { additionalProperty: string }).additionalProperty}`
+    : error.keyword === 'required' ? `.${(error.params as { missingProperty: string }).missingProperty}`
+    : '';
+  const full = `${root}${path}${extra}`.replace(/^\./, '');
+  return full || root || 'body';
+}
+
+function messageOf(error: ErrorObject, field: string): string {
+  if (error.keyword === 'additionalProperties') return `Unknown field \`${field}\`.`;
+  if (error.keyword === 'required') return `Missing required field \`${field}\`.`;
+  return `\`${field}\` ${error.message ?? 'is invalid'}.`;
+}
+
+export class RequestValidator {
+  private readonly bodyAjv = new Ajv2020({ strict: false, allErrors: false });
+  private readonly queryAjv = new Ajv2020({ strict: false, allErrors: false, coerceTypes: 'array' });
+  private readonly byOperation = new Map<string, { body?: ValidateFunction; query?: ValidateFunction; bodyRequired: boolean }>();
+
+  constructor(doc: OpenApiDocument) {
+    for (const ajv of [this.bodyAjv, this.queryAjv]) {
+      addFormats(ajv);
+      ajv.addSchema({ $id: DOC_ID, components: doc.components } as object);
+    }
+    for (const [, methods] of Object.entries(doc.paths)) {
+      for (const [, op] of Object.entries(methods)) this.byOperation.set(op.operationId, this.compile(op));
+    }
+  }
+
+  private compile(op: Operation) {
+    const bodySchema = op.requestBody?.content['application/json'].schema;
+    const queryParams = (op.parameters ?? []).filter((p) => p.in === 'query');
+    const withRefs = (schema: unknown) => JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', `"${DOC_ID}#/components/`));
+    return {
+      bodyRequired: op.requestBody?.required ?? false,
+      body: bodySchema ? this.bodyAjv.compile(withRefs(bodySchema)) : undefined,
+      query: queryParams.length
+        ? this.queryAjv.compile(
+            withRefs({
+              type: 'object',
+              additionalProperties: false,
+              required: queryParams.filter((p) => p.required).map((p) => p.name),
+              properties: Object.fromEntries(queryParams.map((p) => [p.name, p.schema])),
+            }),
+          )
+        : undefined,
+    };
+  }
+
+  /** Middleware validating the request against the named operation. */
+  for(operationId: string): RequestHandler {
+    const entry = this.byOperation.get(operationId);
+    if (!entry) throw new Error(`operation ${operationId} is not in the OpenAPI document`);
+    return (req, _res, next) => {
+      const query = { ...(req.query as Record<string, unknown>) };
+      if (entry.query && !entry.query(query)) {
+        const err = entry.query.errors![0];
+        const field = fieldOf(err, '');
+        return next(new ApiError('invalid_request', messageOf(err, field), { field }));
+      }
+      if (!entry.query && Object.keys(query).length > 0) {
+        const field = Object.keys(query)[0];
+        return next(new ApiError('invalid_request', `Unknown query parameter \`${field}\`.`, { field }));
+      }
+      _res.locals.query = query;
+      if (req.body === undefined) {
+        if (entry.bodyRequired) return next(new ApiError('invalid_request', 'A JSON body is required.', { field: 'body' }));
+      } else if (!entry.body) {
+        return next(new ApiError('invalid_request', 'This operation takes no body.', { field: 'body' }));
+      } else if (!entry.body(req.body)) {
+        const err = entry.body.errors![0];
+        const field = fieldOf(err, '');
+        return next(new ApiError('invalid_request', messageOf(err, field), { field: field || 'body' }));
+      }
+      next();
+    };
+  }
+}

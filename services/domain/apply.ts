@@ -1,0 +1,20 @@
+/**
+ * The processor's "apply command to state": a pure function over plain data. Kafka and PostgreSQL stay
+ * at the edges (services/processor), so every rule here is unit-testable.
+ */
+import type { Command, CommandType } from './commands';
+import { adjustBalance } from './handlers/adjust-balance';
+import { createAccount } from './handlers/create-account';
+import type { ApplyContext, Handler, Outcome, StateView } from './outcome';
+
+type HandlerTable = { [T in Exclude<CommandType, 'command.refused'>]: Handler<Extract<Command, { type: T }>> };
+
+const handlers: HandlerTable = {
+  'account.create': createAccount,
+  'balance.adjust': adjustBalance,
+};
+
+export function applyCommand(state: StateView, command: Exclude<Command, { type: 'command.refused' }>, ctx: ApplyContext): Outcome {
+  const handler = handlers[command.type] as Handler<typeof command>;
+  return handler(state, command, ctx);
+}

@@ -1,0 +1,60 @@
+import { availableSun } from '../account';
+import type { CommandOf } from '../commands';
+import { domainError } from '../errors';
+import { eventIdFor } from '../events';
+import { derivedId } from '../ids';
+import { ledgerAccounts, transferJournal } from '../ledger';
+import { isInt64 } from '../money';
+import { noEffects, rejected, type Handler } from '../outcome';
+
+/**
+ * A support adjustment, positive or negative. A debit never takes the available balance below zero.
+ * Only a credit emits `balance.credited` (reason `adjustment`): a debit is not a credit.
+ */
+export const adjustBalance: Handler<CommandOf<'balance.adjust'>> = (state, command) => {
+  const account = state.account(command.accountId);
+  if (!account) return rejected(domainError('not_found', 'No such account.'));
+  if (command.amountSun === 0n) return rejected(domainError('invalid_request', 'The amount must not be zero.', { field: 'amount_sun' }));
+  const balanceSun = account.balanceSun + command.amountSun;
+  if (!isInt64(balanceSun)) return rejected(domainError('amount_out_of_range', 'The balance would overflow.'));
+  if (command.amountSun < 0n && availableSun(account) + command.amountSun < 0n) {
+    return rejected(domainError('insufficient_funds', 'The debit exceeds the available balance.'));
+  }
+
+  const journal = transferJournal(
+    {
+      id: derivedId('journal', command.commandId),
+      accountId: account.id,
+      kind: 'adjustment',
+      commandId: command.commandId,
+      orderId: null,
+      memo: command.memo,
+      createdAt: command.issuedAt,
+    },
+    'TRX',
+    ledgerAccounts.supportAdjustments,
+    ledgerAccounts.customerTrx(account.id),
+    command.amountSun,
+  );
+  const updated = { ...account, balanceSun, updatedAt: command.issuedAt };
+  const effects = { ...noEffects(), accounts: [updated], journals: [journal] };
+  if (command.amountSun > 0n) {
+    effects.events.push({
+      eventId: eventIdFor(command.commandId, 0),
+      type: 'balance.credited',
+      accountId: account.id,
+      createdAt: command.issuedAt,
+      data: {
+        reason: 'adjustment', currency: 'TRX', amount_sun: command.amountSun, tx_hash: null, confirmations: null,
+        balance_sun: balanceSun, reference_id: journal.id, asset: 'TRX', usdt_amount: null, rate: null,
+        rate_source: null, spread_bps: null, txid: null, sender: null, block_number: null,
+      },
+    });
+  }
+  return {
+    kind: 'applied',
+    status: 201,
+    body: { journal_id: journal.id, account_id: account.id, amount_sun: command.amountSun, balance_sun: balanceSun },
+    effects,
+  };
+};

@@ -1,0 +1,33 @@
+/**
+ * Ids are either random (things a client creates) or derived from the command that made them, so that
+ * replaying the log into an empty database produces the very same ids (and downstream dedup works).
+ */
+import { createHash, randomBytes } from 'node:crypto';
+
+export const idPrefixes = {
+  account: 'acc_',
+  order: 'ord_',
+  batch: 'bat_',
+  subscription: 'sub_',
+  event: 'evt_',
+  delivery: 'dlv_',
+  addressBookEntry: 'adr_',
+  journal: 'jrn_',
+  bootstrapToken: 'abt_',
+  command: 'cmd_',
+  request: 'req_',
+  apiKey: 'key_',
+  quote: 'quo_',
+} as const;
+
+export type IdKind = keyof typeof idPrefixes;
+
+export function randomId(kind: IdKind, bytes = 12): string {
+  return idPrefixes[kind] + randomBytes(bytes).toString('hex');
+}
+
+/** A stable id from the parts that identify the thing, e.g. (command id, position in its effects). */
+export function derivedId(kind: IdKind, ...parts: Array<string | number>): string {
+  const digest = createHash('sha256').update(parts.join('\u0000')).digest('hex');
+  return idPrefixes[kind] + digest.slice(0, 24);
+}

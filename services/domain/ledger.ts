@@ -1,0 +1,71 @@
+/**
+ * Double-entry journals. Every journal's lines sum to zero per currency; a customer's balance is the
+ * sum of the lines on its balance account. Amounts are signed: positive lines credit the named account.
+ */
+export type Currency = 'TRX' | 'USDT';
+
+export const ledgerKinds = [
+  'deposit', 'order_charge', 'order_refund', 'referral_payout', 'subscription_fee', 'subscription_usage',
+  'reserve_fee', 'invoice', 'withdrawal', 'adjustment',
+] as const;
+export type LedgerKind = (typeof ledgerKinds)[number];
+
+/** Ledger accounts, named once. Customer accounts hold what the service owes the customer. */
+export const ledgerAccounts = {
+  customerTrx: (accountId: string) => `customer:${accountId}:trx`,
+  customerUsdt: (accountId: string) => `customer:${accountId}:usdt`,
+  supportAdjustments: 'system:support_adjustments',
+} as const;
+
+export interface JournalLine {
+  ledgerAccount: string;
+  currency: Currency;
+  amount: bigint;
+}
+
+export interface Journal {
+  id: string;
+  accountId: string;
+  kind: LedgerKind;
+  commandId: string;
+  orderId: string | null;
+  memo: string | null;
+  createdAt: number;
+  lines: JournalLine[];
+}
+
+export class UnbalancedJournalError extends Error {}
+
+/** Net effect on one ledger account, per currency. */
+export function netFor(journal: Journal, ledgerAccount: string, currency: Currency): bigint {
+  return journal.lines
+    .filter((l) => l.ledgerAccount === ledgerAccount && l.currency === currency)
+    .reduce((sum, l) => sum + l.amount, 0n);
+}
+
+export function assertBalanced(journal: Journal): Journal {
+  const sums = new Map<Currency, bigint>();
+  for (const line of journal.lines) sums.set(line.currency, (sums.get(line.currency) ?? 0n) + line.amount);
+  for (const [currency, sum] of sums) {
+    if (sum !== 0n) throw new UnbalancedJournalError(`journal ${journal.id} does not balance in ${currency}: ${sum}`);
+  }
+  if (journal.lines.length < 2) throw new UnbalancedJournalError(`journal ${journal.id} needs at least two lines`);
+  return journal;
+}
+
+/** A journal moving `amount` from one ledger account to another. */
+export function transferJournal(
+  base: Omit<Journal, 'lines'>,
+  currency: Currency,
+  from: string,
+  to: string,
+  amount: bigint,
+): Journal {
+  return assertBalanced({
+    ...base,
+    lines: [
+      { ledgerAccount: from, currency, amount: -amount },
+      { ledgerAccount: to, currency, amount },
+    ],
+  });
+}

@@ -1,0 +1,152 @@
+/**
+ * The ops tool: `./bin/ops <command>`. Support actions append commands and wait for their results
+ * exactly as the API does; `replay --verify` rebuilds the state from the log and compares.
+ */
+import { parseArgs } from 'node:util';
+import { randomId } from '../domain/ids';
+import { toBigInt } from '../domain/money';
+import { CommandBus } from '../platform/command-bus';
+import { loadConfig } from '../platform/config';
+import { stringifyJson } from '../platform/json';
+import { logger } from '../platform/logger';
+import { createRuntime, type Runtime } from '../platform/runtime';
+import { replayAndVerify } from './replay';
+
+const help = `Usage: ./bin/ops <command> [options]
+
+Commands:
+  create-account [--owner-address T...] [--display-name text]
+      Creates a bare account (until signup exists, for tests and support). Prints its id.
+  adjust --account <acc_id> --amount-sun <n> --memo <text>
+      Support adjustment, positive or negative. Prints the journal id.
+  replay --verify [--keep]
+      Rebuilds every table from account-commands into an empty database, compares it with the live one,
+      exits non-zero on a difference. --keep leaves the rebuilt database in place.
+  --help
+      This text.
+
+The environment is read as by the service (DATABASE_URL, KAFKA_BROKERS, SCHEMA_REGISTRY_URL, REDIS_URL, NETWORK, ...).`;
+
+class UsageError extends Error {}
+
+/** node's parseArgs takes `-5` for an option; `--amount-sun -5` is what people type for a debit. */
+function joinNegativeValues(args: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    if (args[i].startsWith('--') && !args[i].includes('=') && /^-\d/.test(args[i + 1] ?? '')) out.push(`${args[i]}=${args[++i]}`);
+    else out.push(args[i]);
+  }
+  return out;
+}
+
+function parseOptions(config: Parameters<typeof parseArgs>[0]) {
+  try {
+    return parseArgs(config);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}
+
+function need(values: Record<string, unknown>, name: string): string {
+  const v = values[name];
+  if (typeof v !== 'string' || v.trim() === '') throw new UsageError(`--${name} is required`);
+  return v;
+}
+
+async function withBus<T>(rt: Runtime, fn: (bus: CommandBus) => Promise<T>): Promise<T> {
+  const bus = new CommandBus({
+    log: rt.log, codec: rt.codec, pool: rt.pool, redisUrl: rt.cfg.REDIS_URL, network: rt.cfg.NETWORK,
+    clock: rt.clock, timeoutMs: rt.cfg.COMMAND_TIMEOUT_MS,
+  });
+  await bus.start();
+  try {
+    return await fn(bus);
+  } finally {
+    await bus.stop();
+  }
+}
+
+function failOn(result: Awaited<ReturnType<CommandBus['submit']>>): void {
+  if (result.outcome !== 'applied') {
+    const slug = result.error?.slug ?? 'unknown';
+    throw new Error(`${result.outcome}: ${slug}${result.error?.message ? ` (${result.error.message})` : ''}`);
+  }
+}
+
+async function run(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (!command || command === '--help' || command === 'help') {
+    console.log(help);
+    return 0;
+  }
+  const { values } = parseOptions({
+    args: joinNegativeValues(rest),
+    options: {
+      account: { type: 'string' }, 'amount-sun': { type: 'string' }, memo: { type: 'string' },
+      'owner-address': { type: 'string' }, 'display-name': { type: 'string' },
+      verify: { type: 'boolean' }, keep: { type: 'boolean' }, json: { type: 'boolean' },
+    },
+  });
+  const cfg = loadConfig();
+  logger.level = cfg.LOG_LEVEL === 'info' ? 'warn' : cfg.LOG_LEVEL;
+
+  if (!['create-account', 'adjust', 'replay'].includes(command)) throw new UsageError(`unknown command ${command}`);
+  let amount = 0n;
+  if (command === 'adjust') {
+    need(values, 'account');
+    need(values, 'memo');
+    try {
+      amount = toBigInt(need(values, 'amount-sun'));
+    } catch {
+      throw new UsageError('--amount-sun must be an integer number of SUN');
+    }
+  }
+  if (command === 'replay' && !values.verify) throw new UsageError('replay needs --verify');
+
+  const rt = await createRuntime(cfg);
+  try {
+    switch (command) {
+      case 'create-account': {
+        const result = await withBus(rt, (bus) =>
+          bus.submit({
+            type: 'account.create', accountId: randomId('account'), brand: cfg.BRAND, network: cfg.NETWORK,
+            ownerAddress: (values['owner-address'] as string | undefined) ?? null,
+            displayName: (values['display-name'] as string | undefined) ?? null,
+          }),
+        );
+        failOn(result);
+        console.log(result.body?.account_id);
+        return 0;
+      }
+      case 'adjust': {
+        const result = await withBus(rt, (bus) =>
+          bus.submit({ type: 'balance.adjust', accountId: values.account as string, amountSun: amount, memo: values.memo as string }),
+        );
+        failOn(result);
+        if (values.json) console.log(stringifyJson(result.body));
+        else console.log(result.body?.journal_id);
+        return 0;
+      }
+      default: {
+        const report = await replayAndVerify(rt, { keep: values.keep as boolean, progress: (line) => console.error(line) });
+        for (const t of report.tables) {
+          const state = t.differences.length === 0 ? 'identical' : `${t.differences.length} differences`;
+          console.log(`${t.table.padEnd(22)} live ${String(t.live).padStart(8)}  replayed ${String(t.replayed).padStart(8)}  ${state}`);
+          for (const d of t.differences.slice(0, 10)) console.log(`    ${d}`);
+        }
+        console.log(report.identical ? `identical after ${report.records} records` : 'DIFFERENT');
+        return report.identical ? 0 : 1;
+      }
+    }
+  } finally {
+    await rt.close();
+  }
+}
+
+run(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error(err instanceof UsageError ? `${err.message}\n\n${help}` : `ops: ${(err as Error).message}`);
+    process.exit(err instanceof UsageError ? 64 : 1);
+  },
+);

@@ -1,0 +1,140 @@
+/**
+ * `ops replay --verify`: rebuilds every table from account-commands into an empty database and compares
+ * it with the live one. The live side is read in one REPEATABLE READ snapshot, and the log is replayed up
+ * to exactly the offsets stored in that snapshot, so the comparison holds even while traffic flows.
+ */
+import type { RefusalReason } from '../domain/commands';
+import { migrate } from '../platform/db/migrate';
+import { createPool, type Pool, type PoolClient } from '../platform/db/pool';
+import type { Runtime } from '../platform/runtime';
+import { applyPartitionSlice, decodeRecords, PROCESSOR_GROUP } from '../processor/processor';
+import type { RefusalPolicy } from '../processor/apply-batch';
+import { replayedTables, type ReplayedTable } from './replayed-tables';
+import pg from 'pg';
+
+export interface ReplayReport {
+  records: number;
+  tables: Array<{ table: string; live: number; replayed: number; differences: string[] }>;
+  identical: boolean;
+  database: string;
+}
+
+type Progress = (line: string) => void;
+
+export async function replayAndVerify(rt: Runtime, options: { keep?: boolean; progress?: Progress } = {}): Promise<ReplayReport> {
+  const progress = options.progress ?? (() => undefined);
+  const topic = rt.codec.topicName('accountCommands');
+  const live = await rt.pool.connect();
+  const replayUrl = replayDatabaseUrl(rt.cfg.DATABASE_URL);
+  const database = decodeURIComponent(new URL(replayUrl).pathname.slice(1));
+  let replayPool: Pool | undefined;
+  try {
+    await live.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    const { rows } = await live.query('SELECT partition, next_offset FROM consumer_offsets WHERE consumer_group = $1 AND topic = $2', [PROCESSOR_GROUP, topic]);
+    const targets = new Map<number, bigint>(rows.map((r) => [r.partition as number, r.next_offset as bigint]));
+    const total = [...targets.values()].reduce((a, b) => a + b, 0n);
+    progress(`live snapshot taken: ${total} records applied across ${targets.size} partitions`);
+
+    await waitForMarkers(rt.pool, progress);
+    await recreateDatabase(replayUrl);
+    await migrate(replayUrl);
+    replayPool = createPool(replayUrl, 4);
+
+    const refused = await collectRefusals(rt, topic, progress);
+    const policy: RefusalPolicy = { refusalFor: (c) => refused.get(c.commandId) ?? null };
+    let done = 0n;
+    let lastReport = 0;
+    const ctx = { network: rt.cfg.NETWORK, brand: rt.cfg.BRAND };
+    await rt.log.scan(topic, targets, async (batch) => {
+      const decoded = await decodeRecords(rt.codec, batch.records);
+      const outcome = await applyPartitionSlice(replayPool as Pool, { group: PROCESSOR_GROUP, topic, partition: batch.partition }, decoded, ctx, policy);
+      if ('seekTo' in outcome) throw new Error(`replay out of order on partition ${batch.partition}`);
+      done += BigInt(batch.records.length);
+      if (Date.now() - lastReport > 1_000 || done === total) {
+        lastReport = Date.now();
+        progress(`replayed ${done}/${total} records`);
+      }
+    });
+
+    const tables = [];
+    for (const t of replayedTables) tables.push(await compareTable(live, replayPool, t));
+    await live.query('COMMIT');
+    return { records: Number(done), tables, identical: tables.every((t) => t.differences.length === 0), database };
+  } finally {
+    live.release();
+    await replayPool?.end();
+    if (!options.keep) await dropDatabase(replayUrl).catch(() => undefined);
+  }
+}
+
+/** Refusal markers travel through the outbox; wait until the relay has put them on the log. */
+async function waitForMarkers(pool: Pool, progress: Progress): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    const { rows } = await pool.query(
+      "SELECT count(*)::int AS n FROM outbox WHERE destination = 'account-commands' AND published_at IS NULL",
+    );
+    if (rows[0].n === 0) return;
+    if (i % 10 === 0) progress(`waiting for the relay to publish ${rows[0].n} refusal markers`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('refusal markers were not published within 60 s; is the relay running?');
+}
+
+async function collectRefusals(rt: Runtime, topic: string, progress: Progress): Promise<Map<string, RefusalReason>> {
+  const refused = new Map<string, RefusalReason>();
+  await rt.log.scan(topic, await rt.log.endOffsets(topic), async (batch) => {
+    for (const d of await decodeRecords(rt.codec, batch.records)) {
+      if ('command' in d && d.command.type === 'command.refused') refused.set(d.command.refusedCommandId, d.command.reason);
+    }
+  });
+  progress(`found ${refused.size} refused commands on the log`);
+  return refused;
+}
+
+async function rowDigests(db: PoolClient | Pool, t: ReplayedTable): Promise<Map<string, string>> {
+  const drop = t.volatile.map((c) => ` - '${c}'`).join('');
+  const key = t.key.map((k) => `"${k}"::text`).join(` || '|' || `);
+  const { rows } = await db.query(
+    `SELECT ${key} AS k, md5((to_jsonb(x)${drop})::text) AS h FROM ${t.table} x ${t.where ? `WHERE ${t.where}` : ''}`,
+  );
+  return new Map(rows.map((r) => [r.k as string, r.h as string]));
+}
+
+async function compareTable(live: PoolClient, replay: Pool, t: ReplayedTable) {
+  const [a, b] = await Promise.all([rowDigests(live, t), rowDigests(replay, t)]);
+  const differences: string[] = [];
+  for (const [k, h] of a) {
+    if (!b.has(k)) differences.push(`${k}: only live`);
+    else if (b.get(k) !== h) differences.push(`${k}: differs`);
+  }
+  for (const k of b.keys()) if (!a.has(k)) differences.push(`${k}: only replayed`);
+  return { table: t.table, live: a.size, replayed: b.size, differences };
+}
+
+function replayDatabaseUrl(liveUrl: string): string {
+  const url = new URL(liveUrl);
+  url.pathname = `${url.pathname}_replay`;
+  return url.toString();
+}
+
+async function withAdmin(url: string, fn: (c: pg.Client, name: string) => Promise<void>): Promise<void> {
+  const u = new URL(url);
+  const name = decodeURIComponent(u.pathname.slice(1));
+  u.pathname = '/postgres';
+  const admin = new pg.Client({ connectionString: u.toString() });
+  await admin.connect();
+  try {
+    await fn(admin, name.replace(/"/g, '""'));
+  } finally {
+    await admin.end();
+  }
+}
+
+async function recreateDatabase(url: string): Promise<void> {
+  await dropDatabase(url);
+  await withAdmin(url, (c, name) => c.query(`CREATE DATABASE "${name}"`).then(() => undefined));
+}
+
+async function dropDatabase(url: string): Promise<void> {
+  await withAdmin(url, (c, name) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).then(() => undefined));
+}

@@ -1,0 +1,23 @@
+/**
+ * The tables a replay of account-commands rebuilds, with the columns that legitimately differ between a
+ * live run and a replay (wall-clock stamps, serial ids, trace ids). Every other column must match.
+ */
+export interface ReplayedTable {
+  table: string;
+  key: string[];
+  volatile: string[];
+  where?: string;
+}
+
+export const replayedTables: ReplayedTable[] = [
+  { table: 'accounts', key: ['id'], volatile: [] },
+  { table: 'journals', key: ['id'], volatile: [] },
+  { table: 'journal_lines', key: ['journal_id', 'line_no'], volatile: [] },
+  { table: 'command_results', key: ['command_id'], volatile: ['processed_at'] },
+  { table: 'outbox', key: ['message_id'], volatile: ['id', 'published_at', 'trace_context'] },
+  { table: 'consumer_offsets', key: ['consumer_group', 'topic', 'partition'], volatile: ['updated_at'], where: "consumer_group = 'ledger-processor'" },
+  { table: 'undecodable_records', key: ['topic', 'partition', 'offset'], volatile: ['seen_at'] },
+];
+
+/** Tables that are not state derived from the log. */
+export const notReplayedTables = ['pgmigrations'];

@@ -1,0 +1,119 @@
+/**
+ * Synchronous answers over the asynchronous log: append a command, then wait for the processor's result
+ * on Redis, reading PostgreSQL when the Redis message is missed. At the deadline the caller claims the
+ * command as abandoned in the same table the processor writes, so a 503 is always true: whichever
+ * commits first wins, and the processor refuses a command claimed before it got there.
+ */
+import { randomId } from '../domain/ids';
+import { refusedResult, type CommandResult } from '../domain/command-result';
+import type { Command, CommandBody, CommandMeta } from '../domain/commands';
+import type { Clock } from './clock';
+import type { Pool } from './db/pool';
+import { parseJson, stringifyJson } from './json';
+import type { KafkaLog } from './kafka';
+import { logger } from './logger';
+import { createRedis, replyChannel, type Redis } from './redis';
+import { readResults } from './db/command-results';
+import type { LogCodec } from './wire/codec';
+
+/** Extra wait past the deadline before giving up, so a result committed right at the deadline is still seen. */
+const GRACE_MS = 1_000;
+const POLL_EVERY_MS = 500;
+
+export type NewCommand = CommandBody & { accountId: string };
+
+export interface CommandBusDeps {
+  log: KafkaLog;
+  codec: LogCodec;
+  pool: Pool;
+  redisUrl: string;
+  network: string;
+  clock: Clock;
+  timeoutMs: number;
+}
+
+export class CommandBus {
+  readonly instanceId = randomId('command', 8).replace('cmd_', 'inst_');
+  private readonly waiting = new Map<string, (result: CommandResult) => void>();
+  private subscriber: Redis | undefined;
+
+  constructor(private readonly deps: CommandBusDeps) {}
+
+  async start(): Promise<void> {
+    this.subscriber = createRedis(this.deps.redisUrl);
+    this.subscriber.on('message', (_channel, message) => {
+      const result = parseJson(message) as CommandResult;
+      this.waiting.get(result.commandId)?.(result);
+    });
+    await this.subscriber.subscribe(replyChannel(this.deps.network, this.instanceId));
+  }
+
+  async stop(): Promise<void> {
+    this.subscriber?.disconnect();
+  }
+
+  /** A command stamped with its id, time, deadline and this instance's reply channel. */
+  stamp(body: NewCommand, waitForReply = true): Command {
+    const issuedAt = this.deps.clock.now();
+    const meta: CommandMeta = {
+      commandId: randomId('command'),
+      accountId: body.accountId,
+      issuedAt,
+      deadlineAt: waitForReply ? issuedAt + this.deps.timeoutMs : null,
+      replyTo: waitForReply ? this.instanceId : null,
+    };
+    return { ...body, ...meta } as Command;
+  }
+
+  /** Appends without waiting for the result (chain facts, follow-ups): such commands carry no deadline. */
+  async append(commands: Command[], headers: Record<string, string> = {}): Promise<void> {
+    const records = await Promise.all(commands.map(async (c) => ({ ...(await this.deps.codec.encodeCommand(c)), headers })));
+    await this.deps.log.send(this.deps.codec.topicName('accountCommands'), records);
+  }
+
+  /** Appends and waits for the answer; the answer is final (applied, rejected, or refused with nothing done). */
+  async submit(body: NewCommand, headers: Record<string, string> = {}): Promise<CommandResult> {
+    const command = this.stamp(body);
+    const reply = new Promise<CommandResult>((resolve) => this.waiting.set(command.commandId, resolve));
+    try {
+      await this.append([command], headers);
+    } catch (err) {
+      logger.warn({ err, commandId: command.commandId }, 'append failed; abandoning the command');
+      return this.finish(command.commandId, await this.abandon(command));
+    }
+    const deadline = (command.deadlineAt as number) + GRACE_MS;
+    while (true) {
+      const waitMs = Math.min(POLL_EVERY_MS, this.deps.clock.realDelay(deadline - this.deps.clock.now()));
+      const result = await Promise.race([reply, sleep(Math.max(0, waitMs)).then(() => undefined)]);
+      if (result) return this.finish(command.commandId, result);
+      const stored = await this.readResult(command.commandId);
+      if (stored) return this.finish(command.commandId, stored);
+      if (this.deps.clock.now() >= deadline) return this.finish(command.commandId, await this.abandon(command));
+    }
+  }
+
+  private finish(commandId: string, result: CommandResult): CommandResult {
+    this.waiting.delete(commandId);
+    return result;
+  }
+
+  private async readResult(commandId: string): Promise<CommandResult | undefined> {
+    return (await readResults(this.deps.pool, [commandId])).get(commandId);
+  }
+
+  /** Claims the command as refused unless the processor got there first; either way the answer is final. */
+  private async abandon(command: Command): Promise<CommandResult> {
+    const refused = refusedResult(command.commandId, 'abandoned');
+    const { rowCount } = await this.deps.pool.query(
+      `INSERT INTO command_results (command_id, account_id, command_type, outcome, http_status, error, refusal_reason)
+       VALUES ($1, $2, $3, 'refused', $4, $5, 'abandoned') ON CONFLICT (command_id) DO NOTHING`,
+      [command.commandId, command.accountId, command.type, refused.status, stringifyJson(refused.error)],
+    );
+    if (rowCount === 1) return refused;
+    return (await this.readResult(command.commandId)) ?? refused;
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

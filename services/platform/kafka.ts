@@ -1,0 +1,260 @@
+/**
+ * The one module that talks to the Kafka client. Everything else sees plain records, batches and offsets
+ * as bigint, so the client library can be swapped for another if one measures better.
+ */
+import { Kafka, logLevel, Partitioners, type Admin, type Consumer, type IHeaders, type Producer } from 'kafkajs';
+import { logger } from './logger';
+import type { TopicDeclaration } from '../../topics';
+
+export interface OutgoingRecord {
+  key: Buffer;
+  value: Buffer;
+  headers?: Record<string, string>;
+}
+
+export interface ConsumedRecord {
+  topic: string;
+  partition: number;
+  offset: bigint;
+  key: Buffer | null;
+  value: Buffer | null;
+  headers: Record<string, string>;
+  timestamp: number;
+}
+
+export interface PartitionBatch {
+  topic: string;
+  partition: number;
+  records: ConsumedRecord[];
+  highWatermark: bigint;
+}
+
+/** What a batch handler may do with its partition's position. */
+export interface BatchControl {
+  /** Marks records up to and including `offset` as handled. */
+  resolve(offset: bigint): void;
+  /** Moves the partition's position (the stored offset wins over the client's). */
+  seek(offset: bigint): void;
+  heartbeat(): Promise<void>;
+  /** False once the consumer stops or the partition was taken away mid-batch. */
+  stillOwned(): boolean;
+}
+
+export interface BatchConsumerOptions {
+  groupId: string;
+  topics: string[];
+  handler: (batch: PartitionBatch, control: BatchControl) => Promise<void>;
+  /** How many partitions this process handles at once. */
+  partitionsConcurrently?: number;
+  fromBeginning?: boolean;
+}
+
+export interface RunningConsumer {
+  stop(): Promise<void>;
+}
+
+const levelToPino: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
+  [logLevel.ERROR]: 'error',
+  [logLevel.WARN]: 'warn',
+  [logLevel.INFO]: 'info',
+  [logLevel.DEBUG]: 'debug',
+};
+
+function headersToStrings(headers: IHeaders | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers ?? {})) {
+    if (v !== undefined) out[k] = Array.isArray(v) ? String(v[0]) : String(v);
+  }
+  return out;
+}
+
+export class KafkaLog {
+  private readonly kafka: Kafka;
+  private producerPromise: Promise<Producer> | undefined;
+  private adminPromise: Promise<Admin> | undefined;
+  private readonly consumers = new Set<Consumer>();
+
+  constructor(brokers: string, clientId: string) {
+    this.kafka = new Kafka({
+      clientId,
+      brokers: brokers.split(',').map((b) => b.trim()),
+      logLevel: logLevel.WARN,
+      retry: { initialRetryTime: 200, retries: 8 },
+      logCreator: () => ({ namespace, level, log }) => {
+        const { message, ...extra } = log;
+        logger[levelToPino[level] ?? 'info']({ kafka: namespace, ...extra }, message);
+      },
+    });
+  }
+
+  private admin(): Promise<Admin> {
+    this.adminPromise ??= (async () => {
+      const admin = this.kafka.admin();
+      await admin.connect();
+      return admin;
+    })();
+    return this.adminPromise;
+  }
+
+  /** Creates missing topics; refuses to go on when an existing topic's partition count differs. */
+  async ensureTopics(declarations: Array<{ name: string; partitions: number; decl: TopicDeclaration }>): Promise<void> {
+    const admin = await this.admin();
+    const existing = new Set(await admin.listTopics());
+    const missing = declarations.filter((d) => !existing.has(d.name));
+    if (missing.length > 0) {
+      await admin.createTopics({
+        waitForLeaders: true,
+        topics: missing.map((d) => ({
+          topic: d.name,
+          numPartitions: d.partitions,
+          replicationFactor: -1,
+          configEntries: [
+            { name: 'cleanup.policy', value: d.decl.cleanupPolicy },
+            { name: 'retention.ms', value: String(d.decl.retentionMs) },
+          ],
+        })),
+      });
+    }
+    const metadata = await admin.fetchTopicMetadata({ topics: declarations.map((d) => d.name) });
+    for (const d of declarations) {
+      const found = metadata.topics.find((t) => t.name === d.name);
+      const count = found?.partitions.length ?? 0;
+      if (count !== d.partitions) {
+        throw new Error(`topic ${d.name} has ${count} partitions, the declaration says ${d.partitions}: refusing to run`);
+      }
+    }
+  }
+
+  /** Offset of the next record to be written, per partition. */
+  async endOffsets(topic: string): Promise<Map<number, bigint>> {
+    const admin = await this.admin();
+    const offsets = await admin.fetchTopicOffsets(topic);
+    return new Map(offsets.map((o) => [o.partition, BigInt(o.high)]));
+  }
+
+  private producer(): Promise<Producer> {
+    this.producerPromise ??= (async () => {
+      // Not the idempotent producer: a retried send may duplicate a record, and that is fine because every
+      // command carries a command_id applied once and every event an event id consumers dedup on.
+      const producer = this.kafka.producer({ allowAutoTopicCreation: false, retry: { retries: 5 }, createPartitioner: Partitioners.DefaultPartitioner });
+      await producer.connect();
+      return producer;
+    })();
+    return this.producerPromise;
+  }
+
+  async send(topic: string, records: OutgoingRecord[]): Promise<Array<{ partition: number; offset: bigint }>> {
+    const producer = await this.producer();
+    const result = await producer.send({
+      topic,
+      acks: -1,
+      messages: records.map((r) => ({ key: r.key, value: r.value, headers: r.headers })),
+    });
+    return result.map((r) => ({ partition: r.partition, offset: BigInt(r.baseOffset ?? r.offset ?? '-1') }));
+  }
+
+  async runBatchConsumer(options: BatchConsumerOptions): Promise<RunningConsumer> {
+    const consumer = this.kafka.consumer({
+      groupId: options.groupId,
+      allowAutoTopicCreation: false,
+      sessionTimeout: 30_000,
+      heartbeatInterval: 3_000,
+      maxWaitTimeInMs: 100,
+    });
+    this.consumers.add(consumer);
+    await consumer.connect();
+    for (const topic of options.topics) await consumer.subscribe({ topic, fromBeginning: options.fromBeginning ?? true });
+    await consumer.run({
+      autoCommit: false,
+      eachBatchAutoResolve: false,
+      partitionsConsumedConcurrently: options.partitionsConcurrently ?? 1,
+      eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
+        if (batch.isEmpty()) return;
+        let sought = false;
+        await options.handler(
+          {
+            topic: batch.topic,
+            partition: batch.partition,
+            highWatermark: BigInt(batch.highWatermark),
+            records: batch.messages.map((m) => ({
+              topic: batch.topic,
+              partition: batch.partition,
+              offset: BigInt(m.offset),
+              key: m.key,
+              value: m.value,
+              headers: headersToStrings(m.headers),
+              timestamp: Number(m.timestamp),
+            })),
+          },
+          {
+            resolve: (offset) => resolveOffset(offset.toString()),
+            seek: (offset) => {
+              sought = true;
+              consumer.seek({ topic: batch.topic, partition: batch.partition, offset: offset.toString() });
+            },
+            heartbeat,
+            stillOwned: () => isRunning() && !isStale() && !sought,
+          },
+        );
+      },
+    });
+    return {
+      stop: async () => {
+        this.consumers.delete(consumer);
+        await consumer.disconnect();
+      },
+    };
+  }
+
+  /**
+   * Reads a topic from the beginning up to `until` (exclusive, per partition), batch by batch, with a
+   * throwaway consumer group that is deleted afterwards. Partitions are read in parallel, each in order.
+   */
+  async scan(topic: string, until: Map<number, bigint>, onBatch: (batch: PartitionBatch) => Promise<void>): Promise<void> {
+    const pending = new Set([...until].filter(([, end]) => end > 0n).map(([p]) => p));
+    if (pending.size === 0) return;
+    const groupId = `scan-${process.pid}-${Date.now()}`;
+    let finish!: () => void;
+    let fail!: (err: unknown) => void;
+    const done = new Promise<void>((resolve, reject) => {
+      finish = resolve;
+      fail = reject;
+    });
+    const consumer = await this.runBatchConsumer({
+      groupId,
+      topics: [topic],
+      fromBeginning: true,
+      partitionsConcurrently: until.size,
+      handler: async (batch, control) => {
+        const end = until.get(batch.partition) ?? 0n;
+        const records = batch.records.filter((r) => r.offset < end);
+        try {
+          if (records.length > 0) await onBatch({ ...batch, records });
+        } catch (err) {
+          fail(err);
+          return;
+        }
+        control.resolve(batch.records[batch.records.length - 1].offset);
+        if (batch.records[batch.records.length - 1].offset + 1n >= end) {
+          pending.delete(batch.partition);
+          if (pending.size === 0) finish();
+        }
+      },
+    });
+    try {
+      await done;
+    } finally {
+      await consumer.stop();
+      await (await this.admin()).deleteGroups([groupId]).catch(() => undefined);
+    }
+  }
+
+  async disconnect(): Promise<void> {
+    await Promise.allSettled([...this.consumers].map((c) => c.disconnect()));
+    this.consumers.clear();
+    if (this.producerPromise) await (await this.producerPromise).disconnect().catch(() => undefined);
+    if (this.adminPromise) await (await this.adminPromise).disconnect().catch(() => undefined);
+    this.producerPromise = undefined;
+    this.adminPromise = undefined;
+  }
+}

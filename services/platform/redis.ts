@@ -1,0 +1,13 @@
+import { Redis } from 'ioredis';
+
+export function createRedis(url: string): Redis {
+  // Fail a command quickly while Redis is away instead of queueing it forever; callers fall back to PostgreSQL.
+  return new Redis(url, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false });
+}
+
+/** The channel a waiting instance listens on for the processor's answers; it carries the network. */
+export function replyChannel(network: string, instanceId: string): string {
+  return `${network}:replies:${instanceId}`;
+}
+
+export type { Redis };

@@ -1,0 +1,56 @@
+/**
+ * The connections every role shares in one process: PostgreSQL, Redis, Kafka and the schema registry,
+ * opened once, with topics ensured and schemas registered before any role starts.
+ */
+import { topicName, topics, partitionsOf, type TopicKey } from '../../topics';
+import { scaledClock, type Clock } from './clock';
+import type { Config } from './config';
+import { migrate } from './db/migrate';
+import { createPool, type Pool } from './db/pool';
+import { KafkaLog } from './kafka';
+import { createRedis, type Redis } from './redis';
+import { LogCodec } from './wire/codec';
+import { createRegistryClient, registerTopicSchemas } from './wire/registry';
+import type { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
+
+export interface Runtime {
+  cfg: Config;
+  clock: Clock;
+  pool: Pool;
+  redis: Redis;
+  log: KafkaLog;
+  registry: SchemaRegistry;
+  codec: LogCodec;
+  close(): Promise<void>;
+}
+
+export async function createRuntime(cfg: Config, options: { migrate?: boolean; databaseUrl?: string } = {}): Promise<Runtime> {
+  const databaseUrl = options.databaseUrl ?? cfg.DATABASE_URL;
+  if (options.migrate ?? true) await migrate(databaseUrl);
+  const pool = createPool(databaseUrl, 20);
+  const redis = createRedis(cfg.REDIS_URL);
+  const log = new KafkaLog(cfg.KAFKA_BROKERS, cfg.KAFKA_CLIENT_ID);
+  await log.ensureTopics(
+    (Object.keys(topics) as TopicKey[]).map((key) => ({
+      name: topicName(cfg.topicPrefix, key),
+      partitions: partitionsOf(topics[key], cfg.TOPIC_PARTITIONS),
+      decl: topics[key],
+    })),
+  );
+  const registry = createRegistryClient(cfg.SCHEMA_REGISTRY_URL);
+  const codec = new LogCodec(registry, await registerTopicSchemas(registry, cfg.topicPrefix), cfg.NETWORK);
+  return {
+    cfg,
+    clock: scaledClock(cfg.CLOCK_SCALE),
+    pool,
+    redis,
+    log,
+    registry,
+    codec,
+    close: async () => {
+      await log.disconnect();
+      redis.disconnect();
+      await pool.end();
+    },
+  };
+}

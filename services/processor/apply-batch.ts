@@ -1,0 +1,112 @@
+/**
+ * Applies a batch of decoded commands inside the caller's transaction: claim each command once, decide
+ * refusals, run the pure domain function over in-memory state, then write every effect in bulk.
+ * The live processor and the replay both call this; only the refusal policy differs.
+ */
+import type { Account } from '../domain/account';
+import { applyCommand } from '../domain/apply';
+import { refusedResult, type CommandResult } from '../domain/command-result';
+import type { Command, RefusalReason } from '../domain/commands';
+import { errorCatalog } from '../domain/errors';
+import { derivedId } from '../domain/ids';
+import type { Journal } from '../domain/ledger';
+import type { ApplyContext } from '../domain/outcome';
+import type { PoolClient } from '../platform/db/pool';
+import {
+  claimCommands, finishResults, loadAccounts, readResults, saveAccounts, saveJournals, saveOutbox, type OutboxMessage,
+} from './store';
+
+export interface RefusalPolicy {
+  /** Why this command must not apply, or null to apply it. */
+  refusalFor(command: Command): RefusalReason | null;
+}
+
+export interface AppliedCommand {
+  command: Command;
+  result: CommandResult;
+}
+
+type WorkCommand = Exclude<Command, { type: 'command.refused' }>;
+
+/** The marker that tells a replay to refuse the same command; its id and time derive from that command. */
+export function refusalMarker(command: Command, reason: RefusalReason): OutboxMessage {
+  const marker: Command = {
+    type: 'command.refused',
+    commandId: derivedId('command', 'refused', command.commandId),
+    accountId: command.accountId,
+    issuedAt: command.issuedAt,
+    deadlineAt: null,
+    replyTo: null,
+    refusedCommandId: command.commandId,
+    reason,
+  };
+  return { destination: 'account-commands', messageId: marker.commandId, accountId: command.accountId, payload: marker, createdAt: command.issuedAt, traceContext: null };
+}
+
+export async function applyBatch(
+  client: PoolClient,
+  commands: Command[],
+  ctx: ApplyContext,
+  policy: RefusalPolicy,
+  traceContextOf: (command: Command) => Record<string, string> | null = () => null,
+): Promise<AppliedCommand[]> {
+  // Markers only matter to a replay's refusal policy; the same command id twice in one batch applies once.
+  const seen = new Set<string>();
+  const work = commands.filter((c): c is WorkCommand => {
+    if (c.type === 'command.refused' || seen.has(c.commandId)) return false;
+    seen.add(c.commandId);
+    return true;
+  });
+
+  const claimed = await claimCommands(client, work);
+  const outbox: OutboxMessage[] = [];
+  const finished: AppliedCommand[] = [];
+
+  // Not claimed: applied before (a duplicate on the log), or refused by a caller that gave up waiting.
+  const earlier = await readResults(client, work.filter((c) => !claimed.has(c.commandId)).map((c) => c.commandId));
+  for (const command of work) {
+    const result = earlier.get(command.commandId);
+    if (result?.refusalReason === 'abandoned') outbox.push(refusalMarker(command, 'abandoned'));
+  }
+
+  const fresh = work.filter((c) => claimed.has(c.commandId));
+  const state = await loadAccounts(client, [...new Set(fresh.map((c) => c.accountId))]);
+  const changed = new Map<string, Account>();
+  const journals: Journal[] = [];
+  const view = { account: (id: string) => state.get(id) };
+
+  for (const command of fresh) {
+    const reason = policy.refusalFor(command);
+    if (reason) {
+      outbox.push(refusalMarker(command, reason));
+      finished.push({ command, result: refusedResult(command.commandId, reason) });
+      continue;
+    }
+    const outcome = applyCommand(view, command, ctx);
+    if (outcome.kind === 'rejected') {
+      const status = errorCatalog[outcome.error.slug].http;
+      finished.push({ command, result: { commandId: command.commandId, outcome: 'rejected', status, body: null, error: outcome.error, refusalReason: null } });
+      continue;
+    }
+    const { effects } = outcome;
+    for (const account of effects.accounts) {
+      state.set(account.id, account);
+      changed.set(account.id, account);
+    }
+    journals.push(...effects.journals);
+    const trace = traceContextOf(command);
+    for (const event of effects.events) {
+      outbox.push({ destination: 'account-events', messageId: event.eventId, accountId: event.accountId, payload: event, createdAt: event.createdAt, traceContext: trace });
+    }
+    for (const followUp of effects.followUps) {
+      outbox.push({ destination: 'account-commands', messageId: followUp.commandId, accountId: followUp.accountId, payload: followUp, createdAt: followUp.issuedAt, traceContext: trace });
+    }
+    finished.push({ command, result: { commandId: command.commandId, outcome: 'applied', status: outcome.status, body: outcome.body, error: null, refusalReason: null } });
+  }
+
+  await saveAccounts(client, [...changed.values()]);
+  await saveJournals(client, journals);
+  await saveOutbox(client, outbox);
+  await finishResults(client, finished.map((f) => f.result));
+  return finished;
+}

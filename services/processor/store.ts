@@ -1,0 +1,133 @@
+/**
+ * The processor's SQL: everything it reads and writes inside the one transaction that also moves the
+ * partition's stored offset. Plain functions over a client, so the replay uses exactly the same ones.
+ */
+import type { Account } from '../domain/account';
+import type { Command } from '../domain/commands';
+import type { CommandResult } from '../domain/command-result';
+export { readResults } from '../platform/db/command-results';
+import type { DomainEvent } from '../domain/events';
+import type { Journal } from '../domain/ledger';
+import { netFor, ledgerAccounts } from '../domain/ledger';
+import { insertRows } from '../platform/db/bulk';
+import type { PoolClient } from '../platform/db/pool';
+import { stringifyJson } from '../platform/json';
+import { accountColumns, accountFromRow, accountToRow } from './account-rows';
+
+/** Locks the partition's stored offset for this transaction (creating it at 0), and returns it. */
+export async function lockStoredOffset(client: PoolClient, group: string, topic: string, partition: number): Promise<bigint> {
+  await client.query(
+    `INSERT INTO consumer_offsets (consumer_group, topic, partition, next_offset) VALUES ($1, $2, $3, 0)
+     ON CONFLICT DO NOTHING`,
+    [group, topic, partition],
+  );
+  const { rows } = await client.query(
+    'SELECT next_offset FROM consumer_offsets WHERE consumer_group = $1 AND topic = $2 AND partition = $3 FOR UPDATE',
+    [group, topic, partition],
+  );
+  return rows[0].next_offset as bigint;
+}
+
+/** Compare-and-set: moves the offset only from the value this transaction read. */
+export async function advanceStoredOffset(
+  client: PoolClient, group: string, topic: string, partition: number, expected: bigint, next: bigint,
+): Promise<void> {
+  const { rowCount } = await client.query(
+    `UPDATE consumer_offsets SET next_offset = $5, updated_at = now()
+     WHERE consumer_group = $1 AND topic = $2 AND partition = $3 AND next_offset = $4`,
+    [group, topic, partition, expected, next],
+  );
+  if (rowCount !== 1) throw new Error(`stored offset of ${topic}[${partition}] moved under us (expected ${expected})`);
+}
+
+export async function recordUndecodable(client: PoolClient, topic: string, partition: number, offset: bigint, error: string): Promise<void> {
+  await client.query(
+    'INSERT INTO undecodable_records (topic, partition, "offset", error) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING',
+    [topic, partition, offset, error],
+  );
+}
+
+/** Inserts a pending result row per command; returns the ids this transaction now owns (first sight). */
+export async function claimCommands(client: PoolClient, commands: Command[]): Promise<Set<string>> {
+  if (commands.length === 0) return new Set();
+  const { rows } = await client.query(
+    `INSERT INTO command_results (command_id, account_id, command_type, outcome)
+     SELECT t.*, 'pending' FROM unnest($1::text[], $2::text[], $3::text[]) AS t
+     ON CONFLICT (command_id) DO NOTHING RETURNING command_id`,
+    [commands.map((c) => c.commandId), commands.map((c) => c.accountId), commands.map((c) => c.type)],
+  );
+  return new Set(rows.map((r) => r.command_id as string));
+}
+
+export async function finishResults(client: PoolClient, results: CommandResult[]): Promise<void> {
+  if (results.length === 0) return;
+  await client.query(
+    `UPDATE command_results AS r SET outcome = t.outcome, http_status = t.http_status, body = t.body,
+            error = t.error, refusal_reason = t.refusal_reason, processed_at = now()
+     FROM unnest($1::text[], $2::text[], $3::smallint[], $4::jsonb[], $5::jsonb[], $6::text[])
+          AS t(command_id, outcome, http_status, body, error, refusal_reason)
+     WHERE r.command_id = t.command_id`,
+    [
+      results.map((r) => r.commandId),
+      results.map((r) => r.outcome),
+      results.map((r) => r.status),
+      results.map((r) => (r.body === null ? null : stringifyJson(r.body))),
+      results.map((r) => (r.error === null ? null : stringifyJson(r.error))),
+      results.map((r) => r.refusalReason),
+    ],
+  );
+}
+
+export async function loadAccounts(client: PoolClient, ids: string[]): Promise<Map<string, Account>> {
+  if (ids.length === 0) return new Map();
+  const { rows } = await client.query(`SELECT ${accountColumns.join(', ')} FROM accounts WHERE id = ANY($1::text[])`, [ids]);
+  return new Map(rows.map((r) => [r.id as string, accountFromRow(r)]));
+}
+
+export async function saveAccounts(client: PoolClient, accounts: Account[]): Promise<void> {
+  const updates = accountColumns.filter((c) => c !== 'id' && c !== 'created_at').map((c) => `${c} = EXCLUDED.${c}`);
+  await insertRows(client, 'accounts', accountColumns, accounts.map(accountToRow), `ON CONFLICT (id) DO UPDATE SET ${updates.join(', ')}`);
+}
+
+export async function saveJournals(client: PoolClient, journals: Journal[]): Promise<void> {
+  await insertRows(
+    client,
+    'journals',
+    ['id', 'account_id', 'kind', 'command_id', 'order_id', 'memo', 'amount_sun', 'amount_usdt', 'created_at'],
+    journals.map((j) => [
+      j.id, j.accountId, j.kind, j.commandId, j.orderId, j.memo,
+      netFor(j, ledgerAccounts.customerTrx(j.accountId), 'TRX'),
+      netFor(j, ledgerAccounts.customerUsdt(j.accountId), 'USDT'),
+      new Date(j.createdAt),
+    ]),
+  );
+  await insertRows(
+    client,
+    'journal_lines',
+    ['journal_id', 'line_no', 'ledger_account', 'currency', 'amount'],
+    journals.flatMap((j) => j.lines.map((l, i) => [j.id, i, l.ledgerAccount, l.currency, l.amount])),
+  );
+}
+
+export interface OutboxMessage {
+  destination: 'account-events' | 'account-commands';
+  messageId: string;
+  accountId: string;
+  payload: DomainEvent | Command;
+  createdAt: number;
+  traceContext: Record<string, string> | null;
+}
+
+export async function saveOutbox(client: PoolClient, messages: OutboxMessage[]): Promise<void> {
+  await insertRows(
+    client,
+    'outbox',
+    ['destination', 'message_id', 'account_id', 'payload', 'trace_context', 'created_at'],
+    messages.map((m) => [
+      m.destination, m.messageId, m.accountId, stringifyJson(m.payload),
+      m.traceContext ? JSON.stringify(m.traceContext) : null, new Date(m.createdAt),
+    ]),
+    // A marker for an abandoned command may be written again when its command is seen again.
+    'ON CONFLICT (message_id) DO NOTHING',
+  );
+}

@@ -1,0 +1,106 @@
+/**
+ * The outbox relay: publishes rows the processor committed, in id order, then marks them published.
+ * A crash between the two publishes a row again with the same id (consumers dedup on it). One relay is
+ * active per deployment (a PostgreSQL advisory lock), which keeps each account's messages in order.
+ */
+import type { Command } from '../domain/commands';
+import type { DomainEvent } from '../domain/events';
+import type { Pool } from '../platform/db/pool';
+import type { KafkaLog, OutgoingRecord } from '../platform/kafka';
+import { logger } from '../platform/logger';
+import type { LogCodec } from '../platform/wire/codec';
+
+const LEADER_LOCK_KEY = 0x6f7574626f78; // "outbox"
+const BATCH = 500;
+const IDLE_POLL_MS = 500;
+
+export interface RelayDeps {
+  log: KafkaLog;
+  codec: LogCodec;
+  pool: Pool;
+  onPublished?: (count: number) => void;
+}
+
+export interface RunningRelay {
+  stop(): Promise<void>;
+}
+
+interface OutboxRow {
+  id: bigint;
+  destination: 'account-events' | 'account-commands';
+  payload: Record<string, unknown>;
+  trace_context: Record<string, string> | null;
+}
+
+export async function startRelay(deps: RelayDeps): Promise<RunningRelay> {
+  let running = true;
+  let wake: (() => void) | undefined;
+  const listener = await deps.pool.connect();
+  listener.on('notification', () => wake?.());
+  await listener.query('LISTEN outbox');
+
+  let leading = false;
+  const loop = (async () => {
+    while (running) {
+      try {
+        if (!leading) {
+          const { rows } = await listener.query('SELECT pg_try_advisory_lock($1) AS ok', [LEADER_LOCK_KEY]);
+          leading = rows[0].ok as boolean;
+        }
+        if (!leading) {
+          await idle(() => running, (w) => (wake = w), IDLE_POLL_MS * 4);
+          continue;
+        }
+        const published = await publishOnce(deps);
+        if (published === 0) await idle(() => running, (w) => (wake = w), IDLE_POLL_MS);
+      } catch (err) {
+        logger.error({ err }, 'outbox relay failed; retrying');
+        await idle(() => running, (w) => (wake = w), 1_000);
+      }
+    }
+  })();
+
+  return {
+    stop: async () => {
+      running = false;
+      wake?.();
+      await loop;
+      await listener.query('SELECT pg_advisory_unlock_all()').catch(() => undefined);
+      listener.release();
+    },
+  };
+}
+
+function idle(isRunning: () => boolean, setWake: (w: () => void) => void, ms: number): Promise<void> {
+  if (!isRunning()) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    setWake(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+/** Publishes one batch of unpublished rows; returns how many. */
+export async function publishOnce(deps: RelayDeps): Promise<number> {
+  const { rows } = await deps.pool.query<OutboxRow>(
+    `SELECT id, destination, payload, trace_context FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT ${BATCH}`,
+  );
+  if (rows.length === 0) return 0;
+  const byTopic = new Map<string, OutgoingRecord[]>();
+  for (const row of rows) {
+    const encoded =
+      row.destination === 'account-events'
+        ? await deps.codec.encodeEvent(row.payload as unknown as DomainEvent)
+        : await deps.codec.encodeCommand(row.payload as unknown as Command);
+    const topic = deps.codec.topicName(row.destination === 'account-events' ? 'accountEvents' : 'accountCommands');
+    const list = byTopic.get(topic) ?? [];
+    list.push({ ...encoded, headers: row.trace_context ?? undefined });
+    byTopic.set(topic, list);
+  }
+  for (const [topic, records] of byTopic) await deps.log.send(topic, records);
+  await deps.pool.query('UPDATE outbox SET published_at = now() WHERE id = ANY($1::bigint[])', [rows.map((r) => r.id)]);
+  deps.onPublished?.(rows.length);
+  return rows.length;
+}

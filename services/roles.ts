@@ -1,0 +1,63 @@
+/**
+ * Roles of the one program. A local run starts them all in one process; production scales each alone.
+ * No role keeps state a restart would lose: positions live in PostgreSQL, the log holds the rest.
+ */
+import type { Server } from 'node:http';
+import { createApp } from './api/app';
+import { CommandBus } from './platform/command-bus';
+import { logger } from './platform/logger';
+import { commandsApplied, outboxPublished } from './platform/metrics';
+import type { Runtime } from './platform/runtime';
+import { PROCESSOR_GROUP, startProcessor } from './processor/processor';
+import { startRelay } from './relay/relay';
+
+export const allRoles = ['api', 'processor', 'relay'] as const;
+export type Role = (typeof allRoles)[number];
+
+export interface Stoppable {
+  stop(): Promise<void>;
+}
+
+export function parseRoles(text: string): Role[] {
+  if (text === 'all') return [...allRoles];
+  const roles = text.split(',').map((r) => r.trim()).filter(Boolean);
+  for (const r of roles) {
+    if (!(allRoles as readonly string[]).includes(r)) throw new Error(`unknown role ${r}; known: ${allRoles.join(', ')}, all`);
+  }
+  return roles as Role[];
+}
+
+export async function startRoles(rt: Runtime, roles: Role[]): Promise<Stoppable[]> {
+  const running: Stoppable[] = [];
+  const ctx = { network: rt.cfg.NETWORK, brand: rt.cfg.BRAND };
+  if (roles.includes('processor')) {
+    running.push(
+      await startProcessor({
+        log: rt.log, codec: rt.codec, pool: rt.pool, redis: rt.redis, clock: rt.clock, ctx,
+        groupId: PROCESSOR_GROUP, maxBatch: rt.cfg.PROCESSOR_MAX_BATCH,
+        onApplied: (partition, count) => commandsApplied.inc({ partition: String(partition) }, count),
+      }),
+    );
+  }
+  if (roles.includes('relay')) {
+    running.push(await startRelay({ log: rt.log, codec: rt.codec, pool: rt.pool, onPublished: (n) => outboxPublished.inc(n) }));
+  }
+  if (roles.includes('api')) {
+    const bus = new CommandBus({
+      log: rt.log, codec: rt.codec, pool: rt.pool, redisUrl: rt.cfg.REDIS_URL, network: rt.cfg.NETWORK,
+      clock: rt.clock, timeoutMs: rt.cfg.COMMAND_TIMEOUT_MS,
+    });
+    await bus.start();
+    const server: Server = await new Promise((resolve) => {
+      const s = createApp({ rt, bus }).listen(rt.cfg.API_PORT, rt.cfg.API_HOST, () => resolve(s));
+    });
+    logger.info({ url: `http://${rt.cfg.API_HOST}:${rt.cfg.API_PORT}/v1` }, 'api listening');
+    running.push({
+      stop: async () => {
+        await new Promise((resolve) => server.close(resolve));
+        await bus.stop();
+      },
+    });
+  }
+  return running;
+}
