@@ -3,6 +3,7 @@
  * Reads the config once, opens the shared connections, starts the roles, stops them on SIGTERM/SIGINT.
  */
 import { parseArgs } from 'node:util';
+import { configureChaos } from './platform/chaos';
 import { loadConfig } from './platform/config';
 import { logger } from './platform/logger';
 import { createRuntime } from './platform/runtime';
@@ -13,6 +14,7 @@ async function main(): Promise<void> {
   const { values } = parseArgs({ options: { roles: { type: 'string', default: 'all' } } });
   const cfg = loadConfig();
   logger.level = cfg.LOG_LEVEL;
+  configureChaos(cfg.CHAOS_CRASH_POINTS);
   startTelemetry(cfg);
   const roles = parseRoles(values.roles as string);
   const rt = await createRuntime(cfg);

@@ -29,6 +29,15 @@ const schema = z.object({
   OTEL_TRACES_EXPORTER: z.enum(['none', 'console', 'otlp']).default('none'),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: boolFromEnv.default(false),
   PROCESSOR_MAX_BATCH: z.coerce.number().int().min(1).max(10_000).default(500),
+  /** Topic name prefix; must start with the network. Tests give each file its own world with it. */
+  TOPIC_PREFIX: z.string().regex(/^[a-z0-9._-]+\.$/, 'lower-case, ends with a dot').optional(),
+  /** How long the group waits for a silent consumer before moving its partitions. */
+  KAFKA_SESSION_TIMEOUT_MS: z.coerce.number().int().min(6_000).max(300_000).default(30_000),
+  /**
+   * Test-only chaos: `point:probability,...` makes the process SIGKILL itself at named points (for the
+   * crash-safety tests). Refused on mainnet.
+   */
+  CHAOS_CRASH_POINTS: z.string().regex(/^([a-z.-]+:(0|1|0?\.\d+))(,[a-z.-]+:(0|1|0?\.\d+))*$/).optional(),
 });
 
 export type Config = z.infer<typeof schema> & {
@@ -48,7 +57,14 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   if (cfg.NETWORK === 'mainnet' && cfg.WEBHOOK_ALLOW_PRIVATE_TARGETS) {
     throw new Error('Invalid configuration:\n  WEBHOOK_ALLOW_PRIVATE_TARGETS: refused when NETWORK is mainnet');
   }
-  return { ...cfg, topicPrefix: `${cfg.NETWORK}.` };
+  if (cfg.NETWORK === 'mainnet' && cfg.CHAOS_CRASH_POINTS) {
+    throw new Error('Invalid configuration:\n  CHAOS_CRASH_POINTS: refused when NETWORK is mainnet');
+  }
+  const topicPrefix = cfg.TOPIC_PREFIX ?? `${cfg.NETWORK}.`;
+  if (!topicPrefix.startsWith(`${cfg.NETWORK}.`)) {
+    throw new Error(`Invalid configuration:\n  TOPIC_PREFIX: must start with "${cfg.NETWORK}." so topic names carry the network`);
+  }
+  return { ...cfg, topicPrefix };
 }
 
 export function loadConfig(): Config {

@@ -74,7 +74,12 @@ export class KafkaLog {
   private adminPromise: Promise<Admin> | undefined;
   private readonly consumers = new Set<Consumer>();
 
-  constructor(brokers: string, clientId: string) {
+  /**
+   * @param groupPrefix prefixed to every consumer group id, like topic names, so deployments (and test
+   *   worlds) sharing a broker never share a group: a group whose members subscribe to different topics
+   *   would hand partitions to members that never read them.
+   */
+  constructor(brokers: string, clientId: string, private readonly groupPrefix: string, private readonly sessionTimeoutMs = 30_000) {
     this.kafka = new Kafka({
       clientId,
       brokers: brokers.split(',').map((b) => b.trim()),
@@ -155,10 +160,11 @@ export class KafkaLog {
 
   async runBatchConsumer(options: BatchConsumerOptions): Promise<RunningConsumer> {
     const consumer = this.kafka.consumer({
-      groupId: options.groupId,
+      groupId: this.groupPrefix + options.groupId,
       allowAutoTopicCreation: false,
-      sessionTimeout: 30_000,
-      heartbeatInterval: 3_000,
+      sessionTimeout: this.sessionTimeoutMs,
+      rebalanceTimeout: this.sessionTimeoutMs * 2,
+      heartbeatInterval: Math.min(3_000, Math.floor(this.sessionTimeoutMs / 3)),
       maxWaitTimeInMs: 100,
     });
     this.consumers.add(consumer);
@@ -245,7 +251,7 @@ export class KafkaLog {
       await done;
     } finally {
       await consumer.stop();
-      await (await this.admin()).deleteGroups([groupId]).catch(() => undefined);
+      await (await this.admin()).deleteGroups([this.groupPrefix + groupId]).catch(() => undefined);
     }
   }
 

@@ -10,6 +10,7 @@ import type { Clock } from '../platform/clock';
 import { inTransaction, type Pool } from '../platform/db/pool';
 import { stringifyJson } from '../platform/json';
 import type { ConsumedRecord, KafkaLog, RunningConsumer } from '../platform/kafka';
+import { crashPoint } from '../platform/chaos';
 import { logger } from '../platform/logger';
 import { replyChannel, type Redis } from '../platform/redis';
 import type { LogCodec } from '../platform/wire/codec';
@@ -92,6 +93,7 @@ export async function applyPartitionSlice(
     const applied = await applyDecoded(client, decoded.filter((d) => d.record.offset >= stored), ctx, policy);
     await advanceStoredOffset(client, where.group, where.topic, where.partition, stored, last + 1n);
     await client.query('NOTIFY outbox');
+    crashPoint('processor.before-commit');
     return { applied, last };
   });
 }
@@ -113,6 +115,7 @@ export async function startProcessor(deps: ProcessorDeps): Promise<RunningConsum
           control.seek(outcome.seekTo);
           return;
         }
+        crashPoint('processor.after-commit');
         control.resolve(outcome.last);
         deps.onApplied?.(batch.partition, outcome.applied.length);
         await sendReplies(deps, outcome.applied);

@@ -7,6 +7,7 @@ import type { Command } from '../domain/commands';
 import type { DomainEvent } from '../domain/events';
 import type { Pool } from '../platform/db/pool';
 import type { KafkaLog, OutgoingRecord } from '../platform/kafka';
+import { crashPoint } from '../platform/chaos';
 import { logger } from '../platform/logger';
 import type { LogCodec } from '../platform/wire/codec';
 
@@ -99,7 +100,9 @@ export async function publishOnce(deps: RelayDeps): Promise<number> {
     list.push({ ...encoded, headers: row.trace_context ?? undefined });
     byTopic.set(topic, list);
   }
+  crashPoint('relay.before-send');
   for (const [topic, records] of byTopic) await deps.log.send(topic, records);
+  crashPoint('relay.after-send');
   await deps.pool.query('UPDATE outbox SET published_at = now() WHERE id = ANY($1::bigint[])', [rows.map((r) => r.id)]);
   deps.onPublished?.(rows.length);
   return rows.length;

@@ -1,0 +1,125 @@
+/**
+ * One real money command through the whole pipeline, on the real stack: command bus → Kafka →
+ * processor (one transaction with the offset) → outbox → relay → account-events; and the answers a
+ * caller gets for duplicates, late commands and commands it gave up on.
+ */
+import { readResults } from '../../services/platform/db/command-results';
+import type { CommandBus } from '../../services/platform/command-bus';
+import type { Runtime } from '../../services/platform/runtime';
+import { replayAndVerify } from '../../services/ops/replay';
+import { startRoles, type Stoppable } from '../../services/roles';
+import type { Command } from '../../services/domain/commands';
+import { assertLedgerInvariants } from '../support/ledger-invariants';
+import { readTopic } from '../support/topic-reader';
+import { dropWorld, eventually, newWorld, openBus, openRuntime, type World } from '../support/world';
+
+let world: World;
+let rt: Runtime;
+let bus: CommandBus;
+let roles: Stoppable[] = [];
+
+async function createAccount(): Promise<string> {
+  const result = await bus.submit({ type: 'account.create', accountId: `acc_${Math.random().toString(16).slice(2)}`, brand: rt.cfg.BRAND, network: rt.cfg.NETWORK, ownerAddress: null, displayName: null });
+  expect(result).toMatchObject({ outcome: 'applied', status: 201 });
+  return result.body!.account_id as string;
+}
+
+beforeAll(async () => {
+  world = newWorld('pipeline', { COMMAND_TIMEOUT_MS: '3000' });
+  rt = await openRuntime(world);
+  bus = await openBus(rt);
+  roles = await startRoles(rt, ['processor', 'relay']);
+});
+
+afterAll(async () => {
+  await Promise.allSettled(roles.map((r) => r.stop()));
+  await bus?.stop();
+  await rt?.close();
+  if (world) await dropWorld(world);
+});
+
+test('an adjustment becomes a balanced journal, a balance and a balance.credited event on account-events', async () => {
+  const account = await createAccount();
+  const result = await bus.submit({ type: 'balance.adjust', accountId: account, amountSun: 7_000_000n, memo: 'welcome' }, { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' });
+  expect(result).toMatchObject({ outcome: 'applied', status: 201, body: { account_id: account, balance_sun: 7_000_000 } });
+  const journalId = result.body!.journal_id as string;
+
+  const { rows } = await rt.pool.query('SELECT ledger_account, amount FROM journal_lines WHERE journal_id = $1 ORDER BY line_no', [journalId]);
+  expect(rows).toEqual([
+    { ledger_account: 'system:support_adjustments', amount: -7_000_000n },
+    { ledger_account: `customer:${account}:trx`, amount: 7_000_000n },
+  ]);
+  const balance = await rt.pool.query('SELECT balance_sun FROM accounts WHERE id = $1', [account]);
+  expect(balance.rows[0].balance_sun).toBe(7_000_000n);
+
+  const event = await eventually(async () => {
+    const events = await readTopic<Awaited<ReturnType<Runtime['codec']['decodeEvent']>>>(rt, 'accountEvents');
+    return events.find((e) => e.value.accountId === account);
+  }, 30_000, 'the event on account-events');
+  expect(event.value).toMatchObject({ type: 'balance.credited', eventVersion: 1, network: 'nile' });
+  expect(event.value.data).toMatchObject({ reason: 'adjustment', currency: 'TRX', amount_sun: 7_000_000n, reference_id: journalId, tx_hash: null, asset: 'TRX' });
+  // Confluent wire format: magic byte 0, then the 4-byte schema id of the value subject.
+  expect(event.raw[0]).toBe(0);
+  expect(event.raw.readInt32BE(1)).toBe(rt.codec.topics.accountEvents.valueId);
+  // The trace context travelled API → command → processor → outbox → relay → account-events.
+  expect(event.headers.traceparent).toMatch(/^00-4bf92f3577b34da6a3ce929d0e0e4736-/);
+});
+
+test('a debit beyond the available balance is rejected and changes nothing', async () => {
+  const account = await createAccount();
+  await bus.submit({ type: 'balance.adjust', accountId: account, amountSun: 1_000n, memo: 'credit' });
+  const result = await bus.submit({ type: 'balance.adjust', accountId: account, amountSun: -1_001n, memo: 'too much' });
+  expect(result).toMatchObject({ outcome: 'rejected', status: 402, error: { slug: 'insufficient_funds' } });
+  const { rows } = await rt.pool.query('SELECT count(*)::int AS n FROM journals WHERE account_id = $1', [account]);
+  expect(rows[0].n).toBe(1);
+});
+
+test('the same command appended twice is applied once', async () => {
+  const account = await createAccount();
+  const command = bus.stamp({ type: 'balance.adjust', accountId: account, amountSun: 500n, memo: 'dup' }, false);
+  await bus.append([command]);
+  await bus.append([command]);
+  const marker = bus.stamp({ type: 'balance.adjust', accountId: account, amountSun: 1n, memo: 'after' });
+  const after = await bus.submit({ type: 'balance.adjust', accountId: account, amountSun: 1n, memo: 'after' });
+  expect(after.outcome).toBe('applied');
+  expect(marker.commandId).not.toBe(command.commandId);
+  const { rows } = await rt.pool.query('SELECT balance_sun FROM accounts WHERE id = $1', [account]);
+  expect(rows[0].balance_sun).toBe(501n);
+});
+
+test('a command past its deadline is refused by the processor, and the refusal reaches the log', async () => {
+  const account = await createAccount();
+  const late: Command = { ...bus.stamp({ type: 'balance.adjust', accountId: account, amountSun: 900n, memo: 'late' }), deadlineAt: Date.now() - 1 };
+  await bus.append([late]);
+  const result = await eventually(async () => (await readResults(rt.pool, [late.commandId])).get(late.commandId), 30_000, 'the refusal');
+  expect(result).toMatchObject({ outcome: 'refused', status: 503, refusalReason: 'deadline_passed', error: { slug: 'service_unavailable' } });
+  const { rows } = await rt.pool.query('SELECT balance_sun FROM accounts WHERE id = $1', [account]);
+  expect(rows[0].balance_sun).toBe(0n);
+  await eventually(async () => {
+    const commands = await readTopic<Command>(rt, 'accountCommands');
+    return commands.some((c) => c.value.type === 'command.refused' && c.value.refusedCommandId === late.commandId);
+  }, 30_000, 'the refusal marker on account-commands');
+});
+
+test('a caller that gives up gets a true 503: the processor later refuses the command instead of applying it', async () => {
+  const account = await createAccount();
+  await Promise.all(roles.map((r) => r.stop()));
+  roles = [];
+  const result = await bus.submit({ type: 'balance.adjust', accountId: account, amountSun: 1_234n, memo: 'nobody home' });
+  expect(result).toMatchObject({ outcome: 'refused', status: 503, refusalReason: 'abandoned' });
+  roles = await startRoles(rt, ['processor', 'relay']);
+  await eventually(async () => {
+    const { rows } = await rt.pool.query("SELECT count(*)::int AS n FROM outbox WHERE payload->>'refusedCommandId' = $1", [result.commandId]);
+    return rows[0].n === 1;
+  }, 30_000, 'the processor to honour the abandonment');
+  const { rows } = await rt.pool.query('SELECT balance_sun FROM accounts WHERE id = $1', [account]);
+  expect(rows[0].balance_sun).toBe(0n);
+});
+
+test('ledger invariants hold and a replay of the log rebuilds identical tables', async () => {
+  await assertLedgerInvariants(rt.pool);
+  const report = await replayAndVerify(rt);
+  expect(report.tables.filter((t) => t.differences.length > 0)).toEqual([]);
+  expect(report.identical).toBe(true);
+  expect(report.records).toBeGreaterThan(10);
+});
