@@ -1,0 +1,81 @@
+# Entry points for people and CI. The infrastructure (Kafka, schema registry, PostgreSQL,
+# Redis, devnet) is run by infra/stack.sh; see infra/README.md.
+#
+#   make stack-up / stack-down / stack-status            local profile (infra/env/local.env)
+#   make test-stack-up / test-stack-down / test-stack-status   test profile (infra/env/test.env)
+#   make install / build
+#   make up / down / test                                  the whole thing (service parts: TODO)
+#
+# The environment passes through: a variable set by the caller wins over the profile,
+# e.g. `KAFKA_BROKERS=127.0.0.1:29092 make test-stack-up`.
+
+SHELL := bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := help
+
+STACK := infra/stack.sh
+
+.PHONY: help install build \
+	stack-up stack-down stack-status stack-reset stack-check \
+	test-stack-up test-stack-down test-stack-status test-stack-reset test-stack-check \
+	up down test
+
+help:
+	@awk '/^#/ { sub(/^# ?/, ""); print; next } { exit }' Makefile
+
+# ------------------------------------------------------------------ node
+# npm ci only when node_modules is missing or package-lock.json changed since the last
+# install (npm writes node_modules/.package-lock.json on every install).
+install: node_modules/.package-lock.json
+
+node_modules/.package-lock.json: package-lock.json
+	npm ci
+	@touch $@
+
+build: install
+	npm run build
+
+# ------------------------------------------------------------------ stacks
+stack-up:
+	$(STACK) --profile local up
+
+stack-down:
+	$(STACK) --profile local down
+
+stack-status:
+	$(STACK) --profile local status
+
+# Deletes the local stack's topics and schemas (not the service's database).
+stack-reset:
+	$(STACK) --profile local reset
+
+stack-check: install
+	infra/env/load.sh local -- npx tsx infra/registry/check-client.ts
+
+test-stack-up:
+	$(STACK) --profile test up
+
+test-stack-down:
+	$(STACK) --profile test down
+
+test-stack-status:
+	$(STACK) --profile test status
+
+test-stack-reset:
+	$(STACK) --profile test reset
+
+test-stack-check: install
+	infra/env/load.sh test -- npx tsx infra/registry/check-client.ts
+
+# ------------------------------------------------------------------ whole system
+# Start everything in the background, return when ready, print the URLs (contract §8).
+up: install stack-up
+	# service: filled by the platform engineer
+
+down:
+	# service: filled by the platform engineer
+	$(MAKE) stack-down
+
+# Every test, against the test profile's stack (other ports, databases, Redis db).
+test: install test-stack-up
+	# service: filled by the platform engineer
