@@ -1,0 +1,42 @@
+import type { ContractRegistry } from '../contracts/registry';
+import type { StateView } from '../state/accounts';
+
+/** What an actuator sees: the state to validate against and write to, and the head block's clock. */
+export interface ExecContext {
+  readonly view: StateView;
+  /** Head block timestamp (ms): java-tron validates and times locks against it. */
+  readonly nowMs: number;
+  /** Head slot (3 s units since genesis) for resource usage. */
+  readonly slot: number;
+  readonly contracts: ContractRegistry;
+}
+
+/** TransactionInfo.Log: address and topics as 20/32-byte hex without the 41 prefix. */
+export interface TxLog {
+  readonly address: string;
+  readonly topics: readonly string[];
+  readonly data: string;
+}
+
+export type ContractRet = 'SUCCESS' | 'REVERT' | 'OUT_OF_ENERGY';
+
+/** The execution outcome that becomes the transaction's ret and TransactionInfo. */
+export interface ExecOutcome {
+  fee: bigint;
+  contractRet: ContractRet;
+  netUsage: bigint;
+  netFee: bigint;
+  energyUsage: bigint;
+  energyFee: bigint;
+  energyUsageTotal: bigint;
+  contractResult: string;
+  contractAddress?: string;
+  logs: TxLog[];
+  resMessage?: string;
+  withdrawExpireAmount?: bigint;
+  unfreezeAmount?: bigint;
+}
+
+export function emptyOutcome(): ExecOutcome {
+  return { fee: 0n, contractRet: 'SUCCESS', netUsage: 0n, netFee: 0n, energyUsage: 0n, energyFee: 0n, energyUsageTotal: 0n, contractResult: '', logs: [] };
+}

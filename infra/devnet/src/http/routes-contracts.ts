@@ -1,0 +1,76 @@
+import type { Router } from 'express';
+import { buildTx } from '../chain/build';
+import { selector } from '../contracts/abi';
+import { dryRun } from '../actuators/trigger';
+import { parseAddress } from '../crypto/address';
+import type { DevnetNode } from '../node';
+import { parseContract } from '../tx/contracts';
+import { FormatError, readInt64 } from '../tx/json-values';
+import { isVisible, paramsOf, sendJson, type Params } from './params';
+import { shownAddress, unsignedTxJson } from './views';
+
+const hexMessage = (text: string) => Buffer.from(text, 'utf8').toString('hex');
+const NO_CONTRACT = 'Contract validate error : No contract or not a valid smart contract';
+
+/** The call data java-tron builds: selector of function_selector + parameter, or raw data. */
+function callData(p: Params): string {
+  if (typeof p.function_selector === 'string' && p.function_selector !== '') {
+    return selector(p.function_selector.replace(/\s+/g, '')) + String(p.parameter ?? '').replace(/^0x/, '');
+  }
+  return String(p.data ?? '').replace(/^0x/, '');
+}
+
+export function contractRoutes(router: Router, node: DevnetNode): void {
+  /** Parses a trigger request into an unsigned transaction, or answers the error. */
+  const trigger = (p: Params) => {
+    const contract = parseContract('TriggerSmartContract', { ...p, data: callData(p) });
+    if (contract.type !== 'TriggerSmartContract') throw new FormatError('not a trigger');
+    const tx = buildTx(node.chain, contract, { permissionId: Number(readInt64(p.Permission_id, 'Permission_id')), feeLimit: readInt64(p.fee_limit, 'fee_limit') });
+    return { contract, tx };
+  };
+  const failure = (message: string) => ({ result: { code: 'CONTRACT_VALIDATE_ERROR', message: hexMessage(message) } });
+
+  router.post('/wallet/triggersmartcontract', (req, res) => {
+    const p = paramsOf(req);
+    const { contract, tx } = trigger(p);
+    if (!node.chain.contracts.get(contract.contract)) return sendJson(res, p, failure(NO_CONTRACT));
+    sendJson(res, p, { result: { result: true }, transaction: unsignedTxJson(tx.raw, tx.txid, tx.rawBytes.toString('hex'), isVisible(p)) });
+  });
+
+  for (const [path, solidity] of [['/wallet/triggerconstantcontract', false], ['/walletsolidity/triggerconstantcontract', true], ['/wallet/estimateenergy', false]] as const) {
+    router.post(path, (req, res) => {
+      const p = paramsOf(req);
+      const { contract, tx } = trigger(p);
+      const view = solidity ? node.chain.solidView() : node.chain.pendingView();
+      const result = dryRun(node.chain.context(view), contract);
+      if (!result) return sendJson(res, p, failure(NO_CONTRACT));
+      if (path.endsWith('estimateenergy')) {
+        return sendJson(res, p, result.ok ? { result: { result: true }, energy_required: result.energy } : failure('REVERT opcode executed'));
+      }
+      const status = result.ok ? { result: true } : { result: true, message: hexMessage('REVERT opcode executed') };
+      sendJson(res, p, {
+        result: status,
+        energy_used: result.energy,
+        constant_result: [result.returnData.toString('hex')],
+        transaction: { ret: [result.ok ? {} : { ret: 'FAILED' }], ...unsignedTxJson(tx.raw, tx.txid, tx.rawBytes.toString('hex'), isVisible(p)) },
+      });
+    });
+  }
+
+  router.all('/wallet/getcontract', (req, res) => {
+    const p = paramsOf(req);
+    const address = parseAddress(p.value);
+    const contract = address ? node.chain.contracts.get(address) : undefined;
+    if (!contract) return sendJson(res, p, {});
+    const visible = isVisible(p);
+    sendJson(res, p, {
+      // Native contracts have no TVM code; a marker stands in for the bytecode.
+      bytecode: Buffer.from('devnet-native:' + contract.name, 'utf8').toString('hex'),
+      name: contract.name,
+      origin_address: shownAddress(contract.origin, visible),
+      abi: { entrys: contract.abi },
+      origin_energy_limit: 10_000_000n,
+      contract_address: shownAddress(contract.address, visible),
+    });
+  });
+}

@@ -1,0 +1,72 @@
+import type { Router } from 'express';
+import { dryValidate } from '../chain/admission';
+import { buildTx } from '../chain/build';
+import type { DevnetNode } from '../node';
+import { Refusal } from '../actuators/refusal';
+import { parseContract, type ContractType } from '../tx/contracts';
+import { FormatError, readInt64 } from '../tx/json-values';
+import { parseSignedTx } from '../tx/transaction';
+import { isVisible, paramsOf, sendError, sendJson } from './params';
+import { txInfoJson, txJson, unsignedTxJson } from './views';
+
+/** The create endpoints java-tron offers for the system contracts the devnet runs. */
+const CREATE_ENDPOINTS: Record<string, ContractType> = {
+  createtransaction: 'TransferContract',
+  freezebalancev2: 'FreezeBalanceV2Contract',
+  unfreezebalancev2: 'UnfreezeBalanceV2Contract',
+  withdrawexpireunfreeze: 'WithdrawExpireUnfreezeContract',
+  delegateresource: 'DelegateResourceContract',
+  undelegateresource: 'UnDelegateResourceContract',
+};
+
+const VALIDATE_EXCEPTION = 'class org.tron.core.exception.ContractValidateException : ';
+
+export function transactionRoutes(router: Router, node: DevnetNode): void {
+  for (const [endpoint, type] of Object.entries(CREATE_ENDPOINTS)) {
+    router.post('/wallet/' + endpoint, (req, res) => {
+      const p = paramsOf(req);
+      try {
+        const tx = buildTx(node.chain, parseContract(type, p), { permissionId: Number(readInt64(p.Permission_id, 'Permission_id')) });
+        dryValidate(node.chain, tx);
+        sendJson(res, p, unsignedTxJson(tx.raw, tx.txid, tx.rawBytes.toString('hex'), isVisible(p)));
+      } catch (err) {
+        if (err instanceof Refusal) sendError(res, VALIDATE_EXCEPTION + err.detail);
+        else if (err instanceof FormatError) sendError(res, 'class java.lang.IllegalArgumentException : ' + err.message);
+        else throw err;
+      }
+    });
+  }
+
+  router.post('/wallet/broadcasttransaction', async (req, res) => {
+    const p = paramsOf(req);
+    let tx;
+    try {
+      tx = parseSignedTx(p);
+    } catch (err) {
+      if (err instanceof FormatError) return sendError(res, 'class java.lang.IllegalArgumentException : ' + err.message);
+      throw err;
+    }
+    sendJson(res, p, await node.admission.broadcast(tx));
+  });
+
+  for (const solidity of [false, true]) {
+    const base = solidity ? '/walletsolidity' : '/wallet';
+    /** A solidity node knows only solidified transactions; a full node also its pending ones. */
+    const known = (txid: unknown, mustBeInBlock: boolean) => {
+      const tx = node.chain.tx(String(txid ?? '').toLowerCase());
+      if (!tx) return undefined;
+      if (solidity) return tx.blockNumber !== undefined && tx.blockNumber <= node.chain.solidNumber() ? tx : undefined;
+      return mustBeInBlock && tx.blockNumber === undefined ? undefined : tx;
+    };
+    router.all(base + '/gettransactionbyid', (req, res) => {
+      const p = paramsOf(req);
+      const tx = known(p.value, false);
+      sendJson(res, p, tx ? txJson(tx, isVisible(p)) : {});
+    });
+    router.all(base + '/gettransactioninfobyid', (req, res) => {
+      const p = paramsOf(req);
+      const tx = known(p.value, true);
+      sendJson(res, p, tx ? txInfoJson(tx) : {});
+    });
+  }
+}

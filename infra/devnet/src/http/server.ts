@@ -1,0 +1,52 @@
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { FormatError } from '../tx/json-values';
+import { log } from '../log';
+import type { DevnetNode } from '../node';
+import { adminRoutes } from './routes-admin';
+import { accountRoutes } from './routes-accounts';
+import { blockRoutes } from './routes-blocks';
+import { contractRoutes } from './routes-contracts';
+import { transactionRoutes } from './routes-transactions';
+
+const BROADCAST_PATHS = new Set(['/wallet/broadcasttransaction', '/wallet/broadcasthex']);
+
+export function createApp(node: DevnetNode): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag');
+  // java-tron reads the body as JSON whatever the content type says.
+  app.use(express.text({ type: () => true, limit: '2mb' }));
+
+  // fail_reads_ms fault: every node read answers 503 while it lasts; broadcasts still work.
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    if (/^\/wallet(solidity)?\//.test(req.path) && !BROADCAST_PATHS.has(req.path) && node.faults.readsFailing(Date.now())) {
+      res.status(503).json({ Error: 'devnet fault: reads unavailable' });
+      return;
+    }
+    next();
+  });
+
+  const router = express.Router();
+  for (const solidity of [false, true]) {
+    blockRoutes(router, node, solidity);
+    accountRoutes(router, node, solidity);
+  }
+  transactionRoutes(router, node);
+  contractRoutes(router, node);
+  adminRoutes(router, node);
+  app.use(router);
+
+  app.use((req: Request, res: Response) => {
+    res.status(404).json({ Error: `devnet does not serve ${req.method} ${req.path}` });
+  });
+  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    if (err instanceof FormatError || err instanceof SyntaxError) {
+      if (req.path.startsWith('/admin/')) res.status(400).json({ error: err.message });
+      else res.status(200).json({ Error: `class java.lang.IllegalArgumentException : ${err.message}` });
+      return;
+    }
+    log('error', 'request failed', { path: req.path, error: err instanceof Error ? err.stack : String(err) });
+    res.status(500).json({ Error: err instanceof Error ? err.message : String(err) });
+  });
+  return app;
+}
