@@ -1,0 +1,101 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+export interface Wallet {
+  address: string;
+  private_key: string;
+}
+
+export interface DevnetAccounts {
+  faucet: Wallet;
+  customers: Wallet[];
+  pool: Wallet[];
+  usdt_contract: string;
+  dex_pool: string;
+}
+
+export interface Devnet {
+  url: string;
+  dataDir: string;
+  accounts: DevnetAccounts;
+  /** POSTs JSON to the devnet and returns the parsed answer. */
+  post<T = any>(path: string, body?: unknown): Promise<T>;
+  stop(): Promise<void>;
+}
+
+const ROOT = path.resolve(__dirname, '../..');
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+/**
+ * Starts the devnet as its own process on a free port with a temporary data dir (or the one
+ * given, to test restarts), and waits until GET /admin/accounts answers.
+ */
+export async function startDevnet(env: Record<string, string> = {}, dataDir?: string): Promise<Devnet> {
+  const port = await freePort();
+  const dir = dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'devnet-test-'));
+  const child: ChildProcess = spawn(process.execPath, ['--require', 'tsx/cjs', path.join(ROOT, 'infra/devnet/src/main.ts')], {
+    cwd: ROOT,
+    env: { ...process.env, DEVNET_PORT: String(port), DEVNET_DATA_DIR: dir, DEVNET_BLOCK_MS: '200', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (d) => (output += d));
+  child.stderr?.on('data', (d) => (output += d));
+  const url = `http://127.0.0.1:${port}`;
+
+  const post = async (p: string, body: unknown = {}) => {
+    const res = await fetch(url + p, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    return res.json();
+  };
+  const deadline = Date.now() + 30_000;
+  let accounts: DevnetAccounts | undefined;
+  while (!accounts) {
+    if (child.exitCode !== null) throw new Error(`devnet exited early:\n${output}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`devnet did not answer in time:\n${output}`);
+    }
+    try {
+      const res = await fetch(url + '/admin/accounts');
+      if (res.ok) accounts = (await res.json()) as DevnetAccounts;
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  const stop = async () => {
+    if (child.exitCode !== null) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    await exited;
+    clearTimeout(timer);
+  };
+  return { url, dataDir: dir, accounts, post, stop };
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls until `probe` returns a truthy value (or fails after `timeoutMs`). */
+export async function eventually<T>(probe: () => Promise<T | undefined | null | false>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await sleep(100);
+  }
+}
