@@ -4,7 +4,7 @@
 #   make stack-up / stack-down / stack-status            local profile (infra/env/local.env)
 #   make test-stack-up / test-stack-down / test-stack-status   test profile (infra/env/test.env)
 #   make install / build
-#   make up / down / test                                  the whole thing (service parts: TODO)
+#   make up / down / test                                  the whole thing
 #
 # The environment passes through: a variable set by the caller wins over the profile,
 # e.g. `KAFKA_BROKERS=127.0.0.1:29092 make test-stack-up`.
@@ -69,13 +69,15 @@ test-stack-check: install
 
 # ------------------------------------------------------------------ whole system
 # Start everything in the background, return when ready, print the URLs (contract §8).
-up: install stack-up
-	# service: filled by the platform engineer
+up: build stack-up
+	infra/env/load.sh local -- infra/service/ctl.sh start
 
 down:
-	# service: filled by the platform engineer
+	infra/env/load.sh local -- infra/service/ctl.sh stop
 	$(MAKE) stack-down
 
-# Every test, against the test profile's stack (other ports, databases, Redis db).
-test: install test-stack-up
-	# service: filled by the platform engineer
+# Every test, against the test profile's stack (other ports, databases, Redis db). The build is the
+# type check; unit tests first (fast), then the integration tests one file at a time.
+test: build test-stack-up
+	infra/env/load.sh test -- npx jest --ci --selectProjects unit
+	infra/env/load.sh test -- npx jest --ci --selectProjects integration --runInBand

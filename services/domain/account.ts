@@ -9,6 +9,14 @@ export interface AccountTotals {
   energyDelegated: bigint;
 }
 
+/** A deposit address support replaced; it still credits deposits in blocks until `creditedUntil`. */
+export interface RetiredDepositAddress {
+  address: string;
+  derivationIndex: number;
+  retiredAt: number;
+  creditedUntil: number;
+}
+
 export interface Account {
   id: string;
   brand: string;
@@ -20,12 +28,25 @@ export interface Account {
   balanceUsdt: bigint;
   reservedSun: bigint;
   totals: AccountTotals;
+  /** Unverified recovery and invoicing contact. */
+  email: string | null;
+  /** Derived from DEPOSIT_XPUB at m/44'/195'/0'/0/<depositIndex>; null only for legacy accounts until first read. */
+  depositAddress: string | null;
+  depositIndex: number | null;
+  depositIssuedAt: number | null;
+  /** Newest first. */
+  retiredDepositAddresses: RetiredDepositAddress[];
   createdAt: number;
   updatedAt: number;
 }
 
 export function emptyTotals(): AccountTotals {
   return { depositedSun: 0n, spentSun: 0n, refundedSun: 0n, ordersCreated: 0, energyDelegated: 0n };
+}
+
+/** The identity fields of an account that has none yet (legacy, or created bare). */
+export function emptyIdentity(): Pick<Account, 'email' | 'depositAddress' | 'depositIndex' | 'depositIssuedAt' | 'retiredDepositAddresses'> {
+  return { email: null, depositAddress: null, depositIndex: null, depositIssuedAt: null, retiredDepositAddresses: [] };
 }
 
 export function availableSun(account: Account): bigint {

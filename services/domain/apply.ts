@@ -4,7 +4,9 @@
  */
 import type { Command, CommandType } from './commands';
 import { adjustBalance } from './handlers/adjust-balance';
+import { assignDepositAddress } from './handlers/assign-deposit-address';
 import { createAccount } from './handlers/create-account';
+import { renameAccount } from './handlers/rename-account';
 import type { ApplyContext, Handler, Outcome, StateView } from './outcome';
 
 type HandlerTable = { [T in Exclude<CommandType, 'command.refused'>]: Handler<Extract<Command, { type: T }>> };
@@ -12,6 +14,8 @@ type HandlerTable = { [T in Exclude<CommandType, 'command.refused'>]: Handler<Ex
 const handlers: HandlerTable = {
   'account.create': createAccount,
   'balance.adjust': adjustBalance,
+  'account.rename': renameAccount,
+  'deposit_address.assign': assignDepositAddress,
 };
 
 export function applyCommand(state: StateView, command: Exclude<Command, { type: 'command.refused' }>, ctx: ApplyContext): Outcome {

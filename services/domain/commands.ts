@@ -20,6 +20,26 @@ export interface CreateAccountCommand {
   network: 'mainnet' | 'nile';
   ownerAddress: string | null;
   displayName: string | null;
+  email?: string | null;
+  /** Drawn by the caller (a PostgreSQL sequence) so a replay derives nothing itself. */
+  depositAddress?: string | null;
+  depositIndex?: number | null;
+}
+
+/** The owner's title for the account (PATCH /v1/account); null clears it. */
+export interface RenameAccountCommand {
+  type: 'account.rename';
+  displayName: string | null;
+}
+
+/**
+ * Issues a deposit address (first issue, for an account that has none) or replaces it (support rotation,
+ * within the rotation limits). Emits deposit_address.rotated.
+ */
+export interface AssignDepositAddressCommand {
+  type: 'deposit_address.assign';
+  address: string;
+  derivationIndex: number;
 }
 
 export interface AdjustBalanceCommand {
@@ -37,7 +57,8 @@ export interface CommandRefusedMarker {
   reason: RefusalReason;
 }
 
-export type CommandBody = CreateAccountCommand | AdjustBalanceCommand | CommandRefusedMarker;
+export type CommandBody =
+  | CreateAccountCommand | AdjustBalanceCommand | CommandRefusedMarker | RenameAccountCommand | AssignDepositAddressCommand;
 export type CommandType = CommandBody['type'];
 export type Command = CommandMeta & CommandBody;
 export type CommandOf<T extends CommandType> = CommandMeta & Extract<CommandBody, { type: T }>;

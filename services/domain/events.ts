@@ -24,8 +24,17 @@ export interface BalanceCreditedData {
   block_number: number | null;
 }
 
+export interface DepositAddressRotatedData {
+  address: string;
+  /** null on first issue. */
+  retired_address: string | null;
+  retired_credit_until: string | null;
+  rotated_at: string;
+}
+
 export interface EventDataByType {
   'balance.credited': BalanceCreditedData;
+  'deposit_address.rotated': DepositAddressRotatedData;
 }
 
 export type EventType = keyof EventDataByType;

@@ -38,11 +38,36 @@ const schema = z.object({
    * crash-safety tests). Refused on mainnet.
    */
   CHAOS_CRASH_POINTS: z.string().regex(/^([a-z.-]+:(0|1|0?\.\d+))(,[a-z.-]+:(0|1|0?\.\d+))*$/).optional(),
+  /** Host name challenge messages are bound to (TIP-191 personal-sign text). */
+  SERVICE_DOMAIN: z.string().regex(/^[a-z0-9.-]+(:\d+)?$/).default('localhost'),
+  /**
+   * Extended public key at m/44'/195'/0' from which deposit addresses m/44'/195'/0'/0/i are derived; the
+   * service never holds the private side. Default (nile/devnet only): the public key of the well-known
+   * test mnemonic "test test ... junk", so anyone can sweep it; required explicitly on mainnet.
+   */
+  DEPOSIT_XPUB: z.string().regex(/^[xt]pub[1-9A-HJ-NP-Za-km-z]{100,112}$/, 'an extended public key').optional(),
+  /** 32-byte key (64 hex) encrypting API-key secrets at rest; a fixed dev default off mainnet. */
+  API_KEY_ENCRYPTION_KEY: z.string().regex(/^[0-9a-fA-F]{64}$/, '64 hex characters').optional(),
+  /** Blocks waited before a deposit is credited (DepositAddress.confirmations_required). */
+  DEPOSIT_CONFIRMATIONS: z.coerce.number().int().min(1).max(1000).default(19),
+  /** Budgets (contract.md section 4); tests may raise them. */
+  BUDGET_CHALLENGE_PER_IP_PER_MIN: z.coerce.number().int().min(1).default(10),
+  BUDGET_CHALLENGE_PER_ADDRESS_PER_MIN: z.coerce.number().int().min(1).default(5),
+  BUDGET_READS_PER_SEC: z.coerce.number().int().min(1).default(50),
+  BUDGET_WRITES_PER_SEC: z.coerce.number().int().min(1).default(20),
 });
 
-export type Config = z.infer<typeof schema> & {
+export type Config = Omit<z.infer<typeof schema>, 'DEPOSIT_XPUB' | 'API_KEY_ENCRYPTION_KEY'> & {
   /** Topic and consumer-group names carry the network, so two worlds never share a topic. */
   topicPrefix: string;
+  DEPOSIT_XPUB: string;
+  API_KEY_ENCRYPTION_KEY: string;
+};
+
+/** Public test values, accepted only off mainnet (see DEPOSIT_XPUB and API_KEY_ENCRYPTION_KEY). */
+export const devDefaults = {
+  DEPOSIT_XPUB: 'xpub6BuRy7ZmkGfP2RWhoor1kWB1w9DvrtmJbFBvnC1bQ4SB5NbCHTyQYCJSXZtxDbFyHTmC7wkU2he3nYYdpZ3Vf6qUAkXSnL6RPif4BDtDEKr',
+  API_KEY_ENCRYPTION_KEY: '6465762d6f6e6c792d6170692d6b65792d656e6372797074696f6e2d6b657921',
 };
 
 let cached: Config | undefined;
@@ -60,11 +85,19 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   if (cfg.NETWORK === 'mainnet' && cfg.CHAOS_CRASH_POINTS) {
     throw new Error('Invalid configuration:\n  CHAOS_CRASH_POINTS: refused when NETWORK is mainnet');
   }
+  for (const name of ['DEPOSIT_XPUB', 'API_KEY_ENCRYPTION_KEY'] as const) {
+    if (cfg.NETWORK === 'mainnet' && !cfg[name]) throw new Error(`Invalid configuration:\n  ${name}: required when NETWORK is mainnet`);
+  }
   const topicPrefix = cfg.TOPIC_PREFIX ?? `${cfg.NETWORK}.`;
   if (!topicPrefix.startsWith(`${cfg.NETWORK}.`)) {
     throw new Error(`Invalid configuration:\n  TOPIC_PREFIX: must start with "${cfg.NETWORK}." so topic names carry the network`);
   }
-  return { ...cfg, topicPrefix };
+  return {
+    ...cfg,
+    topicPrefix,
+    DEPOSIT_XPUB: cfg.DEPOSIT_XPUB ?? devDefaults.DEPOSIT_XPUB,
+    API_KEY_ENCRYPTION_KEY: cfg.API_KEY_ENCRYPTION_KEY ?? devDefaults.API_KEY_ENCRYPTION_KEY,
+  };
 }
 
 export function loadConfig(): Config {

@@ -130,6 +130,13 @@ export class KafkaLog {
     }
   }
 
+  async deleteTopics(names: string[]): Promise<void> {
+    const admin = await this.admin();
+    const existing = new Set(await admin.listTopics());
+    const present = names.filter((n) => existing.has(n));
+    if (present.length > 0) await admin.deleteTopics({ topics: present });
+  }
+
   /** Offset of the next record to be written, per partition. */
   async endOffsets(topic: string): Promise<Map<number, bigint>> {
     const admin = await this.admin();

@@ -34,8 +34,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.allSettled(roles.map((r) => r.stop()));
   await bus?.stop();
+  if (world) await dropWorld(world, rt);
   await rt?.close();
-  if (world) await dropWorld(world);
 });
 
 test('an adjustment becomes a balanced journal, a balance and a balance.credited event on account-events', async () => {

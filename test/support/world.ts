@@ -63,8 +63,11 @@ export async function eventually<T>(check: () => Promise<T | undefined | false>,
   throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
 }
 
-/** Drops the world's database (its topics stay on the test broker, which `make test` starts afresh). */
-export async function dropWorld(world: World): Promise<void> {
+/** Deletes the world's topics and drops its database, so test runs leave nothing behind. */
+export async function dropWorld(world: World, rt?: Runtime): Promise<void> {
+  if (rt) {
+    await rt.log.deleteTopics(Object.values(rt.codec.topics).map((t) => t.topic)).catch(() => undefined);
+  }
   const { Client } = await import('pg');
   const url = new URL(world.cfg.DATABASE_URL);
   const name = decodeURIComponent(url.pathname.slice(1));

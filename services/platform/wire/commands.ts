@@ -18,7 +18,16 @@ export interface WireCommand {
 function bodyToWire(body: CommandBody): WireBody {
   switch (body.type) {
     case 'account.create':
-      return { [`${ns}CreateAccount`]: { brand: body.brand, network: body.network, owner_address: body.ownerAddress, display_name: body.displayName } };
+      return {
+        [`${ns}CreateAccount`]: {
+          brand: body.brand, network: body.network, owner_address: body.ownerAddress, display_name: body.displayName,
+          email: body.email ?? null, deposit_address: body.depositAddress ?? null, deposit_index: body.depositIndex ?? null,
+        },
+      };
+    case 'account.rename':
+      return { [`${ns}RenameAccount`]: { display_name: body.displayName } };
+    case 'deposit_address.assign':
+      return { [`${ns}AssignDepositAddress`]: { address: body.address, derivation_index: body.derivationIndex } };
     case 'balance.adjust':
       return { [`${ns}AdjustBalance`]: { amount_sun: BigInt(body.amountSun), memo: body.memo } };
     case 'command.refused':
@@ -30,7 +39,14 @@ function bodyFromWire(wire: WireBody): CommandBody {
   const [name, value] = Object.entries(wire)[0] as [string, Record<string, any>];
   switch (name.slice(ns.length)) {
     case 'CreateAccount':
-      return { type: 'account.create', brand: value.brand, network: value.network, ownerAddress: value.owner_address, displayName: value.display_name };
+      return {
+        type: 'account.create', brand: value.brand, network: value.network, ownerAddress: value.owner_address, displayName: value.display_name,
+        email: value.email, depositAddress: value.deposit_address, depositIndex: value.deposit_index,
+      };
+    case 'RenameAccount':
+      return { type: 'account.rename', displayName: value.display_name };
+    case 'AssignDepositAddress':
+      return { type: 'deposit_address.assign', address: value.address, derivationIndex: value.derivation_index };
     case 'AdjustBalance':
       return { type: 'balance.adjust', amountSun: value.amount_sun, memo: value.memo };
     case 'CommandRefused':

@@ -6,6 +6,7 @@ const ns = 'energy.rental.events.';
 /** The Avro record name of each event type's `data`. */
 const dataRecordOf: Record<EventType, string> = {
   'balance.credited': 'BalanceCredited',
+  'deposit_address.rotated': 'DepositAddressRotated',
 };
 
 export interface WireEvent {

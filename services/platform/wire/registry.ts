@@ -14,9 +14,23 @@ export function readSchema(file: string): string {
   return JSON.stringify(JSON.parse(readFileSync(path.join(repoRoot(), 'schemas', file), 'utf8')));
 }
 
+/**
+ * Apicurio answers GET /config/{subject} for a subject without a rule of its own with NONE rather than the
+ * global BACKWARD unless asked with Confluent's `defaultToGlobal=true`; the client compares that answer
+ * with the compatibility it registers with, so without this a subject made by any other tool would make
+ * every later start-up fail.
+ */
+const defaultToGlobal = () => ({
+  async prepareRequest(next: () => Promise<any>) {
+    const req = await next();
+    const isSubjectConfig = req.method() === 'get' && /\/config\/[^/?]+$/.test(req.path().split('?')[0]);
+    return isSubjectConfig ? req.enhance({ params: { defaultToGlobal: true } }) : req;
+  },
+});
+
 export function createRegistryClient(url: string): SchemaRegistry {
   return new SchemaRegistry(
-    { host: url, clientId: 'energy-rental' },
+    { host: url, clientId: 'energy-rental', middlewares: [defaultToGlobal as never] },
     // A type hook, not a shared `registry` object: avsc adds every named type it parses to that object,
     // so the second schema naming the same record would be refused as a duplicate.
     { [SchemaType.AVRO]: { typeHook: bigintLongHook } } as never,
