@@ -28,6 +28,10 @@ const schema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   OTEL_TRACES_EXPORTER: z.enum(['none', 'console', 'otlp']).default('none'),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: boolFromEnv.default(false),
+  /** Webhook deliveries in flight at once per dispatcher process. */
+  WEBHOOK_SEND_CONCURRENCY: z.coerce.number().int().min(1).max(512).default(32),
+  /** 32-byte key (64 hex) encrypting webhook secrets at rest; a fixed dev default off mainnet (secret-box.ts). */
+  WEBHOOK_SECRET_KEY: z.string().regex(/^[0-9a-fA-F]{64}$/, '64 hex characters').optional(),
   PROCESSOR_MAX_BATCH: z.coerce.number().int().min(1).max(10_000).default(500),
   /** Topic name prefix; must start with the network. Tests give each file its own world with it. */
   TOPIC_PREFIX: z.string().regex(/^[a-z0-9._-]+\.$/, 'lower-case, ends with a dot').optional(),
@@ -50,6 +54,12 @@ const schema = z.object({
   API_KEY_ENCRYPTION_KEY: z.string().regex(/^[0-9a-fA-F]{64}$/, '64 hex characters').optional(),
   /** Blocks waited before a deposit is credited (DepositAddress.confirmations_required). */
   DEPOSIT_CONFIRMATIONS: z.coerce.number().int().min(1).max(1000).default(19),
+  /** TRC-20 USDT contract accepted for deposits (DepositAddress.contract); unset: null on reads. */
+  USDT_CONTRACT: z.string().regex(/^T[1-9A-HJ-NP-Za-km-z]{33}$/).optional(),
+  /** Basis points taken off the USDT rate (5 = 0.05 %). */
+  USDT_SPREAD_BPS: z.coerce.number().int().min(0).max(10_000).default(5),
+  /** Below this a TRX transfer is held rather than credited (a brand parameter). */
+  MIN_DEPOSIT_SUN: z.coerce.bigint().min(0n).default(1_000_000n),
   /** Budgets (contract.md section 4); tests may raise them. */
   BUDGET_CHALLENGE_PER_IP_PER_MIN: z.coerce.number().int().min(1).default(10),
   BUDGET_CHALLENGE_PER_ADDRESS_PER_MIN: z.coerce.number().int().min(1).default(5),
@@ -84,6 +94,9 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   }
   if (cfg.NETWORK === 'mainnet' && cfg.CHAOS_CRASH_POINTS) {
     throw new Error('Invalid configuration:\n  CHAOS_CRASH_POINTS: refused when NETWORK is mainnet');
+  }
+  if (cfg.NETWORK === 'mainnet' && !cfg.WEBHOOK_SECRET_KEY) {
+    throw new Error('Invalid configuration:\n  WEBHOOK_SECRET_KEY: required when NETWORK is mainnet');
   }
   for (const name of ['DEPOSIT_XPUB', 'API_KEY_ENCRYPTION_KEY'] as const) {
     if (cfg.NETWORK === 'mainnet' && !cfg[name]) throw new Error(`Invalid configuration:\n  ${name}: required when NETWORK is mainnet`);

@@ -1,0 +1,33 @@
+/**
+ * Secrets the service must read back later (webhook signing secrets), stored encrypted with AES-256-GCM
+ * under a 32-byte key from config. The context (associated data, e.g. `webhook:<endpoint id>`) binds a
+ * sealed value to its row: copied into another row, it no longer opens.
+ * Stored form: `v1.` + base64url(iv 12 bytes | tag 16 bytes | ciphertext).
+ */
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+
+const VERSION = 'v1';
+
+function keyOf(keyHex: string): Buffer {
+  const key = Buffer.from(keyHex, 'hex');
+  if (key.length !== 32) throw new Error('a secrets key is 32 bytes (64 hex characters)');
+  return key;
+}
+
+export function sealSecret(keyHex: string, plaintext: string, context: string): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', keyOf(keyHex), iv);
+  cipher.setAAD(Buffer.from(context, 'utf8'));
+  const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+  return `${VERSION}.${Buffer.concat([iv, cipher.getAuthTag(), ciphertext]).toString('base64url')}`;
+}
+
+export function openSecret(keyHex: string, sealed: string, context: string): string {
+  const [version, payload] = sealed.split('.');
+  if (version !== VERSION || !payload) throw new Error('unknown sealed secret format');
+  const raw = Buffer.from(payload, 'base64url');
+  const decipher = createDecipheriv('aes-256-gcm', keyOf(keyHex), raw.subarray(0, 12));
+  decipher.setAAD(Buffer.from(context, 'utf8'));
+  decipher.setAuthTag(raw.subarray(12, 28));
+  return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+}
