@@ -10,8 +10,10 @@ import { commandsApplied, outboxPublished } from './platform/metrics';
 import type { Runtime } from './platform/runtime';
 import { PROCESSOR_GROUP, startProcessor } from './processor/processor';
 import { startRelay } from './relay/relay';
+import { DISPATCHER_GROUP, startDispatcher } from './dispatcher/dispatcher';
+import { webhookSecretBox } from './webhooks/secrets';
 
-export const allRoles = ['api', 'processor', 'relay'] as const;
+export const allRoles = ['api', 'processor', 'relay', 'dispatcher'] as const;
 export type Role = (typeof allRoles)[number];
 
 export interface Stoppable {
@@ -41,6 +43,15 @@ export async function startRoles(rt: Runtime, roles: Role[]): Promise<Stoppable[
   }
   if (roles.includes('relay')) {
     running.push(await startRelay({ log: rt.log, codec: rt.codec, pool: rt.pool, onPublished: (n) => outboxPublished.inc(n) }));
+  }
+  if (roles.includes('dispatcher')) {
+    running.push(
+      await startDispatcher({
+        log: rt.log, codec: rt.codec, pool: rt.pool, clock: rt.clock, secrets: webhookSecretBox(rt.cfg),
+        allowPrivate: rt.cfg.WEBHOOK_ALLOW_PRIVATE_TARGETS, concurrency: rt.cfg.WEBHOOK_SEND_CONCURRENCY,
+        userAgent: `${rt.cfg.BRAND}-webhook/1`, groupId: DISPATCHER_GROUP,
+      }),
+    );
   }
   if (roles.includes('api')) {
     const bus = new CommandBus({

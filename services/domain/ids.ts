@@ -18,6 +18,7 @@ export const idPrefixes = {
   request: 'req_',
   apiKey: 'key_',
   quote: 'quo_',
+  webhookEndpoint: 'whk_',
 } as const;
 
 export type IdKind = keyof typeof idPrefixes;

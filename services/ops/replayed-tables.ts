@@ -20,4 +20,8 @@ export const replayedTables: ReplayedTable[] = [
 ];
 
 /** Tables that are not state derived from the log. */
-export const notReplayedTables = ['pgmigrations'];
+export const notReplayedTables = [
+  'pgmigrations',
+  // Webhooks: endpoints written by the API, deliveries by the dispatcher (services/dispatcher).
+  'webhook_endpoints', 'webhook_deliveries',
+];

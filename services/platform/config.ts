@@ -25,6 +25,8 @@ const schema = z.object({
   TOPIC_PARTITIONS: z.coerce.number().int().min(1).max(256).default(6),
   /** 1 = real time. Tests run retries and expiry on a faster clock. */
   CLOCK_SCALE: z.coerce.number().positive().default(1),
+  /** Real time (ms) a scaled clock starts from; the processes of one test share it so their clocks agree. */
+  CLOCK_ORIGIN_MS: z.coerce.number().int().positive().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   OTEL_TRACES_EXPORTER: z.enum(['none', 'console', 'otlp']).default('none'),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: boolFromEnv.default(false),

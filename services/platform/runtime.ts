@@ -41,7 +41,7 @@ export async function createRuntime(cfg: Config, options: { migrate?: boolean; d
   const codec = new LogCodec(registry, await registerTopicSchemas(registry, cfg.topicPrefix), cfg.NETWORK);
   return {
     cfg,
-    clock: scaledClock(cfg.CLOCK_SCALE),
+    clock: scaledClock(cfg.CLOCK_SCALE, cfg.CLOCK_ORIGIN_MS),
     pool,
     redis,
     log,

@@ -1,6 +1,6 @@
 import { applyCommand } from '../../services/domain/apply';
 import type { Account } from '../../services/domain/account';
-import { emptyTotals } from '../../services/domain/account';
+import { emptyIdentity, emptyTotals } from '../../services/domain/account';
 import type { Command } from '../../services/domain/commands';
 import { assertBalanced, ledgerAccounts, netFor, transferJournal, UnbalancedJournalError } from '../../services/domain/ledger';
 
@@ -9,7 +9,7 @@ const ctx = { network: 'nile' as const, brand: 'energy' };
 function account(overrides: Partial<Account> = {}): Account {
   return {
     id: 'acc_1', brand: 'energy', network: 'nile', ownerAddress: null, displayName: null, status: 'unfunded',
-    balanceSun: 0n, balanceUsdt: 0n, reservedSun: 0n, totals: emptyTotals(), createdAt: 1, updatedAt: 1, ...overrides,
+    balanceSun: 0n, balanceUsdt: 0n, reservedSun: 0n, totals: emptyTotals(), ...emptyIdentity(), createdAt: 1, updatedAt: 1, ...overrides,
   };
 }
 

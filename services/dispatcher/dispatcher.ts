@@ -1,0 +1,191 @@
+/**
+ * The webhook dispatcher role. Intake: a consumer group on account-events; per partition, the deliveries
+ * of a batch of events and the group's stored offset are written in one PostgreSQL transaction, so a
+ * crash loses no event and creates no delivery twice. Sending: a loop over due deliveries (due times
+ * persisted on the service clock), each claimed with a lease, sent over HTTPS to the checked address,
+ * and its outcome written back: delivered, retried on the schedule, moved to the backup, or dead.
+ */
+import { randomBytes } from 'node:crypto';
+import type https from 'node:https';
+import type { Clock } from '../platform/clock';
+import { crashPoint } from '../platform/chaos';
+import { inTransaction, type Pool } from '../platform/db/pool';
+import type { KafkaLog, RunningConsumer } from '../platform/kafka';
+import { logger } from '../platform/logger';
+import type { LogCodec } from '../platform/wire/codec';
+import { advanceStoredOffset, lockStoredOffset, recordUndecodable } from '../processor/store';
+import { sendAttempt, webhookAgent, type SendOptions } from '../webhooks/http-client';
+import { ANSWER_LIMIT_MS, afterAttempt } from '../webhooks/schedule';
+import type { WebhookSecretBox } from '../webhooks/secrets';
+import { derivedId } from '../domain/ids';
+import { signedRequest } from '../webhooks/signing';
+import type { Resolver } from '../webhooks/url-check';
+import { EVENT_VERSION } from '../domain/events';
+import { claimDue, failoverCandidate, insertDeliveries, nextDueAt, recordOutcome, type ClaimedDelivery, type IncomingEvent } from './store';
+
+export const DISPATCHER_GROUP = 'webhook-dispatcher';
+/** A scaled test clock never shrinks the real answer limit below this (TLS set-up on a busy machine). */
+const MIN_REAL_ANSWER_MS = 250;
+const MAX_IDLE_MS = 1_000;
+
+export interface DispatcherDeps {
+  log: KafkaLog;
+  codec: LogCodec;
+  pool: Pool;
+  clock: Clock;
+  secrets: WebhookSecretBox;
+  allowPrivate: boolean;
+  concurrency: number;
+  userAgent: string;
+  groupId?: string;
+  /** Trust anchors for receivers; default: Node's standard store (and NODE_EXTRA_CA_CERTS). */
+  ca?: SendOptions['ca'];
+  resolve?: Resolver;
+  onDelivered?: (delivery: ClaimedDelivery, answeredAt: number) => void;
+}
+
+export interface RunningDispatcher {
+  stop(): Promise<void>;
+}
+
+export function realAnswerLimitMs(clock: Clock): number {
+  return Math.max(clock.realDelay(ANSWER_LIMIT_MS), MIN_REAL_ANSWER_MS);
+}
+
+export async function startDispatcher(deps: DispatcherDeps): Promise<RunningDispatcher> {
+  const sender = startSender(deps);
+  const intake = await startIntake(deps, sender.wake);
+  return {
+    stop: async () => {
+      await intake.stop();
+      await sender.stop();
+    },
+  };
+}
+
+async function startIntake(deps: DispatcherDeps, wake: () => void): Promise<RunningConsumer> {
+  const topic = deps.codec.topicName('accountEvents');
+  const group = deps.groupId ?? DISPATCHER_GROUP;
+  return deps.log.runBatchConsumer({
+    groupId: group,
+    topics: [topic],
+    partitionsConcurrently: 3,
+    handler: async (batch, control) => {
+      const decoded = await Promise.all(
+        batch.records.map(async (record) => {
+          try {
+            if (!record.value) throw new Error('empty record');
+            const e = await deps.codec.decodeEvent(record.value);
+            const event: IncomingEvent = {
+              eventId: e.eventId, type: e.type, eventVersion: e.eventVersion ?? EVENT_VERSION, createdAt: e.createdAt,
+              accountId: e.accountId, network: e.network, data: e.data, seq: record.offset,
+            };
+            return { record, event };
+          } catch (err) {
+            return { record, error: (err as Error).message };
+          }
+        }),
+      );
+      const first = batch.records[0].offset;
+      const last = batch.records[batch.records.length - 1].offset;
+      const seekTo = await inTransaction(deps.pool, async (client) => {
+        const stored = await lockStoredOffset(client, group, topic, batch.partition);
+        if (first > stored || last < stored) return stored;
+        const fresh = decoded.filter((d) => d.record.offset >= stored);
+        for (const d of fresh) if ('error' in d) await recordUndecodable(client, topic, batch.partition, d.record.offset, d.error!);
+        await insertDeliveries(client, fresh.flatMap((d) => ('event' in d && d.event ? [d.event] : [])), deps.clock.now());
+        await advanceStoredOffset(client, group, topic, batch.partition, stored, last + 1n);
+        crashPoint('dispatcher.intake-before-commit');
+        return null;
+      });
+      if (seekTo !== null) {
+        logger.info({ topic, partition: batch.partition, offset: String(seekTo) }, 'dispatcher seeking to the stored offset');
+        control.seek(seekTo);
+        return;
+      }
+      control.resolve(last);
+      wake();
+      await control.heartbeat();
+    },
+  });
+}
+
+function startSender(deps: DispatcherDeps): { wake: () => void; stop: () => Promise<void> } {
+  const answerLimitMs = realAnswerLimitMs(deps.clock);
+  const leaseMs = answerLimitMs + 5_000;
+  const agent: https.Agent = webhookAgent(deps.ca);
+  const token = randomBytes(8).toString('hex');
+  const inFlight = new Set<Promise<void>>();
+  let running = true;
+  let wakeUp: (() => void) | undefined;
+  const wake = () => wakeUp?.();
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      wakeUp = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+
+  const deliver = async (d: ClaimedDelivery) => {
+    const secret = deps.secrets.open(d.endpointId, d.secretSealed);
+    const request = signedRequest(secret, d.body, {
+      eventId: d.eventId, eventType: d.eventType, eventVersion: EVENT_VERSION,
+      deliveryId: derivedId('delivery', d.id, d.attempt), attempt: d.attempt,
+      timestampSeconds: Math.floor(deps.clock.now() / 1000), userAgent: deps.userAgent,
+    });
+    crashPoint('dispatcher.before-send');
+    const answer = await sendAttempt(d.url, request, { allowPrivate: deps.allowPrivate, answerLimitMs, agent, ca: deps.ca, resolve: deps.resolve });
+    crashPoint('dispatcher.after-send');
+    const now = deps.clock.now();
+    const exhausted = !answer.ok && d.targetAttempt >= d.maxAttempts;
+    const step = afterAttempt(
+      { targetAttempt: d.targetAttempt, maxAttempts: d.maxAttempts, failedOver: d.failedOver, alternateEndpointId: exhausted && !d.failedOver ? await failoverCandidate(deps.pool, d) : null },
+      { ok: answer.ok },
+      now,
+    );
+    await recordOutcome(deps.pool, d, step, answer, now);
+    if (step.state === 'delivered') deps.onDelivered?.(d, now);
+  };
+
+  const loop = (async () => {
+    while (running) {
+      try {
+        const free = deps.concurrency - inFlight.size;
+        const claimed = free > 0 ? await claimDue(deps.pool, { now: deps.clock.now(), limit: free, token, leaseMs }) : [];
+        for (const d of claimed) {
+          const p: Promise<void> = deliver(d)
+            .catch((err) => logger.error({ err, deliveryId: d.id }, 'webhook attempt not recorded; its claim will lapse'))
+            .finally(() => {
+              inFlight.delete(p);
+              wake();
+            });
+          inFlight.add(p);
+        }
+        if (claimed.length > 0 && inFlight.size < deps.concurrency) continue;
+        if (inFlight.size >= deps.concurrency) {
+          await Promise.race([...inFlight, sleep(MAX_IDLE_MS)]);
+          continue;
+        }
+        const due = await nextDueAt(deps.pool);
+        const wait = due === null ? MAX_IDLE_MS : deps.clock.realDelay(Math.max(0, due - deps.clock.now()));
+        await sleep(Math.min(MAX_IDLE_MS, Math.max(100, wait)));
+      } catch (err) {
+        logger.error({ err }, 'webhook sender failed; retrying');
+        await sleep(MAX_IDLE_MS);
+      }
+    }
+  })();
+
+  return {
+    wake,
+    stop: async () => {
+      running = false;
+      wake();
+      await loop;
+      await Promise.allSettled([...inFlight]);
+      agent.destroy();
+    },
+  };
+}

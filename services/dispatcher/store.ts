@@ -1,0 +1,136 @@
+/**
+ * The dispatcher's SQL. Intake writes deliveries in the transaction that moves its stored offset; the
+ * sender claims due deliveries in short transactions (FOR UPDATE SKIP LOCKED) and never holds one across
+ * an HTTP call: a claim is a token and a lease, and an outcome is written only by the claim's holder.
+ */
+import { derivedId } from '../domain/ids';
+import { insertRows } from '../platform/db/bulk';
+import type { Pool, PoolClient } from '../platform/db/pool';
+import { envelopeBytes, streamKeyOf, type EnvelopeSource } from '../webhooks/signing';
+import { failoverTarget, initialTarget, type EndpointRoute } from '../webhooks/routing';
+import { maxAttemptsFor, type NextStep } from '../webhooks/schedule';
+
+export interface IncomingEvent extends EnvelopeSource {
+  /** Position in the account's partition: events of one stream are delivered in this order. */
+  seq: bigint;
+}
+
+export async function endpointRoutes(db: Pool | PoolClient, accountIds: string[]): Promise<Map<string, EndpointRoute[]>> {
+  const { rows } = await db.query('SELECT id, account_id, role, events FROM webhook_endpoints WHERE account_id = ANY($1::text[])', [accountIds]);
+  const out = new Map<string, EndpointRoute[]>();
+  for (const r of rows) {
+    const list = out.get(r.account_id) ?? [];
+    list.push({ id: r.id, role: r.role, events: r.events });
+    out.set(r.account_id, list);
+  }
+  return out;
+}
+
+/** Inserts one delivery per event that some endpoint of its account takes; a repeated event is ignored. */
+export async function insertDeliveries(client: PoolClient, events: IncomingEvent[], now: number): Promise<number> {
+  if (events.length === 0) return 0;
+  const routes = await endpointRoutes(client, [...new Set(events.map((e) => e.accountId))]);
+  const rows: unknown[][] = [];
+  for (const event of events) {
+    const target = initialTarget(routes.get(event.accountId) ?? [], event.type);
+    if (!target) continue;
+    rows.push([
+      derivedId('delivery', event.eventId), event.eventId, event.type, event.accountId, target.id, target.id,
+      streamKeyOf(event.accountId, event.data), event.seq, envelopeBytes(event, false), maxAttemptsFor(event.data),
+      'pending', new Date(now), new Date(event.createdAt), new Date(now), new Date(now),
+    ]);
+  }
+  return insertRows(
+    client, 'webhook_deliveries',
+    ['id', 'event_id', 'event_type', 'account_id', 'endpoint_id', 'origin_endpoint_id', 'stream_key', 'seq', 'body', 'max_attempts',
+      'state', 'next_attempt_at', 'event_created_at', 'created_at', 'updated_at'],
+    rows, 'ON CONFLICT (event_id) DO NOTHING',
+  );
+}
+
+export interface ClaimedDelivery {
+  id: string;
+  eventId: string;
+  eventType: string;
+  accountId: string;
+  endpointId: string;
+  url: string;
+  secretSealed: string;
+  body: Buffer;
+  attempt: number;
+  targetAttempt: number;
+  maxAttempts: number;
+  failedOver: boolean;
+  claimToken: string;
+}
+
+/**
+ * Claims up to `limit` deliveries that are due (or whose claim lapsed), on active endpoints, with no
+ * earlier event of the same stream still open, and marks them delivering with one attempt more.
+ */
+export async function claimDue(pool: Pool, opts: { now: number; limit: number; token: string; leaseMs: number }): Promise<ClaimedDelivery[]> {
+  const { rows } = await pool.query(
+    `WITH due AS (
+       SELECT d.id FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+       WHERE ((d.state IN ('pending', 'failed') AND d.next_attempt_at <= $1) OR (d.state = 'delivering' AND d.lease_until < now()))
+         AND e.is_active
+         AND NOT EXISTS (
+           SELECT 1 FROM webhook_deliveries p
+           WHERE p.account_id = d.account_id AND p.stream_key = d.stream_key AND p.seq < d.seq AND p.state NOT IN ('delivered', 'dead'))
+       ORDER BY d.next_attempt_at, d.seq
+       LIMIT $2
+       FOR UPDATE OF d SKIP LOCKED)
+     UPDATE webhook_deliveries d
+        SET state = 'delivering', attempt = d.attempt + 1, target_attempt = d.target_attempt + 1,
+            claim_token = $3, lease_until = now() + $4 * interval '1 millisecond', updated_at = $1
+       FROM due, webhook_endpoints e
+      WHERE d.id = due.id AND e.id = d.endpoint_id
+     RETURNING d.id, d.event_id, d.event_type, d.account_id, d.endpoint_id, e.url, e.secret_sealed, d.body,
+               d.attempt, d.target_attempt, d.max_attempts, d.failed_over`,
+    [new Date(opts.now), opts.limit, opts.token, opts.leaseMs],
+  );
+  return rows.map((r) => ({
+    id: r.id, eventId: r.event_id, eventType: r.event_type, accountId: r.account_id, endpointId: r.endpoint_id,
+    url: r.url, secretSealed: r.secret_sealed, body: r.body, attempt: r.attempt, targetAttempt: r.target_attempt,
+    maxAttempts: r.max_attempts, failedOver: r.failed_over, claimToken: opts.token,
+  }));
+}
+
+export async function failoverCandidate(pool: Pool, delivery: ClaimedDelivery): Promise<string | null> {
+  const routes = (await endpointRoutes(pool, [delivery.accountId])).get(delivery.accountId) ?? [];
+  return failoverTarget(routes, delivery.endpointId, delivery.eventType)?.id ?? null;
+}
+
+/** Writes an attempt's outcome, if this sender still holds the claim; stamps the endpoint's last delivery. */
+export async function recordOutcome(
+  pool: Pool, delivery: ClaimedDelivery, step: NextStep, answer: { status: number | null; error: string | null }, now: number,
+): Promise<boolean> {
+  const failover = 'failoverTo' in step ? step.failoverTo : null;
+  const { rowCount } = await pool.query(
+    `UPDATE webhook_deliveries SET
+        state = $3, response_status = $4, error = $5,
+        next_attempt_at = $6, delivered_at = $7,
+        endpoint_id = coalesce($8::text, endpoint_id), failed_over = failed_over OR $8::text IS NOT NULL,
+        target_attempt = CASE WHEN $8::text IS NULL THEN target_attempt ELSE 0 END,
+        claim_token = NULL, lease_until = NULL, updated_at = $9
+      WHERE id = $1 AND claim_token = $2`,
+    [
+      delivery.id, delivery.claimToken, step.state, answer.status, answer.error,
+      'nextAttemptAt' in step ? new Date(step.nextAttemptAt) : null,
+      step.state === 'delivered' ? new Date(step.deliveredAt) : null,
+      failover, new Date(now),
+    ],
+  );
+  await pool.query('UPDATE webhook_endpoints SET last_delivery_at = $2, last_delivery_status = $3 WHERE id = $1', [
+    delivery.endpointId, new Date(now), answer.status,
+  ]);
+  return rowCount === 1;
+}
+
+/** When the next delivery falls due (clock ms), or null when none waits. */
+export async function nextDueAt(pool: Pool): Promise<number | null> {
+  const { rows } = await pool.query(
+    `SELECT min(next_attempt_at) AS at FROM webhook_deliveries WHERE state IN ('pending', 'failed')`,
+  );
+  return rows[0].at ? (rows[0].at as Date).getTime() : null;
+}
