@@ -51,7 +51,7 @@ test('metrics expose consumer lag per partition of account-commands', async () =
 test('the OpenAPI 3.1 document is served', async () => {
   const res = await fetch(`${api.base}/v1/openapi.json`);
   expect(res.status).toBe(200);
-  const doc = await res.json();
+  const doc = (await res.json()) as { openapi: string; paths: Record<string, unknown>; components: { schemas: Record<string, unknown> } };
   expect(doc.openapi).toBe('3.1.0');
   expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/healthz', '/readyz', '/metrics', '/v1/openapi.json']));
   expect(doc.components.schemas.ErrorEnvelope).toBeDefined();
@@ -72,7 +72,7 @@ test('bad JSON answers 400 2000 without a stack trace', async () => {
   expect(res.status).toBe(200);
   const bad = await fetch(`${api.base}/v1/anything`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a": ' });
   expect(bad.status).toBe(400);
-  const body = await bad.json();
+  const body = (await bad.json()) as { error: unknown };
   expect(body.error).toMatchObject({ code: 2000, slug: 'invalid_request', details: { field: 'body' } });
   expect(JSON.stringify(body)).not.toMatch(/at .*\.ts|Error:/);
   const notJson = await fetch(`${api.base}/v1/anything`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hello' });
@@ -82,5 +82,5 @@ test('bad JSON answers 400 2000 without a stack trace', async () => {
 test('a query parameter an operation does not declare answers 400 2000', async () => {
   const res = await fetch(`${api.base}/v1/openapi.json?debug=1`);
   expect(res.status).toBe(400);
-  expect((await res.json()).error).toMatchObject({ code: 2000, details: { field: 'debug' } });
+  expect(((await res.json()) as { error: unknown }).error).toMatchObject({ code: 2000, details: { field: "debug" } });
 });

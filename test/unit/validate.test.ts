@@ -53,7 +53,7 @@ afterAll(() => server.close());
 const valid = { receiver: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7', items: [] };
 async function post(body: unknown, query = '') {
   const res = await fetch(`${server.base}/things${query}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  return { status: res.status, body: await res.json() };
+  return { status: res.status, body: (await res.json()) as { error: { message: string; details: unknown } } & Record<string, unknown> };
 }
 
 test('a valid body passes and the query is coerced', async () => {

@@ -1,0 +1,144 @@
+/**
+ * Identity test kit: a world with the processor, relay and the API on an ephemeral port, and a client
+ * that signs up the way a customer does (fresh TronWeb keypair, challenge, signMessageV2, verify) and
+ * makes signed API-key and session requests.
+ */
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { TronWeb } from 'tronweb';
+import { createApp } from '../../services/api/app';
+import { signRequest } from '../../services/identity/request-signing';
+import type { CommandBus } from '../../services/platform/command-bus';
+import type { Runtime } from '../../services/platform/runtime';
+import { startRoles, type Stoppable } from '../../services/roles';
+import { dropWorld, newWorld, openBus, openRuntime, type World } from './world';
+
+export interface IdentityStack {
+  world: World;
+  rt: Runtime;
+  bus: CommandBus;
+  base: string;
+  stop(): Promise<void>;
+}
+
+export async function startIdentityStack(label: string, overrides: Record<string, string> = {}): Promise<IdentityStack> {
+  const world = newWorld(label, {
+    BUDGET_CHALLENGE_PER_IP_PER_MIN: '100000', BUDGET_READS_PER_SEC: '100000', BUDGET_WRITES_PER_SEC: '100000', ...overrides,
+  });
+  const rt = await openRuntime(world);
+  const bus = await openBus(rt);
+  const roles: Stoppable[] = await startRoles(rt, ['processor', 'relay']);
+  const server: Server = await new Promise((resolve) => {
+    const s = createApp({ rt, bus }).listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    world, rt, bus, base,
+    stop: async () => {
+      await new Promise((r) => server.close(r));
+      await Promise.allSettled(roles.map((r) => r.stop()));
+      await bus.stop();
+      await rt.close();
+      await dropWorld(world);
+    },
+  };
+}
+
+export interface Reply {
+  status: number;
+  body: any;
+  text: string;
+  headers: Headers;
+}
+
+export async function call(base: string, method: string, path: string, options: { body?: unknown; raw?: string; headers?: Record<string, string> } = {}): Promise<Reply> {
+  const raw = options.raw ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
+  const res = await fetch(base + path, {
+    method,
+    headers: { ...(raw !== undefined ? { 'content-type': 'application/json' } : {}), ...options.headers },
+    body: raw,
+  });
+  const text = await res.text();
+  let body: unknown = null;
+  try {
+    body = text ? JSON.parse(text) : null;
+  } catch {
+    body = text;
+  }
+  return { status: res.status, body, text, headers: res.headers };
+}
+
+const tronWeb = new TronWeb({ fullHost: 'http://127.0.0.1:1' });
+
+export interface Wallet {
+  address: string;
+  privateKey: string;
+}
+
+export async function newWallet(): Promise<Wallet> {
+  const a = await TronWeb.createAccount();
+  return { address: a.address.base58, privateKey: a.privateKey };
+}
+
+export function sign(message: string, wallet: Wallet): string {
+  return tronWeb.trx.signMessageV2(message, wallet.privateKey);
+}
+
+/** Challenge + signature, ready for verify, POST /v1/accounts or POST /v1/session. */
+export async function signedChallenge(base: string, wallet: Wallet, purpose = 'signup'): Promise<{ address: string; nonce: string; signature: string }> {
+  const challenge = await call(base, 'POST', '/v1/accounts/challenge', { body: { address: wallet.address, purpose } });
+  if (challenge.status !== 201) throw new Error(`challenge: ${challenge.status} ${challenge.text}`);
+  return { address: wallet.address, nonce: challenge.body.nonce, signature: sign(challenge.body.message, wallet) };
+}
+
+export async function bootstrapToken(base: string, wallet: Wallet): Promise<string> {
+  const verified = await call(base, 'POST', '/v1/accounts/challenge/verify', { body: await signedChallenge(base, wallet) });
+  if (verified.status !== 200) throw new Error(`verify: ${verified.status} ${verified.text}`);
+  return verified.body.bootstrap_token;
+}
+
+export interface Customer {
+  wallet: Wallet;
+  accountId: string;
+  token: string;
+  key: { id: string; secret: string };
+}
+
+/** The whole signup path; the key has every scope unless `scopes` says otherwise. */
+export async function signUp(base: string, scopes?: string[]): Promise<Customer> {
+  const wallet = await newWallet();
+  const token = await bootstrapToken(base, wallet);
+  const bearer = { authorization: `Bearer ${token}` };
+  const created = await call(base, 'POST', '/v1/accounts', { body: { address: wallet.address }, headers: bearer });
+  if (created.status !== 201) throw new Error(`create: ${created.status} ${created.text}`);
+  const key = await call(base, 'POST', '/v1/api-keys', { body: scopes ? { scopes } : {}, headers: bearer });
+  if (key.status !== 201) throw new Error(`key: ${key.status} ${key.text}`);
+  return { wallet, accountId: created.body.account_id, token, key: { id: key.body.id, secret: key.body.secret } };
+}
+
+export function signedHeaders(key: { id: string; secret: string }, method: string, path: string, raw = '', timestamp = Math.floor(Date.now() / 1000)): Record<string, string> {
+  return { 'x-api-key': key.id, 'x-api-timestamp': String(timestamp), 'x-api-sign': signRequest(key.secret, String(timestamp), method, path, raw) };
+}
+
+export async function signedCall(base: string, key: { id: string; secret: string }, method: string, path: string, body?: unknown): Promise<Reply> {
+  const raw = body === undefined ? '' : JSON.stringify(body);
+  return call(base, method, path, { raw: body === undefined ? undefined : raw, headers: signedHeaders(key, method, path, raw) });
+}
+
+export interface Session {
+  cookie: string;
+  csrf: string;
+  body: any;
+}
+
+export async function signIn(base: string, wallet: Wallet, accountId?: string): Promise<Session> {
+  const proof = await signedChallenge(base, wallet, 'login');
+  const res = await call(base, 'POST', '/v1/session', { body: accountId ? { ...proof, account_id: accountId } : proof });
+  if (res.status !== 201) throw new Error(`session: ${res.status} ${res.text}`);
+  const cookie = (res.headers.get('set-cookie') ?? '').split(';')[0];
+  return { cookie, csrf: res.body.csrf_token, body: res.body };
+}
+
+export function sessionHeaders(s: Session, csrf = true): Record<string, string> {
+  return { cookie: s.cookie, ...(csrf ? { 'x-csrf-token': s.csrf } : {}) };
+}
