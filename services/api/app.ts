@@ -6,6 +6,7 @@ import { httpRequests } from '../platform/metrics';
 import { jsonBody } from './body';
 import { ApiError, errorHandler, sendJson } from './errors';
 import { healthRouter } from './health';
+import { identityRouters } from './routes/identity';
 import { buildDocument } from './openapi/document';
 import { requestId } from './request-id';
 import { RequestValidator } from './validate';
@@ -17,6 +18,8 @@ export interface ApiDeps {
 
 export function createApp(deps: ApiDeps): Express {
   const app = express();
+  // requireAuth (services/api/auth/require-auth.ts) finds the runtime here.
+  app.locals.rt = deps.rt;
   app.disable('x-powered-by');
   app.set('query parser', 'extended');
   const doc = buildDocument();
@@ -30,6 +33,7 @@ export function createApp(deps: ApiDeps): Express {
   app.use(jsonBody);
   app.use(healthRouter(deps.rt));
   app.get('/v1/openapi.json', validator.for('openapi'), (_req, res) => sendJson(res, 200, doc));
+  app.use(...identityRouters({ rt: deps.rt, bus: deps.bus, validator }));
 
   app.use((_req, _res, next) => next(new ApiError('not_found', 'No such endpoint.')));
   app.use(errorHandler);

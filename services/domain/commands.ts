@@ -40,6 +40,8 @@ export interface AssignDepositAddressCommand {
   type: 'deposit_address.assign';
   address: string;
   derivationIndex: number;
+  /** `issue` does nothing when the account already has an address (two first reads racing). */
+  reason: 'issue' | 'rotate';
 }
 
 export interface AdjustBalanceCommand {

@@ -19,6 +19,7 @@ export const idPrefixes = {
   apiKey: 'key_',
   quote: 'quo_',
   webhookEndpoint: 'whk_',
+  session: 'ses_',
 } as const;
 
 export type IdKind = keyof typeof idPrefixes;

@@ -22,6 +22,8 @@ export const replayedTables: ReplayedTable[] = [
 /** Tables that are not state derived from the log. */
 export const notReplayedTables = [
   'pgmigrations',
+  // Identity: written by the API directly (services/identity), not derived from the log.
   // Webhooks: endpoints written by the API, deliveries by the dispatcher (services/dispatcher).
   'webhook_endpoints', 'webhook_deliveries',
+  'auth_challenges', 'bootstrap_tokens', 'sessions', 'sign_ins', 'account_members', 'api_keys', 'address_book', 'audit_log',
 ];

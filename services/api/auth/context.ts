@@ -5,6 +5,8 @@
 export type ApiKeyScope =
   | 'account.read' | 'balance.read' | 'orders.read' | 'orders.write' | 'webhooks.read' | 'webhooks.write';
 
+export const allScopes: readonly ApiKeyScope[] = ['account.read', 'balance.read', 'orders.read', 'orders.write', 'webhooks.read', 'webhooks.write'];
+
 export type MemberRole = 'owner' | 'editor' | 'viewer';
 
 export type AuthContext =

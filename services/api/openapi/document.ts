@@ -2,6 +2,7 @@
  * The OpenAPI 3.1 document: request and response schemas declared once, served at GET /v1/openapi.json
  * and used to validate every request. Each area adds its paths from its own file.
  */
+import { identityPaths, identitySchemas, identitySecuritySchemes } from './identity-paths';
 import { platformPaths } from './platform-paths';
 import { sharedSchemas } from './shared-schemas';
 
@@ -32,7 +33,7 @@ export function buildDocument(): OpenApiDocument {
       description: 'Temporary TRON energy and bandwidth delegations paid from a prepaid balance.',
     },
     servers: [{ url: '/v1' }],
-    paths: { ...platformPaths },
-    components: { schemas: { ...sharedSchemas } },
+    paths: { ...platformPaths, ...identityPaths },
+    components: { schemas: { ...sharedSchemas, ...identitySchemas }, securitySchemes: { ...identitySecuritySchemes } },
   };
 }

@@ -11,7 +11,7 @@ import { noEffects, rejected, type Handler } from '../outcome';
 export const assignDepositAddress: Handler<CommandOf<'deposit_address.assign'>> = (state, command) => {
   const account = state.account(command.accountId);
   if (!account) return rejected(domainError('not_found', 'No such account.'));
-  if (account.depositAddress === command.address) {
+  if (account.depositAddress === command.address || (command.reason === 'issue' && account.depositAddress !== null)) {
     return { kind: 'applied', status: 200, body: { account_id: account.id, address: account.depositAddress }, effects: noEffects() };
   }
   const known = [account.depositAddress, ...account.retiredDepositAddresses.map((r) => r.address)];

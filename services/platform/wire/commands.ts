@@ -27,7 +27,7 @@ function bodyToWire(body: CommandBody): WireBody {
     case 'account.rename':
       return { [`${ns}RenameAccount`]: { display_name: body.displayName } };
     case 'deposit_address.assign':
-      return { [`${ns}AssignDepositAddress`]: { address: body.address, derivation_index: body.derivationIndex } };
+      return { [`${ns}AssignDepositAddress`]: { address: body.address, derivation_index: body.derivationIndex, reason: body.reason } };
     case 'balance.adjust':
       return { [`${ns}AdjustBalance`]: { amount_sun: BigInt(body.amountSun), memo: body.memo } };
     case 'command.refused':
@@ -46,7 +46,7 @@ function bodyFromWire(wire: WireBody): CommandBody {
     case 'RenameAccount':
       return { type: 'account.rename', displayName: value.display_name };
     case 'AssignDepositAddress':
-      return { type: 'deposit_address.assign', address: value.address, derivationIndex: value.derivation_index };
+      return { type: 'deposit_address.assign', address: value.address, derivationIndex: value.derivation_index, reason: value.reason };
     case 'AdjustBalance':
       return { type: 'balance.adjust', amountSun: value.amount_sun, memo: value.memo };
     case 'CommandRefused':

@@ -1,0 +1,72 @@
+/**
+ * `requireAuth(requirement)`: the one authentication middleware. It leaves the caller in
+ * `res.locals.auth` (read it with `authOf(res)`) or answers with the contract's codes:
+ * 1001 no credentials, 1002 bad signed request, 1011/1012 bootstrap token, 1013 session, 1014 CSRF,
+ * 1015 key scope, 1016 session role, 1020 budget. The app puts the Runtime in `app.locals.rt`.
+ */
+import type { Request, RequestHandler, Response } from 'express';
+import type { Runtime } from '../../platform/runtime';
+import { ApiError } from '../errors';
+import { verifySignedRequest } from './api-key-auth';
+import { verifyBootstrap } from './bootstrap-auth';
+import { spendBudget } from './budget';
+import type { AuthContext, AuthRequirement, MemberRole } from './context';
+import { presentedCredentials } from './credentials';
+import { checkCsrf, loadSession, sessionContext, type LiveSession } from './session-auth';
+
+const roleRank: Record<MemberRole, number> = { viewer: 0, editor: 1, owner: 2 };
+
+export function runtimeOf(req: Request): Runtime {
+  return req.app.locals.rt as Runtime;
+}
+
+async function authenticate(req: Request, res: Response, need: AuthRequirement): Promise<AuthContext> {
+  const rt = runtimeOf(req);
+  const presented = presentedCredentials(req);
+  switch (presented.kind) {
+    case 'api_key': {
+      const auth = await verifySignedRequest(rt, req, presented);
+      if (!need.apiKey) throw new ApiError('scope_missing', 'No API-key scope opens this endpoint; it needs a dashboard session.', { scope: null });
+      const scope = need.apiKey.scope;
+      if (scope && !auth.scopes.includes(scope)) throw new ApiError('scope_missing', `The API key lacks the scope \`${scope}\`.`, { scope });
+      const write = req.method !== 'GET' && req.method !== 'HEAD';
+      await spendBudget(rt, write ? 'writes' : 'reads', auth.keyId, write ? rt.cfg.BUDGET_WRITES_PER_SEC : rt.cfg.BUDGET_READS_PER_SEC, 1_000);
+      return auth;
+    }
+    case 'bootstrap':
+      return verifyBootstrap(rt, presented.token, need.bootstrap === true);
+    case 'session': {
+      if (!need.session) throw new ApiError('authentication_required', 'This endpoint takes an API key, not a dashboard session.');
+      const session: LiveSession = await loadSession(rt, presented.token, res);
+      checkCsrf(req, session.row);
+      if (roleRank[session.role] < roleRank[need.session.minRole]) {
+        throw new ApiError('role_forbidden', `This needs the role \`${need.session.minRole}\` or above.`, { role: need.session.minRole });
+      }
+      res.locals.session = session;
+      return sessionContext(session);
+    }
+    case 'none':
+      if (need.session && !need.apiKey && !need.bootstrap) throw new ApiError('session_expired');
+      throw new ApiError('authentication_required');
+  }
+}
+
+export function requireAuth(need: AuthRequirement): RequestHandler {
+  return async (req, res, next) => {
+    res.locals.auth = await authenticate(req, res, need);
+    next();
+  };
+}
+
+export function authOf(res: Response): AuthContext {
+  const auth = res.locals.auth as AuthContext | undefined;
+  if (!auth) throw new Error('authOf called on a route without requireAuth');
+  return auth;
+}
+
+/** The caller's account; a bootstrap token whose address owns no account yet answers 404. */
+export function accountIdOf(res: Response): string {
+  const auth = authOf(res);
+  if (auth.accountId === null) throw new ApiError('not_found', 'This address has no account yet; create it with POST /v1/accounts.');
+  return auth.accountId;
+}

@@ -1,0 +1,29 @@
+/** What the identity routes share: the runtime, the command bus, the validator and the USDT rate source. */
+import type { CommandBus, NewCommand } from '../platform/command-bus';
+import type { Runtime } from '../platform/runtime';
+import { isTronAddress } from '../identity/address';
+import { ApiError } from './errors';
+import type { RequestValidator } from './validate';
+import type { RateSource } from './views/account-view';
+
+export interface IdentityDeps {
+  rt: Runtime;
+  bus: CommandBus;
+  validator: RequestValidator;
+  rate: RateSource;
+}
+
+/** The regex in the schema checks the shape; this checks the Base58Check checksum. */
+export function checkAddress(value: string, field: string): string {
+  if (!isTronAddress(value)) throw new ApiError('invalid_request', `\`${field}\` is not a valid TRON address (checksum).`, { field });
+  return value;
+}
+
+/** Submits a command and answers its body, or throws the processor's error (503 when refused). */
+export async function submitCommand(bus: CommandBus, body: NewCommand): Promise<{ status: number; body: Record<string, unknown> }> {
+  const result = await bus.submit(body);
+  if (result.outcome !== 'applied' || !result.body) {
+    throw result.error ? ApiError.from(result.error) : new ApiError('service_unavailable');
+  }
+  return { status: result.status as number, body: result.body };
+}

@@ -1,0 +1,71 @@
+/** Account and DepositAddress as the API answers them (spec section 2), from the processor's tables. */
+import type { Account } from '../../domain/account';
+import { rotationPolicy } from '../../domain/deposit-rotation';
+import type { Config } from '../../platform/config';
+import { toIso } from '../../platform/clock';
+
+/** Per-account limits (contract.md section 4 defaults). */
+export const accountLimits = { max_order_energy: 10_000_000, max_batch_receivers: 100, orders_per_second: 20 };
+
+/** USDT deposit bounds in whole USDT (held below min, held for review above max). */
+export const usdtBounds = { min: '5', max: '2000' };
+
+export interface RateNow {
+  trx_per_usdt: string;
+  source: 'dex_v3' | 'fixed_env';
+  at: string;
+}
+
+/**
+ * Where the indicative USDT rate comes from; the ledger issue plugs in the cached DEX/fixed rate.
+ * Until then (or when no rate is available) `rate_now` is null, as the spec allows.
+ */
+export type RateSource = () => Promise<RateNow | null>;
+export const noRate: RateSource = async () => null;
+
+export async function depositRows(cfg: Config, account: Account, rate: RateSource, currency?: 'TRX' | 'USDT') {
+  if (!account.depositAddress) return [];
+  const common = { address: account.depositAddress, memo: null, confirmations_required: cfg.DEPOSIT_CONFIRMATIONS };
+  const rows = [];
+  if (currency !== 'USDT') {
+    rows.push({ currency: 'TRX', ...common, contract: null, rate_now: null, spread_bps: null, min: null, max: null });
+  }
+  if (currency !== 'TRX') {
+    rows.push({
+      currency: 'USDT', ...common, contract: cfg.USDT_CONTRACT ?? null, rate_now: await rate().catch(() => null),
+      spread_bps: cfg.USDT_SPREAD_BPS, ...usdtBounds,
+    });
+  }
+  return rows;
+}
+
+export function retiredRows(account: Account) {
+  return account.retiredDepositAddresses.map((r) => ({ address: r.address, retired_at: toIso(r.retiredAt), credited_until: toIso(r.creditedUntil) }));
+}
+
+export { rotationPolicy };
+
+export async function accountJson(cfg: Config, account: Account, rate: RateSource) {
+  return {
+    id: account.id,
+    brand: account.brand,
+    network: account.network,
+    owner_address: account.ownerAddress,
+    label: account.displayName,
+    display_name: account.displayName,
+    status: account.status,
+    balance_sun: account.balanceSun,
+    balance_usdt: account.balanceUsdt,
+    reserved_sun: account.reservedSun,
+    deposit_addresses: await depositRows(cfg, account, rate),
+    limits: accountLimits,
+    totals: {
+      deposited_sun: account.totals.depositedSun,
+      spent_sun: account.totals.spentSun,
+      refunded_sun: account.totals.refundedSun,
+      orders_created: account.totals.ordersCreated,
+      energy_delegated: account.totals.energyDelegated,
+    },
+    created_at: toIso(account.createdAt),
+  };
+}

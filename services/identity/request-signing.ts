@@ -1,0 +1,38 @@
+/**
+ * Signed API-key requests (contract.md section 2):
+ *   X-API-SIGN = base64(HMAC_SHA256(secret, TIMESTAMP + "." + METHOD + "." + PATH + "." + BODY))
+ * PATH is the request target as sent (query included); BODY the raw bytes, empty when there is none.
+ */
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+
+export const SIGNATURE_WINDOW_S = 300;
+
+export function canonicalRequest(timestamp: string, method: string, path: string, body: Buffer | string): Buffer {
+  return Buffer.concat([Buffer.from(`${timestamp}.${method.toUpperCase()}.${path}.`, 'utf8'), Buffer.from(body)]);
+}
+
+export function signRequest(secret: string, timestamp: string, method: string, path: string, body: Buffer | string = ''): string {
+  return createHmac('sha256', secret).update(canonicalRequest(timestamp, method, path, body)).digest('base64');
+}
+
+/** Constant-time comparison of the expected signature with the one sent. */
+export function signatureMatches(expected: string, sent: string): boolean {
+  const a = Buffer.from(expected, 'utf8');
+  const b = Buffer.from(sent, 'utf8');
+  // Compare against itself when lengths differ so the time does not depend on where they differ.
+  return timingSafeEqual(a, a.length === b.length ? b : a) && a.length === b.length;
+}
+
+export function timestampInWindow(timestamp: string, nowMs: number): boolean {
+  if (!/^\d{1,12}$/.test(timestamp)) return false;
+  return Math.abs(Number(timestamp) - Math.floor(nowMs / 1000)) <= SIGNATURE_WINDOW_S;
+}
+
+/** A random token with a prefix, and the SHA-256 under which it is stored. */
+export function newToken(prefix: string, bytes = 24): string {
+  return prefix + randomBytes(bytes).toString('base64url');
+}
+
+export function tokenHash(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
+}
