@@ -13,6 +13,7 @@ import { parseJson, stringifyJson } from './json';
 import type { KafkaLog } from './kafka';
 import { logger } from './logger';
 import { createRedis, replyChannel, type Redis } from './redis';
+import { traceHeaders } from './telemetry';
 import { readResults } from './db/command-results';
 import type { LogCodec } from './wire/codec';
 
@@ -66,13 +67,13 @@ export class CommandBus {
   }
 
   /** Appends without waiting for the result (chain facts, follow-ups): such commands carry no deadline. */
-  async append(commands: Command[], headers: Record<string, string> = {}): Promise<void> {
+  async append(commands: Command[], headers: Record<string, string> = traceHeaders()): Promise<void> {
     const records = await Promise.all(commands.map(async (c) => ({ ...(await this.deps.codec.encodeCommand(c)), headers })));
     await this.deps.log.send(this.deps.codec.topicName('accountCommands'), records);
   }
 
   /** Appends and waits for the answer; the answer is final (applied, rejected, or refused with nothing done). */
-  async submit(body: NewCommand, headers: Record<string, string> = {}): Promise<CommandResult> {
+  async submit(body: NewCommand, headers: Record<string, string> = traceHeaders()): Promise<CommandResult> {
     const command = this.stamp(body);
     const reply = new Promise<CommandResult>((resolve) => this.waiting.set(command.commandId, resolve));
     try {

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { parseConfig, type Config } from '../../services/platform/config';
 import { createRuntime, type Runtime } from '../../services/platform/runtime';
 import { CommandBus } from '../../services/platform/command-bus';
+import { replayAndVerify } from '../../services/ops/replay';
 
 export interface World {
   name: string;
@@ -63,9 +64,15 @@ export async function eventually<T>(check: () => Promise<T | undefined | false>,
   throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
 }
 
-/** Deletes the world's topics and drops its database, so test runs leave nothing behind. */
+/**
+ * Checks that a replay of the world's log rebuilds its database exactly (after any test, the two are
+ * identical), then deletes its topics and drops its database, so test runs leave nothing behind.
+ */
 export async function dropWorld(world: World, rt?: Runtime): Promise<void> {
   if (rt) {
+    const report = await replayAndVerify(rt);
+    const differing = report.tables.filter((t) => t.differences.length > 0);
+    if (differing.length > 0) throw new Error(`replay differs from the database: ${JSON.stringify(differing)}`);
     await rt.log.deleteTopics(Object.values(rt.codec.topics).map((t) => t.topic)).catch(() => undefined);
   }
   const { Client } = await import('pg');
