@@ -23,7 +23,7 @@ export interface IdentityStack {
 
 export async function startIdentityStack(label: string, overrides: Record<string, string> = {}): Promise<IdentityStack> {
   const world = newWorld(label, {
-    BUDGET_CHALLENGE_PER_IP_PER_MIN: '100000', BUDGET_READS_PER_SEC: '100000', BUDGET_WRITES_PER_SEC: '100000', ...overrides,
+    BUDGET_CHALLENGE_PER_IP_PER_MIN: '100000', BUDGET_CHALLENGE_PER_ADDRESS_PER_MIN: '100000', BUDGET_READS_PER_SEC: '100000', BUDGET_WRITES_PER_SEC: '100000', ...overrides,
   });
   const rt = await openRuntime(world);
   const bus = await openBus(rt);
