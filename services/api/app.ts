@@ -7,6 +7,7 @@ import { jsonBody } from './body';
 import { ApiError, errorHandler, sendJson } from './errors';
 import { healthRouter } from './health';
 import { identityRouters } from './routes/identity';
+import { webhooksRouter, type WebhookRouteDeps } from './routes/webhooks';
 import { buildDocument } from './openapi/document';
 import { requestId } from './request-id';
 import { RequestValidator } from './validate';
@@ -14,6 +15,8 @@ import { RequestValidator } from './validate';
 export interface ApiDeps {
   rt: Runtime;
   bus: CommandBus;
+  /** Trust anchors and resolver of test deliveries (tests); default: Node's standard store, system DNS. */
+  webhooks?: Pick<WebhookRouteDeps, 'ca' | 'resolve'>;
 }
 
 export function createApp(deps: ApiDeps): Express {
@@ -34,6 +37,7 @@ export function createApp(deps: ApiDeps): Express {
   app.use(healthRouter(deps.rt));
   app.get('/v1/openapi.json', validator.for('openapi'), (_req, res) => sendJson(res, 200, doc));
   app.use(...identityRouters({ rt: deps.rt, bus: deps.bus, validator }));
+  app.use(webhooksRouter({ rt: deps.rt, validator, ...deps.webhooks }));
 
   app.use((_req, _res, next) => next(new ApiError('not_found', 'No such endpoint.')));
   app.use(errorHandler);

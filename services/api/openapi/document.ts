@@ -5,6 +5,7 @@
 import { identityPaths, identitySchemas, identitySecuritySchemes } from './identity-paths';
 import { platformPaths } from './platform-paths';
 import { sharedSchemas } from './shared-schemas';
+import { webhookPaths, webhookSchemas } from './webhooks-paths';
 
 export type OpenApiDocument = {
   openapi: '3.1.0';
@@ -33,7 +34,7 @@ export function buildDocument(): OpenApiDocument {
       description: 'Temporary TRON energy and bandwidth delegations paid from a prepaid balance.',
     },
     servers: [{ url: '/v1' }],
-    paths: { ...platformPaths, ...identityPaths },
-    components: { schemas: { ...sharedSchemas, ...identitySchemas }, securitySchemes: { ...identitySecuritySchemes } },
+    paths: { ...platformPaths, ...identityPaths, ...webhookPaths },
+    components: { schemas: { ...sharedSchemas, ...identitySchemas, ...webhookSchemas }, securitySchemes: { ...identitySecuritySchemes } },
   };
 }

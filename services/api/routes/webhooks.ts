@@ -1,0 +1,160 @@
+/**
+ * Webhooks (spec section 4): two endpoints per account (primary, backup), URL checks on create and on
+ * every edit, secrets returned once and stored sealed, the synthetic test delivery and the delivery log.
+ * API key (webhooks.read / webhooks.write) or dashboard session; the bootstrap token is refused (401).
+ */
+import { Router, type Response } from 'express';
+import { randomId } from '../../domain/ids';
+import { EVENT_VERSION } from '../../domain/events';
+import type { Runtime } from '../../platform/runtime';
+import { realAnswerLimitMs } from '../../dispatcher/dispatcher';
+import { sendAttempt, type SendOptions } from '../../webhooks/http-client';
+import { webhookSecretBox } from '../../webhooks/secrets';
+import { envelopeBytes, newEndpointSecret, signedRequest } from '../../webhooks/signing';
+import { sampleEventData } from '../../webhooks/samples';
+import { checkTarget, type Resolver } from '../../webhooks/url-check';
+import {
+  deleteEndpoint, findEndpoint, insertEndpoint, listDeliveries, listEndpoints, updateEndpoint, type DeliveryCursor, type DeliveryLogRow, type EndpointRow,
+} from '../../webhooks/endpoint-store';
+import { accountIdOf, requireAuth } from '../auth/require-auth';
+import { ApiError, sendJson } from '../errors';
+import type { RequestValidator } from '../validate';
+
+export const MAX_ENDPOINTS = 2;
+const ROLES = ['primary', 'backup'] as const;
+
+export interface WebhookRouteDeps {
+  rt: Runtime;
+  validator: RequestValidator;
+  /** Trust anchors and resolver for test deliveries; default: Node's standard store and the system resolver. */
+  ca?: SendOptions['ca'];
+  resolve?: Resolver;
+}
+
+const endpointJson = (e: EndpointRow) => ({
+  id: e.id, url: e.url, role: e.role, events: e.events, is_active: e.isActive,
+  last_delivery_at: e.lastDeliveryAt ? e.lastDeliveryAt.toISOString() : null, last_delivery_status: e.lastDeliveryStatus,
+  created_at: e.createdAt.toISOString(), updated_at: e.updatedAt.toISOString(),
+});
+
+const deliveryJson = (d: DeliveryLogRow) => ({
+  id: d.id, event_id: d.eventId, event: d.eventType, attempt: d.attempt,
+  // Between two attempts the log says failed; a claim that lapsed mid-attempt reads as delivering.
+  state: d.state, response_status: d.responseStatus, error: d.error,
+  next_attempt_at: d.nextAttemptAt && (d.state === 'pending' || d.state === 'failed') ? d.nextAttemptAt.toISOString() : null,
+  delivered_at: d.deliveredAt ? d.deliveredAt.toISOString() : null, created_at: d.createdAt.toISOString(), updated_at: d.updatedAt.toISOString(),
+});
+
+function encodeCursor(d: DeliveryLogRow): string {
+  return Buffer.from(`${d.createdAt.toISOString()}|${d.seq}|${d.id}`).toString('base64url');
+}
+
+function decodeCursor(text: string): DeliveryCursor {
+  const [at, seq, id] = Buffer.from(text, 'base64url').toString('utf8').split('|');
+  const createdAt = new Date(at ?? '');
+  if (!id || !/^\d{1,19}$/.test(seq ?? '') || Number.isNaN(createdAt.getTime())) {
+    throw new ApiError('invalid_request', 'The cursor is not valid.', { field: 'cursor' });
+  }
+  return { createdAt, seq: BigInt(seq), id };
+}
+
+export function webhooksRouter(deps: WebhookRouteDeps): Router {
+  const { rt, validator } = deps;
+  const box = webhookSecretBox(rt.cfg);
+  const router = Router();
+  const read = requireAuth({ apiKey: { scope: 'webhooks.read' }, session: { minRole: 'viewer' } });
+  const write = requireAuth({ apiKey: { scope: 'webhooks.write' }, session: { minRole: 'editor' } });
+
+  const checkUrl = async (url: string) => {
+    const verdict = await checkTarget(url, { allowPrivate: rt.cfg.WEBHOOK_ALLOW_PRIVATE_TARGETS, resolve: deps.resolve });
+    if (!verdict.ok) throw new ApiError('webhook_url_rejected', verdict.message, { reason: verdict.reason });
+  };
+  const owned = async (res: Response, id: string) => {
+    const endpoint = await findEndpoint(rt.pool, accountIdOf(res), id);
+    if (!endpoint) throw new ApiError('not_found');
+    return endpoint;
+  };
+
+  router.get('/v1/webhooks', read, validator.for('listWebhooks'), async (_req, res) => {
+    const endpoints = await listEndpoints(rt.pool, accountIdOf(res));
+    sendJson(res, 200, { data: endpoints.map(endpointJson), max_endpoints: MAX_ENDPOINTS, roles: [...ROLES] });
+  });
+
+  router.post('/v1/webhooks', write, validator.for('createWebhook'), async (req, res) => {
+    const accountId = accountIdOf(res);
+    const body = req.body as { url: string; role?: 'primary' | 'backup'; events?: string[] | null };
+    await checkUrl(body.url);
+    const taken = new Set((await listEndpoints(rt.pool, accountId)).map((e) => e.role));
+    const role = body.role ?? ROLES.find((r) => !taken.has(r));
+    if (!role || taken.has(role)) throw new ApiError('webhook_limit_reached', role ? `The ${role} role is taken.` : undefined);
+    const id = randomId('webhookEndpoint');
+    const secret = newEndpointSecret();
+    const now = new Date(rt.clock.now());
+    const row: EndpointRow = {
+      id, accountId, url: body.url, role, events: body.events ?? null, isActive: true, secretSealed: box.seal(id, secret),
+      lastDeliveryAt: null, lastDeliveryStatus: null, createdAt: now, updatedAt: now,
+    };
+    if (!(await insertEndpoint(rt.pool, row))) throw new ApiError('webhook_limit_reached', `The ${role} role is taken.`);
+    sendJson(res, 201, { ...endpointJson(row), secret });
+  });
+
+  router.get('/v1/webhooks/:webhookId', read, validator.for('getWebhook'), async (req, res) => {
+    sendJson(res, 200, endpointJson(await owned(res, String(req.params.webhookId))));
+  });
+
+  router.patch('/v1/webhooks/:webhookId', write, validator.for('updateWebhook'), async (req, res) => {
+    const body = req.body as { url?: string; role?: 'primary' | 'backup'; events?: string[] | null; is_active?: boolean };
+    if (body.url !== undefined) await checkUrl(body.url);
+    const updated = await updateEndpoint(rt.pool, accountIdOf(res), String(req.params.webhookId), {
+      url: body.url, role: body.role, events: body.events, isActive: body.is_active,
+    }, new Date(rt.clock.now()));
+    if (!updated) throw new ApiError('not_found');
+    sendJson(res, 200, endpointJson(updated));
+  });
+
+  router.delete('/v1/webhooks/:webhookId', write, validator.for('deleteWebhook'), async (req, res) => {
+    if (!(await deleteEndpoint(rt.pool, accountIdOf(res), String(req.params.webhookId)))) throw new ApiError('not_found');
+    res.status(204).end();
+  });
+
+  router.post('/v1/webhooks/:webhookId/rotate-secret', write, validator.for('rotateWebhookSecret'), async (req, res) => {
+    const endpoint = await owned(res, String(req.params.webhookId));
+    const secret = newEndpointSecret();
+    await updateEndpoint(rt.pool, endpoint.accountId, endpoint.id, { secretSealed: box.seal(endpoint.id, secret) }, new Date(rt.clock.now()));
+    sendJson(res, 200, { id: endpoint.id, secret });
+  });
+
+  router.post('/v1/webhooks/:webhookId/test', write, validator.for('testWebhook'), async (req, res) => {
+    const endpoint = await owned(res, String(req.params.webhookId));
+    const event = (req.body as { event?: string } | undefined)?.event ?? 'balance.credited';
+    const now = rt.clock.now();
+    const deliveryId = randomId('delivery');
+    const body = envelopeBytes({
+      eventId: randomId('event'), type: event, eventVersion: EVENT_VERSION, createdAt: now, accountId: endpoint.accountId,
+      network: rt.cfg.NETWORK, data: sampleEventData(event, now),
+    }, true);
+    const request = signedRequest(box.open(endpoint.id, endpoint.secretSealed), body, {
+      eventId: JSON.parse(body.toString('utf8')).event_id, eventType: event, eventVersion: EVENT_VERSION, deliveryId, attempt: 1,
+      timestampSeconds: Math.floor(now / 1000), userAgent: `${rt.cfg.BRAND}-webhook/1`,
+    });
+    const answer = await sendAttempt(endpoint.url, request, {
+      allowPrivate: rt.cfg.WEBHOOK_ALLOW_PRIVATE_TARGETS, answerLimitMs: realAnswerLimitMs(rt.clock), ca: deps.ca, resolve: deps.resolve,
+    });
+    sendJson(res, 200, {
+      delivered: answer.ok, event, delivery_id: deliveryId, response_status: answer.status,
+      response_body_excerpt: answer.excerpt, error: answer.error, duration_ms: answer.durationMs,
+    });
+  });
+
+  router.get('/v1/webhooks/:webhookId/deliveries', read, validator.for('listWebhookDeliveries'), async (req, res) => {
+    const endpoint = await owned(res, String(req.params.webhookId));
+    const query = res.locals.query as { limit?: number; cursor?: string };
+    const limit = query.limit ?? 50;
+    const rows = await listDeliveries(rt.pool, endpoint.id, limit + 1, query.cursor ? decodeCursor(query.cursor) : null);
+    const page = rows.slice(0, limit);
+    sendJson(res, 200, { data: page.map(deliveryJson), next_cursor: rows.length > limit ? encodeCursor(page[page.length - 1]) : null });
+  });
+
+  return router;
+}
+
