@@ -11,12 +11,16 @@ import { stringifyJson } from '../platform/json';
 import { logger } from '../platform/logger';
 import { createRuntime, type Runtime } from '../platform/runtime';
 import { replayAndVerify } from './replay';
+import { rotateDepositAddress } from './rotate-deposit-address';
 
 const help = `Usage: ./bin/ops <command> [options]
 
 Commands:
   create-account [--owner-address T...] [--display-name text]
       Creates a bare account (until signup exists, for tests and support). Prints its id.
+  rotate-deposit-address --account <acc_id>
+      Replaces the account's deposit address (at most once per 30 days, 3 times per 365 days); the old one
+      still credits for 30 days. Emits deposit_address.rotated. Prints the new address.
   adjust --account <acc_id> --amount-sun <n> --memo <text>
       Support adjustment, positive or negative. Prints the journal id.
   replay --verify [--keep]
@@ -90,7 +94,7 @@ async function run(argv: string[]): Promise<number> {
   const cfg = loadConfig();
   logger.level = cfg.LOG_LEVEL === 'info' ? 'warn' : cfg.LOG_LEVEL;
 
-  if (!['create-account', 'adjust', 'replay'].includes(command)) throw new UsageError(`unknown command ${command}`);
+  if (!['create-account', 'adjust', 'replay', 'rotate-deposit-address'].includes(command)) throw new UsageError(`unknown command ${command}`);
   let amount = 0n;
   if (command === 'adjust') {
     need(values, 'account');
@@ -101,6 +105,7 @@ async function run(argv: string[]): Promise<number> {
       throw new UsageError('--amount-sun must be an integer number of SUN');
     }
   }
+  if (command === 'rotate-deposit-address') need(values, 'account');
   if (command === 'replay' && !values.verify) throw new UsageError('replay needs --verify');
 
   const rt = await createRuntime(cfg);
@@ -116,6 +121,12 @@ async function run(argv: string[]): Promise<number> {
         );
         failOn(result);
         console.log(result.body?.account_id);
+        return 0;
+      }
+      case 'rotate-deposit-address': {
+        const result = await withBus(rt, (bus) => rotateDepositAddress(rt, bus, values.account as string));
+        failOn(result);
+        console.log(result.body?.address);
         return 0;
       }
       case 'adjust': {
