@@ -46,7 +46,7 @@ export async function freePort(): Promise<number> {
 export async function startDevnet(env: Record<string, string> = {}, dataDir?: string): Promise<Devnet> {
   const port = await freePort();
   const dir = dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'devnet-test-'));
-  const child: ChildProcess = spawn(process.execPath, ['--require', 'tsx/cjs', path.join(ROOT, 'infra/devnet/src/main.ts')], {
+  const child: ChildProcess = spawn(process.execPath, ['--require', 'tsx/cjs', path.join(ROOT, 'infra/devnet/src/main.ts'), '--exit-with-parent'], {
     cwd: ROOT,
     env: { ...process.env, DEVNET_PORT: String(port), DEVNET_DATA_DIR: dir, DEVNET_BLOCK_MS: '200', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -58,7 +58,7 @@ export async function startDevnet(env: Record<string, string> = {}, dataDir?: st
 
   const post = async (p: string, body: unknown = {}) => {
     const res = await fetch(url + p, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    return res.json();
+    return res.json() as Promise<any>;
   };
   const deadline = Date.now() + 30_000;
   let accounts: DevnetAccounts | undefined;

@@ -1,0 +1,197 @@
+/**
+ * Read side of the chain adapter: blocks, transactions, transaction info (logs), accounts and constant
+ * contract calls, over the java-tron HTTP API through TronWeb's providers. Every failure to read (network
+ * error, timeout, non-2xx, unreadable answer) becomes ChainUnavailable; "not there (yet)" is undefined.
+ * Addresses come back in Base58; amounts as bigint.
+ */
+import { TronWeb } from 'tronweb';
+import type { Config } from '../platform/config';
+import { ChainUnavailable } from './errors';
+import { createTronWeb } from './tron-client';
+
+/** Which view of the chain to read: the head (`full`) or the solidified part (`solid`). */
+export type ChainView = 'full' | 'solid';
+
+export interface BlockHeader {
+  number: number;
+  id: string;
+  /** Block time, ms since the epoch. */
+  timestamp: number;
+}
+
+/** One transaction of a block, reduced to what deposit and order code read. */
+export interface ChainTx {
+  txid: string;
+  /** Contract type, e.g. TransferContract, TriggerSmartContract. */
+  type: string;
+  /** SUCCESS, REVERT, ... (java-tron `ret[0].contractRet`). */
+  contractRet: string;
+  owner: string | null;
+  /** TransferContract receiver. */
+  to: string | null;
+  /** TransferContract amount (SUN). */
+  amountSun: bigint | null;
+  /** TriggerSmartContract contract address. */
+  contract: string | null;
+}
+
+export interface Block extends BlockHeader {
+  transactions: ChainTx[];
+}
+
+export interface TxLog {
+  /** Position of the log within its transaction. */
+  index: number;
+  /** Emitting contract, Base58. */
+  address: string;
+  topics: string[];
+  data: string;
+}
+
+export interface TxInfo {
+  txid: string;
+  blockNumber: number;
+  blockTimestamp: number;
+  /** java-tron `receipt.result` for contract calls (SUCCESS, REVERT, ...); null for plain transfers. */
+  receiptResult: string | null;
+  failed: boolean;
+  fee: bigint;
+  logs: TxLog[];
+}
+
+export interface ChainAccount {
+  address: string;
+  /** False when the address was never activated on chain. */
+  exists: boolean;
+  balanceSun: bigint;
+}
+
+export interface ConstantCallResult {
+  ok: boolean;
+  /** Hex of the first constant_result (no 0x). */
+  result: string;
+  energyUsed: number;
+}
+
+/** At most this many blocks per range read (java-tron's own limit). */
+export const MAX_BLOCK_RANGE = 100;
+
+const base58 = (hexOrBase58: unknown): string | null => {
+  if (typeof hexOrBase58 !== 'string' || hexOrBase58 === '') return null;
+  if (hexOrBase58.startsWith('T')) return hexOrBase58;
+  const hex = hexOrBase58.replace(/^0x/, '');
+  return TronWeb.address.fromHex(hex.length === 40 ? `41${hex}` : hex);
+};
+
+function headerOf(raw: any): BlockHeader {
+  const data = raw?.block_header?.raw_data;
+  if (!data || typeof raw.blockID !== 'string') throw new ChainUnavailable('unreadable block');
+  return { number: Number(data.number ?? 0), id: raw.blockID, timestamp: Number(data.timestamp ?? 0) };
+}
+
+function txOf(raw: any): ChainTx {
+  const contract = raw?.raw_data?.contract?.[0];
+  const value = contract?.parameter?.value ?? {};
+  return {
+    txid: String(raw.txID),
+    type: String(contract?.type ?? ''),
+    contractRet: String(raw?.ret?.[0]?.contractRet ?? 'SUCCESS'),
+    owner: base58(value.owner_address),
+    to: base58(value.to_address),
+    amountSun: value.amount === undefined ? null : BigInt(value.amount),
+    contract: base58(value.contract_address),
+  };
+}
+
+function blockOf(raw: any): Block {
+  return { ...headerOf(raw), transactions: (raw.transactions ?? []).map(txOf) };
+}
+
+export class ChainReader {
+  constructor(private readonly tronWeb: TronWeb) {}
+
+  static fromConfig(cfg: Pick<Config, 'TRON_FULL_HOST'>): ChainReader {
+    return new ChainReader(createTronWeb(cfg));
+  }
+
+  private async call<T = any>(view: ChainView, path: string, payload: Record<string, unknown> = {}): Promise<T> {
+    const provider = view === 'solid' ? this.tronWeb.solidityNode : this.tronWeb.fullNode;
+    const prefix = view === 'solid' ? 'walletsolidity' : 'wallet';
+    try {
+      const answer = await provider.request<any>(`${prefix}/${path}`, { ...payload, visible: true }, 'post');
+      if (answer === null || typeof answer !== 'object') throw new Error('not a JSON object');
+      if (typeof answer.Error === 'string') throw new Error(answer.Error);
+      return answer as T;
+    } catch (err) {
+      throw new ChainUnavailable(`${prefix}/${path}: ${(err as Error).message ?? String(err)}`, err);
+    }
+  }
+
+  /** The newest block of the view (head, or the newest solidified block). */
+  async nowBlock(view: ChainView = 'full'): Promise<BlockHeader> {
+    return headerOf(await this.call(view, 'getnowblock'));
+  }
+
+  async solidifiedBlockNumber(): Promise<number> {
+    return (await this.nowBlock('solid')).number;
+  }
+
+  /** One block with its transactions; undefined when the view has no such block yet. */
+  async blockByNumber(num: number, view: ChainView = 'solid'): Promise<Block | undefined> {
+    const raw = await this.call(view, 'getblockbynum', { num });
+    return raw.blockID ? blockOf(raw) : undefined;
+  }
+
+  /** Blocks [start, end) with their transactions (at most MAX_BLOCK_RANGE), those the view has. */
+  async blockRange(start: number, end: number, view: ChainView = 'solid'): Promise<Block[]> {
+    if (end <= start) return [];
+    if (end - start > MAX_BLOCK_RANGE) throw new RangeError(`at most ${MAX_BLOCK_RANGE} blocks per read`);
+    const raw = await this.call(view, 'getblockbylimitnext', { startNum: start, endNum: end });
+    return (raw.block ?? []).map(blockOf).sort((a: Block, b: Block) => a.number - b.number);
+  }
+
+  /** Transaction info with its logs; undefined until the transaction is in a block of the view. */
+  async transactionInfo(txid: string, view: ChainView = 'solid'): Promise<TxInfo | undefined> {
+    const raw = await this.call(view, 'gettransactioninfobyid', { value: txid });
+    if (!raw.id) return undefined;
+    return {
+      txid: String(raw.id),
+      blockNumber: Number(raw.blockNumber ?? 0),
+      blockTimestamp: Number(raw.blockTimeStamp ?? 0),
+      receiptResult: raw.receipt?.result ?? null,
+      failed: raw.result === 'FAILED',
+      fee: BigInt(raw.fee ?? 0),
+      logs: (raw.log ?? []).map((l: any, index: number) => ({
+        index,
+        address: base58(l.address) ?? '',
+        topics: (l.topics ?? []).map((t: string) => t.toLowerCase()),
+        data: String(l.data ?? ''),
+      })),
+    };
+  }
+
+  /** An account's activation and TRX balance. */
+  async account(address: string, view: ChainView = 'full'): Promise<ChainAccount> {
+    const raw = await this.call(view, 'getaccount', { address });
+    const exists = typeof raw.address === 'string' || raw.create_time !== undefined;
+    return { address, exists, balanceSun: BigInt(raw.balance ?? 0) };
+  }
+
+  /**
+   * A read-only contract call (triggerconstantcontract). `parameter` is the ABI-encoded argument hex
+   * (no selector); `functionSelector` like `slot0()`.
+   */
+  async triggerConstant(
+    contract: string, functionSelector: string, parameter = '', options: { owner?: string; view?: ChainView } = {},
+  ): Promise<ConstantCallResult> {
+    const raw = await this.call(options.view ?? 'full', 'triggerconstantcontract', {
+      owner_address: options.owner ?? contract,
+      contract_address: contract,
+      function_selector: functionSelector,
+      parameter,
+    });
+    const result = raw.constant_result?.[0];
+    if (typeof result !== 'string' && raw.result?.code) return { ok: false, result: '', energyUsed: 0 };
+    return { ok: raw.result?.result === true && !raw.result?.message, result: String(result ?? ''), energyUsed: Number(raw.energy_used ?? 0) };
+  }
+}
