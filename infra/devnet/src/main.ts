@@ -5,7 +5,10 @@ import { createApp } from './http/server';
 import { log } from './log';
 import { DevnetNode } from './node';
 
-/** Entry point: `main.js [--reset]` (--reset wipes DEVNET_DATA_DIR first). */
+/**
+ * Entry point: `main.js [--reset] [--exit-with-parent]`. --reset wipes DEVNET_DATA_DIR first;
+ * --exit-with-parent (for test harnesses) stops the devnet when the process that started it dies.
+ */
 function main(): void {
   let config;
   try {
@@ -51,6 +54,12 @@ function main(): void {
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+  if (process.argv.includes('--exit-with-parent')) {
+    const parent = process.ppid;
+    setInterval(() => process.ppid !== parent && shutdown('parent exited'), 1_000).unref();
+  }
+  // Nobody is reading the log any more (the parent went away): stop rather than spin on EPIPE.
+  process.stdout.on('error', () => shutdown('stdout closed'));
 }
 
 main();

@@ -8,18 +8,15 @@ const POOL_FEE = 3000;
 const POOL_LIQUIDITY = 10n ** 15n;
 const READ_ENERGY = 600n;
 
+/** floor(sqrt(n)) by Newton's method from a power of two above the root (exact for any size). */
 function isqrt(n: bigint): bigint {
   if (n < 2n) return n;
-  let x = BigInt(Math.floor(Math.sqrt(Number(n))));
-  // Newton steps from the float estimate to the exact floor.
+  let x = 1n << BigInt(Math.ceil(n.toString(2).length / 2));
   for (;;) {
     const y = (x + n / x) >> 1n;
-    if (y >= x) break;
+    if (y >= x) return x;
     x = y;
   }
-  while (x * x > n) x--;
-  while ((x + 1n) * (x + 1n) <= n) x++;
-  return x;
 }
 
 /** A positive decimal string as an exact fraction. */
