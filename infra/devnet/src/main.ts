@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { ConfigError, loadConfig } from './config';
 import { toBase58 } from './crypto/address';
-import { createApp } from './http/server';
+import { createServer } from './http/server';
 import { log } from './log';
 import { DevnetNode } from './node';
 
@@ -23,7 +23,7 @@ function main(): void {
   if (process.argv.includes('--reset')) fs.rmSync(config.dataDir, { recursive: true, force: true });
 
   const node = new DevnetNode(config);
-  const server = createApp(node).listen(config.port, '127.0.0.1', () => {
+  const server = createServer(node).listen(config.port, '127.0.0.1', () => {
     node.startProducing();
     const a = node.accounts;
     const wallet = (k: { address: string; privateKey: string }) => ({ address: toBase58(k.address), private_key: k.privateKey });

@@ -5,7 +5,6 @@ import type { DevnetNode } from '../node';
 import { Refusal } from '../actuators/refusal';
 import { parseContract, type ContractType } from '../tx/contracts';
 import { FormatError, readInt64 } from '../tx/json-values';
-import { parseSignedTx } from '../tx/transaction';
 import { isVisible, paramsOf, sendError, sendJson } from './params';
 import { txInfoJson, txJson, unsignedTxJson } from './views';
 
@@ -36,18 +35,6 @@ export function transactionRoutes(router: Router, node: DevnetNode): void {
       }
     });
   }
-
-  router.post('/wallet/broadcasttransaction', async (req, res) => {
-    const p = paramsOf(req);
-    let tx;
-    try {
-      tx = parseSignedTx(p);
-    } catch (err) {
-      if (err instanceof FormatError) return sendError(res, 'class java.lang.IllegalArgumentException : ' + err.message);
-      throw err;
-    }
-    sendJson(res, p, await node.admission.broadcast(tx));
-  });
 
   for (const solidity of [false, true]) {
     const base = solidity ? '/walletsolidity' : '/wallet';

@@ -1,14 +1,14 @@
+import http from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { FormatError } from '../tx/json-values';
 import { log } from '../log';
 import type { DevnetNode } from '../node';
+import { BROADCAST_PATH, broadcastHandler } from './broadcast';
 import { adminRoutes } from './routes-admin';
 import { accountRoutes } from './routes-accounts';
 import { blockRoutes } from './routes-blocks';
 import { contractRoutes } from './routes-contracts';
 import { transactionRoutes } from './routes-transactions';
-
-const BROADCAST_PATHS = new Set(['/wallet/broadcasttransaction', '/wallet/broadcasthex']);
 
 export function createApp(node: DevnetNode): express.Express {
   const app = express();
@@ -19,7 +19,7 @@ export function createApp(node: DevnetNode): express.Express {
 
   // fail_reads_ms fault: every node read answers 503 while it lasts; broadcasts still work.
   app.use((req: Request, res: Response, next: NextFunction) => {
-    if (/^\/wallet(solidity)?\//.test(req.path) && !BROADCAST_PATHS.has(req.path) && node.faults.readsFailing(Date.now())) {
+    if (/^\/wallet(solidity)?\//.test(req.path) && node.faults.readsFailing(Date.now())) {
       res.status(503).json({ Error: 'devnet fault: reads unavailable' });
       return;
     }
@@ -49,4 +49,14 @@ export function createApp(node: DevnetNode): express.Express {
     res.status(500).json({ Error: err instanceof Error ? err.message : String(err) });
   });
   return app;
+}
+
+/** The HTTP server: broadcasts on their own fast path, everything else through express. */
+export function createServer(node: DevnetNode): http.Server {
+  const app = createApp(node);
+  const broadcast = broadcastHandler(node);
+  return http.createServer((req, res) => {
+    if (req.method === 'POST' && req.url === BROADCAST_PATH) broadcast(req, res);
+    else app(req, res);
+  });
 }

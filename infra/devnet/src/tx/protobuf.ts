@@ -4,27 +4,35 @@
  * txid — are the ones java-tron and TronWeb compute for the same JSON.
  */
 export class PbWriter {
-  private readonly parts: Buffer[] = [];
+  private readonly out: number[] = [];
 
   private tag(field: number, wireType: number): void {
-    this.rawVarint(BigInt((field << 3) | wireType));
+    this.rawVarint((field << 3) | wireType);
   }
 
-  private rawVarint(value: bigint): void {
+  private rawVarint(value: bigint | number): void {
+    if (typeof value === 'number' && value >= 0 && value <= Number.MAX_SAFE_INTEGER) {
+      // Fast path for the common case: no BigInt arithmetic.
+      let v = value;
+      while (v >= 0x80) {
+        this.out.push((v % 0x80) | 0x80);
+        v = Math.floor(v / 0x80);
+      }
+      this.out.push(v);
+      return;
+    }
     // Negative int64s are written as their 64-bit two's complement (10 bytes), like protobuf.
-    let v = BigInt.asUintN(64, value);
-    const bytes: number[] = [];
+    let v = BigInt.asUintN(64, BigInt(value));
     while (v >= 0x80n) {
-      bytes.push(Number(v & 0x7fn) | 0x80);
+      this.out.push(Number(v & 0x7fn) | 0x80);
       v >>= 7n;
     }
-    bytes.push(Number(v));
-    this.parts.push(Buffer.from(bytes));
+    this.out.push(Number(v));
   }
 
   varint(field: number, value: bigint | number | boolean): this {
-    const v = typeof value === 'boolean' ? (value ? 1n : 0n) : BigInt(value);
-    if (v !== 0n) {
+    const v = typeof value === 'boolean' ? Number(value) : typeof value === 'bigint' && value >= 0n && value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value;
+    if (v !== 0 && v !== 0n) {
       this.tag(field, 0);
       this.rawVarint(v);
     }
@@ -34,8 +42,8 @@ export class PbWriter {
   bytes(field: number, value: Uint8Array): this {
     if (value.length > 0) {
       this.tag(field, 2);
-      this.rawVarint(BigInt(value.length));
-      this.parts.push(Buffer.from(value));
+      this.rawVarint(value.length);
+      for (let i = 0; i < value.length; i++) this.out.push(value[i]);
     }
     return this;
   }
@@ -45,7 +53,7 @@ export class PbWriter {
   }
 
   finish(): Buffer {
-    return Buffer.concat(this.parts);
+    return Buffer.from(this.out);
   }
 }
 
