@@ -133,10 +133,6 @@ export class Chain {
     this.held.push({ tx, dueBlock });
   }
 
-  pendingCount(): number {
-    return this.pendingTxs.length;
-  }
-
   /** Seals pending transactions into the next block and solidifies the blocks now deep enough. */
   produceBlock(nowMs: number): Block {
     const head = this.head();

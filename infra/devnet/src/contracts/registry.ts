@@ -12,8 +12,4 @@ export class ContractRegistry {
   get(address: HexAddress): NativeContract | undefined {
     return this.byAddress.get(address);
   }
-
-  all(): NativeContract[] {
-    return [...this.byAddress.values()];
-  }
 }

@@ -40,11 +40,6 @@ export function toBase58(address: HexAddress): string {
   return cached;
 }
 
-/** The 20-byte EVM form used inside ABI words and event topics. */
-export function toEvmHex(address: HexAddress): string {
-  return address.slice(2);
-}
-
 export function sha256(data: Uint8Array): Buffer {
   return createHash('sha256').update(data).digest();
 }

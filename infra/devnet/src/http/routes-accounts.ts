@@ -20,7 +20,7 @@ export function accountRoutes(router: Router, node: DevnetNode, solidity: boolea
   get('/getaccount', (p, v) => {
     const address = parseAddress(p.address);
     const account = address ? v.account(address) : undefined;
-    return account ? accountJson(node.chain, v, account, isVisible(p)) : {};
+    return account ? accountJson(node.chain, account, isVisible(p)) : {};
   });
   get('/getaccountresource', (p, v) => {
     const address = parseAddress(p.address);

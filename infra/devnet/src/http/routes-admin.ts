@@ -11,7 +11,7 @@ import type { DevnetNode } from '../node';
 import type { Contract } from '../tx/contracts';
 import { FormatError, readInt64 } from '../tx/json-values';
 import type { SignedTx } from '../tx/transaction';
-import { paramsOf, sendJson } from './params';
+import { paramsOf } from './params';
 
 /** Fee limit the faucet's USDT transfers carry (100 TRX), far above what they burn. */
 const FAUCET_FEE_LIMIT = 100_000_000n;

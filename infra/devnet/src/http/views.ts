@@ -22,7 +22,7 @@ export const shownAddress = (a: HexAddress, visible: boolean) => (visible ? toBa
 /** Operations bitmap java-tron gives the default active permission. */
 const ACTIVE_OPERATIONS = '7fff1fc0033efb0f000000000000000000000000000000000000000000000000';
 
-export function accountJson(chain: Chain, view: StateView, a: Account, visible: boolean): Record<string, unknown> {
+export function accountJson(chain: Chain, a: Account, visible: boolean): Record<string, unknown> {
   const slot = chain.slotOf(chain.head().timestamp);
   const msOfSlot = (s: number) => BigInt(chain.genesisMs + s * SLOT_MS);
   const addr = shownAddress(a.address, visible);

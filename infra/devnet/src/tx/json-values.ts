@@ -22,10 +22,6 @@ export function readAddress(value: unknown, name: string): HexAddress {
   return address;
 }
 
-export function readOptionalAddress(value: unknown, name: string): HexAddress | undefined {
-  return value === undefined || value === null || value === '' ? undefined : readAddress(value, name);
-}
-
 export function readHex(value: unknown, name: string): Buffer {
   if (value === undefined || value === null || value === '') return Buffer.alloc(0);
   if (typeof value !== 'string' || !/^(0x)?([0-9a-fA-F]{2})*$/.test(value)) throw new FormatError(`${name} must be hex`);
