@@ -1,5 +1,5 @@
 import { TronWeb } from 'tronweb';
-import { eventually, sleep, startDevnet, type Devnet } from './start-devnet';
+import { sleep, solidifiedInfo, startDevnet, type Devnet } from './start-devnet';
 
 jest.setTimeout(90_000);
 
@@ -15,12 +15,6 @@ afterAll(async () => {
   await devnet?.stop();
 });
 
-async function landed(txid: string): Promise<any> {
-  return eventually(async () => {
-    const info: any = await tronWeb.trx.getTransactionInfo(txid);
-    return Object.keys(info).length ? info : undefined;
-  });
-}
 
 async function signedTransfer(amount: number): Promise<any> {
   const tx = await tronWeb.transactionBuilder.sendTrx(devnet.accounts.customers[0].address, amount, devnet.accounts.faucet.address);
@@ -46,7 +40,7 @@ describe('admin API', () => {
     const fresh = await tronWeb.createAccount();
     const answer = await devnet.post('/admin/faucet', { to: fresh.address.base58, trx_sun: '3000000', usdt: 7_500_000 });
     expect(answer.txids).toHaveLength(2);
-    await Promise.all(answer.txids.map(landed));
+    await Promise.all(answer.txids.map((txid: string) => solidifiedInfo(tronWeb, txid)));
     expect(await tronWeb.trx.getBalance(fresh.address.base58)).toBe(3_000_000);
     const usdt = await tronWeb.contract().at(devnet.accounts.usdt_contract);
     expect((await usdt.balanceOf(fresh.address.base58).call()).toString()).toBe('7500000');
@@ -78,7 +72,7 @@ describe('admin API', () => {
     expect(await (await fetch(`${devnet.url}/wallet/gettransactionbyid?value=${signed.txID}`)).json()).toEqual({});
     // The node forgot it: broadcasting again works.
     expect(await tronWeb.trx.sendRawTransaction(signed)).toMatchObject({ result: true });
-    await landed(signed.txID);
+    await solidifiedInfo(tronWeb, signed.txID);
   });
 
   it('includes a broadcast only K blocks later (delay_next_broadcasts)', async () => {
@@ -87,7 +81,7 @@ describe('admin API', () => {
     const signed = await signedTransfer(1_002);
     expect(await tronWeb.trx.sendRawTransaction(signed)).toMatchObject({ result: true });
     expect(((await tronWeb.trx.sendRawTransaction(signed)) as any).code).toBe('DUP_TRANSACTION_ERROR');
-    const info = await landed(signed.txID);
+    const info = await solidifiedInfo(tronWeb, signed.txID);
     expect(info.blockNumber).toBeGreaterThanOrEqual(head.block_header.raw_data.number + 4);
   });
 
@@ -114,7 +108,7 @@ describe('admin API', () => {
 
   it('continues the same chain after a restart, and starts over on reset', async () => {
     const fresh = await tronWeb.createAccount();
-    await landed((await tronWeb.trx.sendTransaction(fresh.address.base58, 4_000_000)).transaction.txID);
+    await solidifiedInfo(tronWeb, (await tronWeb.trx.sendTransaction(fresh.address.base58, 4_000_000)).transaction.txID);
     const before: any = await tronWeb.trx.getCurrentBlock();
     await devnet.stop();
 

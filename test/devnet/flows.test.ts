@@ -1,5 +1,5 @@
 import { TronWeb } from 'tronweb';
-import { eventually, startDevnet, type Devnet } from './start-devnet';
+import { solidifiedInfo, startDevnet, type Devnet } from './start-devnet';
 
 jest.setTimeout(60_000);
 
@@ -15,13 +15,6 @@ afterAll(async () => {
   await devnet?.stop();
 });
 
-/** What TronWeb's getTransactionInfo gives once the transaction is solidified. */
-async function confirmed(txid: string): Promise<any> {
-  return eventually(async () => {
-    const info: any = await tronWeb.trx.getTransactionInfo(txid);
-    return Object.keys(info).length ? info : undefined;
-  });
-}
 
 describe('a new wallet driven with TronWeb', () => {
   it('is funded, receives USDT, gets energy delegated and sees its energy limit rise', async () => {
@@ -33,7 +26,7 @@ describe('a new wallet driven with TronWeb', () => {
     const faucetBefore = Number(await tronWeb.trx.getUnconfirmedBalance(devnet.accounts.faucet.address));
     const send = await tronWeb.trx.sendTransaction(fresh.address.base58, 5_000_000);
     expect(send.result).toBe(true);
-    const sendInfo = await confirmed(send.transaction.txID);
+    const sendInfo = await solidifiedInfo(tronWeb, send.transaction.txID);
     expect(sendInfo.fee).toBe(1_000_000);
     expect(await tronWeb.trx.getBalance(fresh.address.base58)).toBe(5_000_000);
     const faucetAfter = Number(await tronWeb.trx.getBalance(devnet.accounts.faucet.address));
@@ -44,7 +37,7 @@ describe('a new wallet driven with TronWeb', () => {
     expect(await usdt.symbol().call()).toBe('USDT');
     expect(Number(await usdt.decimals().call())).toBe(6);
     const usdtTxid = await usdt.transfer(fresh.address.base58, 25_000_000).send({ feeLimit: 100_000_000 });
-    const usdtInfo = await confirmed(usdtTxid);
+    const usdtInfo = await solidifiedInfo(tronWeb, usdtTxid);
     expect(usdtInfo.receipt.result).toBe('SUCCESS');
     expect(usdtInfo.receipt.energy_usage_total).toBe(29_650);
     expect(usdtInfo.log[0].topics[0]).toBe('ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef');
@@ -58,7 +51,7 @@ describe('a new wallet driven with TronWeb', () => {
     const delegation = await asPool.transactionBuilder.delegateResource(1_000_000_000, fresh.address.base58, 'ENERGY', pool.address, true, 1000);
     const delegated = await asPool.trx.sendRawTransaction(await asPool.trx.sign(delegation));
     expect(delegated.result).toBe(true);
-    await confirmed(delegation.txID);
+    await solidifiedInfo(tronWeb, delegation.txID);
     const after: any = await tronWeb.trx.getAccountResources(fresh.address.base58);
     const expected = Math.floor(1000 * (after.TotalEnergyLimit / after.TotalEnergyWeight));
     expect(after.EnergyLimit).toBe(expected);
@@ -74,7 +67,7 @@ describe('a new wallet driven with TronWeb', () => {
     const asFresh = new TronWeb({ fullHost: devnet.url, privateKey: fresh.privateKey });
     const usdtAsFresh = await asFresh.contract().at(devnet.accounts.usdt_contract);
     const back = await usdtAsFresh.transfer(devnet.accounts.faucet.address, 1_000_000).send({ feeLimit: 50_000_000 });
-    const backInfo = await confirmed(back);
+    const backInfo = await solidifiedInfo(tronWeb, back);
     expect(backInfo.receipt.energy_usage).toBe(14_650);
     expect(backInfo.receipt.energy_fee ?? 0).toBe(0);
     const used: any = await tronWeb.trx.getAccountResources(fresh.address.base58);
@@ -88,7 +81,7 @@ describe('a new wallet driven with TronWeb', () => {
     const send = async (tx: any) => {
       const answer = await tw.trx.sendRawTransaction(await tw.trx.sign(tx));
       expect(answer).toMatchObject({ result: true });
-      return confirmed(tx.txID);
+      return solidifiedInfo(tronWeb, tx.txID);
     };
     const weightBefore: any = await tw.trx.getAccountResources(customer.address);
     await send(await tw.transactionBuilder.freezeBalanceV2(2_000_000_000, 'ENERGY', customer.address));
@@ -121,7 +114,7 @@ describe('a new wallet driven with TronWeb', () => {
     expect(range[1].block_header.raw_data.parentHash).toBe(range[0].blockID);
 
     const sent = await tronWeb.trx.sendTransaction(devnet.accounts.customers[2].address, 1_000);
-    const info = await confirmed(sent.transaction.txID);
+    const info = await solidifiedInfo(tronWeb, sent.transaction.txID);
     const block: any = await tronWeb.trx.getBlock(info.blockNumber);
     expect(block.transactions.map((t: any) => t.txID)).toContain(sent.transaction.txID);
     const tx: any = await tronWeb.trx.getTransaction(sent.transaction.txID);

@@ -1,5 +1,5 @@
 import { TronWeb, utils } from 'tronweb';
-import { eventually, startDevnet, type Devnet } from './start-devnet';
+import { solidifiedInfo, startDevnet, type Devnet } from './start-devnet';
 
 jest.setTimeout(60_000);
 
@@ -17,12 +17,6 @@ afterAll(async () => {
 
 const text = (hex: string | undefined) => Buffer.from(hex ?? '', 'hex').toString('utf8');
 
-async function landed(tw: TronWeb, txid: string): Promise<any> {
-  return eventually(async () => {
-    const info: any = await tw.trx.getTransactionInfo(txid);
-    return Object.keys(info).length ? info : undefined;
-  });
-}
 
 describe('the devnet refuses what java-tron refuses', () => {
   it('a transaction signed by someone else than its owner', async () => {
@@ -75,13 +69,13 @@ describe('the devnet refuses what java-tron refuses', () => {
     expect(await faucet.trx.sendRawTransaction(signed)).toMatchObject({ result: true, txid: tx.txID });
     const again: any = await faucet.trx.sendRawTransaction(signed);
     expect(again.code).toBe('DUP_TRANSACTION_ERROR');
-    await landed(faucet, tx.txID);
+    await solidifiedInfo(faucet, tx.txID);
     expect(((await faucet.trx.sendRawTransaction(signed)) as any).code).toBe('DUP_TRANSACTION_ERROR');
   });
 
   it('a transfer larger than the balance', async () => {
     const poor = await faucet.createAccount();
-    await landed(faucet, (await faucet.trx.sendTransaction(poor.address.base58, 2_000_000)).transaction.txID);
+    await solidifiedInfo(faucet, (await faucet.trx.sendTransaction(poor.address.base58, 2_000_000)).transaction.txID);
     const tw = new TronWeb({ fullHost: devnet.url, privateKey: poor.privateKey });
     const tx = await tw.transactionBuilder.sendTrx(devnet.accounts.faucet.address, 50_000_000, poor.address.base58);
     const answer: any = await tw.trx.sendRawTransaction(await tw.trx.sign(tx));
@@ -97,7 +91,7 @@ describe('the devnet refuses what java-tron refuses', () => {
     const tw = new TronWeb({ fullHost: devnet.url, privateKey: customer.private_key });
     const usdt = await tw.contract().at(devnet.accounts.usdt_contract);
     const txid = await usdt.transfer(devnet.accounts.faucet.address, 10n ** 15n).send({ feeLimit: 10_000_000 });
-    const info = await landed(tw, txid);
+    const info = await solidifiedInfo(tw, txid);
     expect(info.result).toBe('FAILED');
     expect(info.receipt.result).toBe('REVERT');
     expect(info.fee).toBeGreaterThan(0);
@@ -110,7 +104,7 @@ describe('the devnet refuses what java-tron refuses', () => {
     const tw = new TronWeb({ fullHost: devnet.url, privateKey: pool.private_key });
     const delegate = await tw.transactionBuilder.delegateResource(10_000_000, receiver.address, 'ENERGY', pool.address, true, 600);
     expect(await tw.trx.sendRawTransaction(await tw.trx.sign(delegate))).toMatchObject({ result: true });
-    await landed(tw, delegate.txID);
+    await solidifiedInfo(tw, delegate.txID);
 
     const undelegate = await tw.transactionBuilder.undelegateResource(10_000_000, receiver.address, 'ENERGY', pool.address);
     const answer: any = await tw.trx.sendRawTransaction(await tw.trx.sign(undelegate));
@@ -124,7 +118,7 @@ describe('the devnet refuses what java-tron refuses', () => {
     const tw = new TronWeb({ fullHost: devnet.url, privateKey: pool.private_key });
     const first = await tw.transactionBuilder.delegateResource(10_000_000, receiver.address, 'ENERGY', pool.address, true, 1_000);
     expect(await tw.trx.sendRawTransaction(await tw.trx.sign(first))).toMatchObject({ result: true });
-    await landed(tw, first.txID);
+    await solidifiedInfo(tw, first.txID);
     const shorter = await tw.transactionBuilder.delegateResource(10_000_000, receiver.address, 'ENERGY', pool.address, true, 10);
     const answer: any = await tw.trx.sendRawTransaction(await tw.trx.sign(shorter));
     expect(answer.code).toBe('CONTRACT_VALIDATE_ERROR');

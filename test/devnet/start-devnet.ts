@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import type { TronWeb } from 'tronweb';
 
 export interface Wallet {
   address: string;
@@ -98,4 +99,12 @@ export async function eventually<T>(probe: () => Promise<T | undefined | null | 
     if (Date.now() > deadline) throw new Error('condition not met in time');
     await sleep(100);
   }
+}
+
+/** TronWeb's getTransactionInfo once it answers, i.e. once the transaction's block is solidified. */
+export async function solidifiedInfo(tronWeb: TronWeb, txid: string): Promise<any> {
+  return eventually(async () => {
+    const info: any = await tronWeb.trx.getTransactionInfo(txid);
+    return Object.keys(info).length ? info : undefined;
+  });
 }

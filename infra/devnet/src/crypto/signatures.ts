@@ -1,6 +1,9 @@
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { log } from '../log';
 import { SignatureVerifier, type SigCheck, type SigResult } from './verify';
+
+const UNAVAILABLE: SigResult = { error: 'signature check unavailable' };
 
 interface Pending {
   readonly items: SigCheck[];
@@ -14,7 +17,7 @@ interface Pending {
  */
 export class SignaturePool {
   private readonly workers: Worker[] = [];
-  private readonly inflight = new Map<number, (results: SigResult[]) => void>();
+  private readonly inflight = new Map<number, { worker: number; resolve: (results: SigResult[]) => void }>();
   private readonly queues: Pending[] = [];
   private readonly inline = new SignatureVerifier();
   private nextId = 1;
@@ -27,9 +30,18 @@ export class SignaturePool {
     for (let i = 0; i < size; i++) {
       const worker = new Worker(file, { execArgv: isTs ? ['--require', 'tsx/cjs'] : [] });
       worker.on('message', (msg: { id: number; results: SigResult[] }) => {
-        const resolve = this.inflight.get(msg.id);
+        const entry = this.inflight.get(msg.id);
         this.inflight.delete(msg.id);
-        resolve?.(msg.results);
+        entry?.resolve(msg.results);
+      });
+      // A crashed worker must not leave broadcasts waiting forever: they fail as unverifiable.
+      worker.on('error', (err) => {
+        log('error', 'signature worker failed', { error: err.message });
+        for (const [id, entry] of this.inflight) {
+          if (entry.worker !== i) continue;
+          this.inflight.delete(id);
+          entry.resolve([]);
+        }
       });
       worker.unref();
       worker.postMessage({ id: 0, items: [], keys: knownKeys });
@@ -62,7 +74,7 @@ export class SignaturePool {
       if (queue.items.length === 0) return;
       const { items, resolvers } = { items: queue.items.splice(0), resolvers: queue.resolvers.splice(0) };
       const id = this.nextId++;
-      this.inflight.set(id, (results) => results.forEach((r, i) => resolvers[i](r)));
+      this.inflight.set(id, { worker: index, resolve: (results) => resolvers.forEach((resolve, i) => resolve(results[i] ?? UNAVAILABLE)) });
       this.workers[index].postMessage({ id, items });
     });
   }
