@@ -4,6 +4,11 @@ import type { Runtime } from '../../services/platform/runtime';
 import { randomId } from '../../services/domain/ids';
 import { newEndpointSecret } from '../../services/webhooks/signing';
 import { webhookSecretBox } from '../../services/webhooks/secrets';
+import type { Resolver } from '../../services/webhooks/url-check';
+import { startDispatcher } from '../../services/dispatcher/dispatcher';
+import { startRoles, type Stoppable } from '../../services/roles';
+import { startReceiver, testCa, type Receiver } from './https-receiver';
+import { dropWorld, newWorld, openBus, openRuntime, type World } from './world';
 
 export async function createAccount(rt: Runtime, bus: CommandBus): Promise<string> {
   const result = await bus.submit({ type: 'account.create', accountId: randomId('account'), brand: rt.cfg.BRAND, network: rt.cfg.NETWORK, ownerAddress: null, displayName: null });
@@ -61,4 +66,46 @@ export interface DeliveryRow {
 export async function deliveriesOf(rt: Runtime, accountId: string): Promise<DeliveryRow[]> {
   const { rows } = await rt.pool.query('SELECT * FROM webhook_deliveries WHERE account_id = $1 ORDER BY seq', [accountId]);
   return rows as DeliveryRow[];
+}
+
+/** A webhook test's world: runtime, optionally the pipeline (processor, relay) and an in-process dispatcher trusting the test CA. */
+export interface WebhookWorld {
+  world: World;
+  rt: Runtime;
+  bus: CommandBus;
+  /** A receiver closed with the world. */
+  receiver(answer?: Receiver['answer']): Promise<Receiver>;
+  /** Stops everything, `before` first (servers of the test). */
+  stop(before?: () => Promise<unknown>): Promise<void>;
+}
+
+export async function startWebhookWorld(
+  label: string, env: Record<string, string>, options: { pipeline?: boolean; dispatcher?: boolean; resolve?: Resolver } = {},
+): Promise<WebhookWorld> {
+  const world = newWorld(label, { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', ...env });
+  const rt = await openRuntime(world);
+  const bus = await openBus(rt);
+  const roles: Stoppable[] = options.pipeline === false ? [] : await startRoles(rt, ['processor', 'relay']);
+  const dispatcher = options.dispatcher === false ? undefined : await startDispatcher({
+    log: rt.log, codec: rt.codec, pool: rt.pool, clock: rt.clock, secrets: webhookSecretBox(rt.cfg),
+    allowPrivate: true, concurrency: 8, userAgent: 'energy-webhook/1', ca: testCa().ca, resolve: options.resolve,
+  });
+  const receivers: Receiver[] = [];
+  return {
+    world, rt, bus,
+    receiver: async (answer) => {
+      const r = await startReceiver(answer);
+      receivers.push(r);
+      return r;
+    },
+    stop: async (before) => {
+      await before?.();
+      await dispatcher?.stop();
+      await Promise.allSettled(roles.map((r) => r.stop()));
+      await Promise.allSettled(receivers.map((r) => r.close()));
+      await bus.stop();
+      await rt.close();
+      await dropWorld(world);
+    },
+  };
 }

@@ -15,23 +15,17 @@ import { RequestValidator } from '../../../services/api/validate';
 import type { CommandBus } from '../../../services/platform/command-bus';
 import type { Runtime } from '../../../services/platform/runtime';
 import { parseJson } from '../../../services/platform/json';
-import { startRoles, type Stoppable } from '../../../services/roles';
-import { startDispatcher, type RunningDispatcher } from '../../../services/dispatcher/dispatcher';
-import { webhookSecretBox } from '../../../services/webhooks/secrets';
 import { verifySignature } from '../../../services/webhooks/signing';
 import type { Resolver } from '../../../services/webhooks/url-check';
-import { startReceiver, testCa, type ReceivedRequest, type Receiver } from '../../support/https-receiver';
+import { testCa, type ReceivedRequest, type Receiver } from '../../support/https-receiver';
 import { call, sessionHeaders, signedCall, signIn, signUp, type Customer } from '../../support/identity';
-import { credit } from '../../support/webhooks';
-import { dropWorld, eventually, newWorld, openBus, openRuntime, type World } from '../../support/world';
+import { credit, startWebhookWorld, type WebhookWorld } from '../../support/webhooks';
+import { eventually } from '../../support/world';
 
-let world: World;
+let w: WebhookWorld;
 let rt: Runtime;
 let bus: CommandBus;
-let roles: Stoppable[] = [];
-let dispatcher: RunningDispatcher | undefined;
 const servers: Server[] = [];
-const receivers: Receiver[] = [];
 let base: string;
 /** The same database behind an API that does not allow private targets (production's setting). */
 let strictBase: string;
@@ -51,11 +45,7 @@ async function listen(app: express.Express): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-const receiver = async (answer?: Receiver['answer']) => {
-  const r = await startReceiver(answer);
-  receivers.push(r);
-  return r;
-};
+const receiver = (answer?: Receiver['answer']) => w.receiver(answer);
 const as = (c: Customer) => ({
   get: (path: string) => signedCall(base, c.key, 'GET', path),
   post: (path: string, body?: unknown) => signedCall(base, c.key, 'POST', path, body),
@@ -66,16 +56,8 @@ const signed = (secret: string, r: ReceivedRequest) =>
   verifySignature(secret, { timestamp: r.headers['x-api-timestamp'], signature: r.headers['x-api-sign'] }, r.raw, Math.floor(Date.now() / 1000));
 
 beforeAll(async () => {
-  world = newWorld('whapi', {
-    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', BUDGET_CHALLENGE_PER_IP_PER_MIN: '100000', BUDGET_READS_PER_SEC: '100000', BUDGET_WRITES_PER_SEC: '100000',
-  });
-  rt = await openRuntime(world);
-  bus = await openBus(rt);
-  roles = await startRoles(rt, ['processor', 'relay']);
-  dispatcher = await startDispatcher({
-    log: rt.log, codec: rt.codec, pool: rt.pool, clock: rt.clock, secrets: webhookSecretBox(rt.cfg),
-    allowPrivate: true, concurrency: 4, userAgent: 'energy-webhook/1', ca: testCa().ca,
-  });
+  w = await startWebhookWorld('whapi', { BUDGET_CHALLENGE_PER_IP_PER_MIN: '100000', BUDGET_READS_PER_SEC: '100000', BUDGET_WRITES_PER_SEC: '100000' });
+  ({ rt, bus } = w);
   base = await listen(createApp({ rt, bus, webhooks: { ca: testCa().ca, resolve } }));
   // A second app would register its metrics twice: the webhook routes alone, as production configures them.
   const strictRt: Runtime = { ...rt, cfg: { ...rt.cfg, WEBHOOK_ALLOW_PRIVATE_TARGETS: false } };
@@ -86,15 +68,7 @@ beforeAll(async () => {
   customer = await signUp(base);
 });
 
-afterAll(async () => {
-  await Promise.allSettled(servers.map((s) => new Promise((r) => s.close(r))));
-  await dispatcher?.stop();
-  await Promise.allSettled(roles.map((r) => r.stop()));
-  await Promise.allSettled(receivers.map((r) => r.close()));
-  await bus?.stop();
-  await rt?.close();
-  if (world) await dropWorld(world);
-});
+afterAll(() => w?.stop(() => Promise.allSettled(servers.map((s) => new Promise((r) => s.close(r))))));
 
 test('credentials: none is 401, the bootstrap token is 401, a key without the scope is 403', async () => {
   expect((await call(base, 'GET', '/v1/webhooks')).status).toBe(401);

@@ -8,31 +8,21 @@ import type { CommandBus } from '../../../services/platform/command-bus';
 import type { Runtime } from '../../../services/platform/runtime';
 import { inTransaction } from '../../../services/platform/db/pool';
 import { parseJson } from '../../../services/platform/json';
-import { startRoles, type Stoppable } from '../../../services/roles';
-import { startDispatcher, type RunningDispatcher } from '../../../services/dispatcher/dispatcher';
 import { insertDeliveries, type IncomingEvent } from '../../../services/dispatcher/store';
-import { webhookSecretBox } from '../../../services/webhooks/secrets';
 import { webhookEventTypes } from '../../../services/webhooks/event-types';
 import { verifySignature } from '../../../services/webhooks/signing';
 import { sendAttempt } from '../../../services/webhooks/http-client';
-import { startReceiver, testCa, type ReceivedRequest, type Receiver } from '../../support/https-receiver';
-import { createAccount, credit, deliveriesOf, insertEndpoint, rotateSecretInTable } from '../../support/webhooks';
-import { dropWorld, eventually, newWorld, openBus, openRuntime, type World } from '../../support/world';
+import { testCa, type ReceivedRequest, type Receiver } from '../../support/https-receiver';
+import { createAccount, credit, deliveriesOf, insertEndpoint, rotateSecretInTable, startWebhookWorld, type WebhookWorld } from '../../support/webhooks';
+import { eventually } from '../../support/world';
 
 const SCALE = 20;
-let world: World;
+let w: WebhookWorld;
 let rt: Runtime;
 let bus: CommandBus;
-let roles: Stoppable[] = [];
-let dispatcher: RunningDispatcher | undefined;
-const receivers: Receiver[] = [];
 const resolved: string[] = [];
 
-const receiver = async (answer?: Receiver['answer']) => {
-  const r = await startReceiver(answer);
-  receivers.push(r);
-  return r;
-};
+const receiver = (answer?: Receiver['answer']) => w.receiver(answer);
 /** The receiver's URL under a host name that only the injected resolver knows (127.0.0.1). */
 const byName = (r: Receiver) => r.url.replace('127.0.0.1', 'receiver.test');
 const nowSeconds = () => Math.floor(rt.clock.now() / 1000);
@@ -45,29 +35,17 @@ const allDelivered = async (account: string, count: number) =>
   }, 30_000, `${count} deliveries of ${account}`);
 
 beforeAll(async () => {
-  world = newWorld('whdelivery', { CLOCK_SCALE: String(SCALE), WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', COMMAND_TIMEOUT_MS: '5000' });
-  rt = await openRuntime(world);
-  bus = await openBus(rt);
-  roles = await startRoles(rt, ['processor', 'relay']);
-  dispatcher = await startDispatcher({
-    log: rt.log, codec: rt.codec, pool: rt.pool, clock: rt.clock, secrets: webhookSecretBox(rt.cfg),
-    allowPrivate: true, concurrency: 8, userAgent: 'energy-webhook/1', ca: testCa().ca,
+  w = await startWebhookWorld('whdelivery', { CLOCK_SCALE: String(SCALE), COMMAND_TIMEOUT_MS: '5000' }, {
     resolve: async (host) => {
       resolved.push(host);
       if (host === 'receiver.test') return [{ address: '127.0.0.1', family: 4 }];
       throw new Error('ENOTFOUND');
     },
   });
+  ({ rt, bus } = w);
 });
 
-afterAll(async () => {
-  await dispatcher?.stop();
-  await Promise.allSettled(roles.map((r) => r.stop()));
-  await Promise.allSettled(receivers.map((r) => r.close()));
-  await bus?.stop();
-  await rt?.close();
-  if (world) await dropWorld(world);
-});
+afterAll(() => w?.stop());
 
 test('a credit is delivered once: exact headers, the envelope, signed with the endpoint secret, to the checked address', async () => {
   const rcv = await receiver();

@@ -6,18 +6,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Runtime } from '../../../services/platform/runtime';
 import { inTransaction } from '../../../services/platform/db/pool';
-import { startDispatcher, type RunningDispatcher } from '../../../services/dispatcher/dispatcher';
 import { insertDeliveries } from '../../../services/dispatcher/store';
-import { webhookSecretBox } from '../../../services/webhooks/secrets';
 import { verifySignature } from '../../../services/webhooks/signing';
-import { downUrl, startReceiver, testCa, type Receiver } from '../../support/https-receiver';
-import { deliveriesOf, insertEndpoint } from '../../support/webhooks';
-import { dropWorld, eventually, newWorld, openRuntime, type World } from '../../support/world';
+import { downUrl } from '../../support/https-receiver';
+import { deliveriesOf, insertEndpoint, startWebhookWorld, type WebhookWorld } from '../../support/webhooks';
+import { eventually } from '../../support/world';
 
-let world: World;
+let w: WebhookWorld;
 let rt: Runtime;
-let dispatcher: RunningDispatcher | undefined;
-const receivers: Receiver[] = [];
 
 const newAccountId = () => `acc_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
 /** The dispatcher's intake of one event (the clock is too fast for the command pipeline's deadlines). */
@@ -33,25 +29,16 @@ const settled = (account: string) =>
   }, 90_000, `the delivery of ${account} to settle`);
 
 beforeAll(async () => {
-  world = newWorld('whfailover', { CLOCK_SCALE: '3000', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' });
-  rt = await openRuntime(world);
-  dispatcher = await startDispatcher({
-    log: rt.log, codec: rt.codec, pool: rt.pool, clock: rt.clock, secrets: webhookSecretBox(rt.cfg),
-    allowPrivate: true, concurrency: 8, userAgent: 'energy-webhook/1', ca: testCa().ca,
-  });
+  // No pipeline: at this speed the command deadlines pass before the processor sees them.
+  w = await startWebhookWorld('whfailover', { CLOCK_SCALE: '3000' }, { pipeline: false });
+  rt = w.rt;
 });
 
-afterAll(async () => {
-  await dispatcher?.stop();
-  await Promise.allSettled(receivers.map((r) => r.close()));
-  await rt?.close();
-  if (world) await dropWorld(world);
-});
+afterAll(() => w?.stop());
 
 test('primary down: ten attempts, then the backup with the same event id, its own secret, the schedule restarted; both exhausted: dead', async () => {
-  const backupOk = await startReceiver();
-  const backupFailing = await startReceiver(() => ({ status: 500 }));
-  receivers.push(backupOk, backupFailing);
+  const backupOk = await w.receiver();
+  const backupFailing = await w.receiver(() => ({ status: 500 }));
   const [a, b] = [newAccountId(), newAccountId()];
   await insertEndpoint(rt, a, await downUrl());
   const backupA = await insertEndpoint(rt, a, backupOk.url, { role: 'backup' });
@@ -78,8 +65,7 @@ test('primary down: ten attempts, then the backup with the same event id, its ow
 });
 
 test('an order of tier 5m stops after attempt 4 on each endpoint', async () => {
-  const failing = await startReceiver(() => ({ status: 502 }));
-  receivers.push(failing);
+  const failing = await w.receiver(() => ({ status: 502 }));
   const account = newAccountId();
   await insertEndpoint(rt, account, failing.url);
   await insertEndpoint(rt, account, failing.url.replace('/hooks', '/backup'), { role: 'backup' });
