@@ -8,6 +8,7 @@ import { ApiError, errorHandler, sendJson } from './errors';
 import { healthRouter } from './health';
 import { identityRouters } from './routes/identity';
 import { webhooksRouter, type WebhookRouteDeps } from './routes/webhooks';
+import { ordersRouter, type OrderRouteDeps } from './routes/orders';
 import { buildDocument } from './openapi/document';
 import { requestId } from './request-id';
 import { RequestValidator } from './validate';
@@ -17,6 +18,8 @@ export interface ApiDeps {
   bus: CommandBus;
   /** Trust anchors and resolver of test deliveries (tests); default: Node's standard store, system DNS. */
   webhooks?: Pick<WebhookRouteDeps, 'ca' | 'resolve'>;
+  /** Receiver activation reads (tests); default: the chain adapter on TRON_FULL_HOST. */
+  chain?: OrderRouteDeps['chain'];
 }
 
 export function createApp(deps: ApiDeps): Express {
@@ -38,6 +41,7 @@ export function createApp(deps: ApiDeps): Express {
   app.get('/v1/openapi.json', validator.for('openapi'), (_req, res) => sendJson(res, 200, doc));
   app.use(...identityRouters({ rt: deps.rt, bus: deps.bus, validator }));
   app.use(webhooksRouter({ rt: deps.rt, validator, ...deps.webhooks }));
+  app.use(ordersRouter({ rt: deps.rt, bus: deps.bus, validator, chain: deps.chain }));
 
   app.use((_req, _res, next) => next(new ApiError('not_found', 'No such endpoint.')));
   app.use(errorHandler);

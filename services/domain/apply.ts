@@ -7,6 +7,7 @@ import { adjustBalance } from './handlers/adjust-balance';
 import { assignDepositAddress } from './handlers/assign-deposit-address';
 import { createAccount } from './handlers/create-account';
 import { renameAccount } from './handlers/rename-account';
+import { allocateOrder, closeOrder, createOrder, refundOrder, settleOrder } from './handlers/orders';
 import type { ApplyContext, Handler, Outcome, StateView } from './outcome';
 
 type HandlerTable = { [T in Exclude<CommandType, 'command.refused'>]: Handler<Extract<Command, { type: T }>> };
@@ -16,6 +17,11 @@ const handlers: HandlerTable = {
   'balance.adjust': adjustBalance,
   'account.rename': renameAccount,
   'deposit_address.assign': assignDepositAddress,
+  'order.create': createOrder,
+  'order.allocate': allocateOrder,
+  'order.settle': settleOrder,
+  'order.close': closeOrder,
+  'order.refund': refundOrder,
 };
 
 export function applyCommand(state: StateView, command: Exclude<Command, { type: 'command.refused' }>, ctx: ApplyContext): Outcome {

@@ -50,6 +50,82 @@ export interface AdjustBalanceCommand {
   memo: string;
 }
 
+/**
+ * POST /v1/orders: the API resolved the price in force (or the quote), read the receiver's activation
+ * state from the chain and put both here; the processor decides idempotency, funds and the reservation.
+ */
+export interface CreateOrderCommand {
+  type: 'order.create';
+  clientOrderId: string | null;
+  idempotencyKey: string | null;
+  requestHash: string;
+  resource: 'energy' | 'bandwidth' | 'activation';
+  amount: number | null;
+  tier: string | null;
+  durationSeconds: number | null;
+  receiver: string;
+  /** As read from the chain by the API when the order arrived. */
+  receiverActive: boolean;
+  activate: boolean | null;
+  maxPriceSun: bigint | null;
+  quoteId: string | null;
+  /** Quote's end of life; the processor refuses the quote past it (3012). */
+  quoteExpiresAt: number | null;
+  priceSunPerUnit: bigint | null;
+  paySun: bigint;
+  activateSun: bigint;
+  source: string;
+  memo: string | null;
+  supplier: 'pool' | 'provider';
+}
+
+/** A chain transaction signed for an order, carried in a command so the processor stores it before broadcast. */
+export interface SignedTxFact {
+  kind: 'delegate' | 'activate' | 'undelegate';
+  from: string;
+  amount: number;
+  sun: bigint;
+  txId: string;
+  signedTx: string;
+}
+
+/** Broadcaster: the order's signed transactions (first one stored wins) and the chain's resource ratio. */
+export interface AllocateOrderCommand {
+  type: 'order.allocate';
+  orderId: string;
+  txs: SignedTxFact[];
+  ratioLimit: bigint;
+  ratioWeight: bigint;
+}
+
+/** Confirmer: which transactions landed (the others never will) and when; delivery settles. */
+export interface SettleOrderCommand {
+  type: 'order.settle';
+  orderId: string;
+  landedTxIds: string[];
+  /** Block time of the last landed delegation. */
+  deliveredAt: number;
+}
+
+/** Scheduler or reclaim: the undelegations signed for the order, stored before broadcast. */
+export interface CloseOrderCommand {
+  type: 'order.close';
+  orderId: string;
+  /** `request` asks (API reclaim or due expiry), `signed` stores the undelegations, `landed` finishes. */
+  step: 'request' | 'signed' | 'landed';
+  reason: 'expired' | 'reclaimed';
+  txs: SignedTxFact[];
+  idempotencyKey: string | null;
+  at: number;
+}
+
+/** Support action (ops refund): a delivered order reversed and credited back. */
+export interface RefundOrderCommand {
+  type: 'order.refund';
+  orderId: string;
+  reason: 'incident_credit' | 'dispute' | 'partial_delivery' | 'support_adjustment';
+}
+
 export type RefusalReason = 'deadline_passed' | 'abandoned';
 
 /** Written back to the log (through the outbox) when a command is refused, so a replay refuses it too. */
@@ -60,7 +136,8 @@ export interface CommandRefusedMarker {
 }
 
 export type CommandBody =
-  | CreateAccountCommand | AdjustBalanceCommand | CommandRefusedMarker | RenameAccountCommand | AssignDepositAddressCommand;
+  | CreateAccountCommand | AdjustBalanceCommand | CommandRefusedMarker | RenameAccountCommand | AssignDepositAddressCommand
+  | CreateOrderCommand | AllocateOrderCommand | SettleOrderCommand | CloseOrderCommand | RefundOrderCommand;
 export type CommandType = CommandBody['type'];
 export type Command = CommandMeta & CommandBody;
 export type CommandOf<T extends CommandType> = CommandMeta & Extract<CommandBody, { type: T }>;

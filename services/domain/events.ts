@@ -32,9 +32,83 @@ export interface DepositAddressRotatedData {
   rotated_at: string;
 }
 
+export interface OrderActivationData {
+  performed: boolean;
+  hash: string | null;
+  amount_sun: bigint;
+}
+
+export interface OrderConfirmedData {
+  order_id: string;
+  client_order_id: string | null;
+  batch_id: string | null;
+  subscription_id: string | null;
+  resource: string;
+  amount: bigint | null;
+  delivered_amount: bigint | null;
+  partial: boolean;
+  tier: string | null;
+  duration_seconds: number | null;
+  receiver: string;
+  delegate_hash: string | null;
+  delegate_hashes: string[];
+  delegated_at: string | null;
+  expires_at: string | null;
+  total_amount_sun: bigint;
+  refunded_amount_sun: bigint;
+  activation: OrderActivationData;
+}
+
+export interface OrderFailedData {
+  order_id: string;
+  client_order_id: string | null;
+  receiver: string;
+  resource: string;
+  amount: bigint | null;
+  tier: string | null;
+  failure: { code: number; slug: string; message: string };
+  charged_amount_sun: bigint;
+  refunded_amount_sun: bigint;
+  refund_complete: boolean;
+}
+
+export interface OrderReclaimedData {
+  order_id: string;
+  client_order_id: string | null;
+  receiver: string;
+  resource: string;
+  amount: bigint | null;
+  reclaim_hash: string | null;
+  reclaimed_at: string;
+  refunded_amount_sun: bigint;
+}
+
+/** As order.reclaimed, with `expired_at` instead of `reclaimed_at`. */
+export type OrderExpiredData = Omit<OrderReclaimedData, 'reclaimed_at'> & { expired_at: string };
+
+export interface OrderRefundedData {
+  order_id: string;
+  client_order_id: string | null;
+  receiver: string;
+  resource: string;
+  amount: bigint | null;
+  delivered_amount: bigint | null;
+  partial: boolean;
+  reason: 'incident_credit' | 'dispute' | 'partial_delivery' | 'support_adjustment';
+  charged_amount_sun: bigint;
+  refunded_amount_sun: bigint;
+  refund_complete: boolean;
+  refunded_at: string;
+}
+
 export interface EventDataByType {
   'balance.credited': BalanceCreditedData;
   'deposit_address.rotated': DepositAddressRotatedData;
+  'order.confirmed': OrderConfirmedData;
+  'order.failed': OrderFailedData;
+  'order.expired': OrderExpiredData;
+  'order.reclaimed': OrderReclaimedData;
+  'order.refunded': OrderRefundedData;
 }
 
 export type EventType = keyof EventDataByType;

@@ -15,6 +15,8 @@ export const ledgerAccounts = {
   customerTrx: (accountId: string) => `customer:${accountId}:trx`,
   customerUsdt: (accountId: string) => `customer:${accountId}:usdt`,
   supportAdjustments: 'system:support_adjustments',
+  /** What delivered orders earned; refunds of delivered orders come back out of it. */
+  orderRevenue: 'system:order_revenue',
 } as const;
 
 export interface JournalLine {

@@ -4,6 +4,7 @@ import type { Command } from './commands';
 import type { DomainError } from './errors';
 import type { DomainEvent } from './events';
 import type { Journal } from './ledger';
+import type { IdempotencyRecord, Order } from './orders';
 
 export interface Effects {
   /** Final state of every account the command changed (or created). */
@@ -12,6 +13,9 @@ export interface Effects {
   events: DomainEvent[];
   /** Commands to append to the log once this one is committed (through the outbox). */
   followUps: Command[];
+  /** Orders created or changed, and idempotency records written (order commands only). */
+  orders?: Order[];
+  idempotency?: IdempotencyRecord[];
 }
 
 export type Outcome =
@@ -21,6 +25,15 @@ export type Outcome =
 /** Read access to the state a command may depend on. */
 export interface StateView {
   account(id: string): Account | undefined;
+  /** Order state, loaded for the batch's order commands (services/processor/order-store.ts). */
+  orders?: OrderView;
+}
+
+export interface OrderView {
+  byId(orderId: string): Order | undefined;
+  byClientId(accountId: string, clientOrderId: string): Order | undefined;
+  byQuote(accountId: string, quoteId: string): Order | undefined;
+  idempotency(accountId: string, key: string): IdempotencyRecord | undefined;
 }
 
 export interface ApplyContext {

@@ -13,6 +13,8 @@ export const replayedTables: ReplayedTable[] = [
   { table: 'accounts', key: ['id'], volatile: [] },
   { table: 'journals', key: ['id'], volatile: [] },
   { table: 'journal_lines', key: ['journal_id', 'line_no'], volatile: [] },
+  { table: 'orders', key: ['id'], volatile: [] },
+  { table: 'order_idempotency', key: ['account_id', 'key'], volatile: [] },
   { table: 'command_results', key: ['command_id'], volatile: ['processed_at'] },
   { table: 'outbox', key: ['message_id'], volatile: ['id', 'published_at', 'trace_context'] },
   { table: 'consumer_offsets', key: ['consumer_group', 'topic', 'partition'], volatile: ['updated_at'], where: "consumer_group = 'ledger-processor'" },
@@ -22,6 +24,8 @@ export const replayedTables: ReplayedTable[] = [
 /** Tables that are not state derived from the log. */
 export const notReplayedTables = [
   'pgmigrations',
+  // Quotes: written by the API (POST /v1/quotes); the order that uses one carries its total.
+  'quotes',
   // Identity: written by the API directly (services/identity), not derived from the log.
   // Webhooks: endpoints written by the API, deliveries by the dispatcher (services/dispatcher).
   'webhook_endpoints', 'webhook_deliveries',

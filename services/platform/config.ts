@@ -67,6 +67,23 @@ const schema = z.object({
   BUDGET_CHALLENGE_PER_ADDRESS_PER_MIN: z.coerce.number().int().min(1).default(5),
   BUDGET_READS_PER_SEC: z.coerce.number().int().min(1).default(50),
   BUDGET_WRITES_PER_SEC: z.coerce.number().int().min(1).default(20),
+  /** Orders: JSON price rows overriding the network's defaults (services/domain/pricing.ts). */
+  ORDER_PRICES: z.string().optional(),
+  /** Orders: SUN charged to activate an inactive receiver; default per network (pricing.ts). */
+  ACTIVATION_FEE_SUN: z.coerce.bigint().min(0n).optional(),
+  /**
+   * Orders: stake-pool signing keys (comma-separated hex). Default off mainnet: the devnet genesis pool
+   * of DEVNET_SEED (services/chain/pool-keys.ts); required on mainnet for the broadcaster.
+   */
+  POOL_PRIVATE_KEYS: z.string().regex(/^[0-9a-fA-F]{64}(,[0-9a-fA-F]{64})*$/, 'comma-separated 64-hex keys').optional(),
+  DEVNET_SEED: z.string().min(1).default('devnet'),
+  DEVNET_POOL: z.coerce.number().int().min(0).max(1000).default(3),
+  /** Orders: who fills new orders: the service's own stake pool, or the third-party provider (no reclaim, 3008). */
+  ORDER_SUPPLIER: z.enum(['pool', 'provider']).default('pool'),
+  /** Orders: how long a delegation may take to land before the order fails (5002), in clock ms. */
+  ORDER_WAIT_WINDOW_MS: z.coerce.number().int().min(1_000).default(90_000),
+  /** Orders: how often the broadcaster, confirmer and scheduler look for work (real ms). */
+  CHAIN_POLL_MS: z.coerce.number().int().min(20).default(500),
 });
 
 export type Config = Omit<z.infer<typeof schema>, 'DEPOSIT_XPUB' | 'API_KEY_ENCRYPTION_KEY'> & {

@@ -15,6 +15,7 @@ import type { PoolClient } from '../platform/db/pool';
 import {
   claimCommands, finishResults, loadAccounts, readResults, saveAccounts, saveJournals, saveOutbox, type OutboxMessage,
 } from './store';
+import { OrderState } from './order-store';
 
 export interface RefusalPolicy {
   /** Why this command must not apply, or null to apply it. */
@@ -73,7 +74,8 @@ export async function applyBatch(
   const state = await loadAccounts(client, [...new Set(fresh.map((c) => c.accountId))]);
   const changed = new Map<string, Account>();
   const journals: Journal[] = [];
-  const view = { account: (id: string) => state.get(id) };
+  const orders = await OrderState.load(client, fresh);
+  const view = { account: (id: string) => state.get(id), orders };
 
   for (const command of fresh) {
     const reason = policy.refusalFor(command);
@@ -94,6 +96,8 @@ export async function applyBatch(
       changed.set(account.id, account);
     }
     journals.push(...effects.journals);
+    for (const order of effects.orders ?? []) orders.put(order);
+    for (const record of effects.idempotency ?? []) orders.putRecord(record);
     const trace = traceContextOf(command);
     for (const event of effects.events) {
       outbox.push({ destination: 'account-events', messageId: event.eventId, accountId: event.accountId, payload: event, createdAt: event.createdAt, traceContext: trace });
@@ -106,6 +110,7 @@ export async function applyBatch(
 
   await saveAccounts(client, [...changed.values()]);
   await saveJournals(client, journals);
+  await orders.save(client);
   await saveOutbox(client, outbox);
   await finishResults(client, finished.map((f) => f.result));
   return finished;

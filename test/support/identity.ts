@@ -120,9 +120,11 @@ export function signedHeaders(key: { id: string; secret: string }, method: strin
   return { 'x-api-key': key.id, 'x-api-timestamp': String(timestamp), 'x-api-sign': signRequest(key.secret, String(timestamp), method, path, raw) };
 }
 
-export async function signedCall(base: string, key: { id: string; secret: string }, method: string, path: string, body?: unknown): Promise<Reply> {
+export async function signedCall(
+  base: string, key: { id: string; secret: string }, method: string, path: string, body?: unknown, extraHeaders: Record<string, string> = {},
+): Promise<Reply> {
   const raw = body === undefined ? '' : JSON.stringify(body);
-  return call(base, method, path, { raw: body === undefined ? undefined : raw, headers: signedHeaders(key, method, path, raw) });
+  return call(base, method, path, { raw: body === undefined ? undefined : raw, headers: { ...signedHeaders(key, method, path, raw), ...extraHeaders } });
 }
 
 export interface Session {

@@ -6,6 +6,7 @@ import { identityPaths, identitySchemas, identitySecuritySchemes } from './ident
 import { platformPaths } from './platform-paths';
 import { sharedSchemas } from './shared-schemas';
 import { webhookPaths, webhookSchemas } from './webhooks-paths';
+import { orderPaths, orderSchemas } from './orders-paths';
 
 export type OpenApiDocument = {
   openapi: '3.1.0';
@@ -34,7 +35,7 @@ export function buildDocument(): OpenApiDocument {
       description: 'Temporary TRON energy and bandwidth delegations paid from a prepaid balance.',
     },
     servers: [{ url: '/v1' }],
-    paths: { ...platformPaths, ...identityPaths, ...webhookPaths },
-    components: { schemas: { ...sharedSchemas, ...identitySchemas, ...webhookSchemas }, securitySchemes: { ...identitySecuritySchemes } },
+    paths: { ...platformPaths, ...identityPaths, ...webhookPaths, ...orderPaths },
+    components: { schemas: { ...sharedSchemas, ...identitySchemas, ...webhookSchemas, ...orderSchemas }, securitySchemes: { ...identitySecuritySchemes } },
   };
 }

@@ -1,5 +1,5 @@
 /** Domain commands to and from the Avro shape of schemas/account-command.avsc. */
-import type { Command, CommandBody } from '../../domain/commands';
+import type { Command, CommandBody, SignedTxFact } from '../../domain/commands';
 
 const ns = 'energy.rental.commands.';
 
@@ -14,6 +14,11 @@ export interface WireCommand {
   reply_to: string | null;
   body: WireBody;
 }
+
+const optLong = (v: number | bigint | null) => (v === null ? null : BigInt(v));
+const optNumber = (v: bigint | number | null) => (v === null ? null : Number(v));
+const txToWire = (t: SignedTxFact) => ({ kind: t.kind, from: t.from, amount: BigInt(t.amount), sun: BigInt(t.sun), tx_id: t.txId, signed_tx: t.signedTx });
+const txFromWire = (t: Record<string, any>): SignedTxFact => ({ kind: t.kind, from: t.from, amount: Number(t.amount), sun: t.sun, txId: t.tx_id, signedTx: t.signed_tx });
 
 function bodyToWire(body: CommandBody): WireBody {
   switch (body.type) {
@@ -32,6 +37,28 @@ function bodyToWire(body: CommandBody): WireBody {
       return { [`${ns}AdjustBalance`]: { amount_sun: BigInt(body.amountSun), memo: body.memo } };
     case 'command.refused':
       return { [`${ns}CommandRefused`]: { refused_command_id: body.refusedCommandId, reason: body.reason } };
+    case 'order.create':
+      return {
+        [`${ns}CreateOrder`]: {
+          client_order_id: body.clientOrderId, idempotency_key: body.idempotencyKey, request_hash: body.requestHash, resource: body.resource,
+          amount: optLong(body.amount), tier: body.tier, duration_seconds: body.durationSeconds, receiver: body.receiver,
+          receiver_active: body.receiverActive, activate: body.activate, max_price_sun: optLong(body.maxPriceSun), quote_id: body.quoteId,
+          quote_expires_at: optLong(body.quoteExpiresAt), price_sun_per_unit: optLong(body.priceSunPerUnit), pay_sun: BigInt(body.paySun),
+          activate_sun: BigInt(body.activateSun), source: body.source, memo: body.memo, supplier: body.supplier,
+        },
+      };
+    case 'order.allocate':
+      return { [`${ns}AllocateOrder`]: { order_id: body.orderId, txs: body.txs.map(txToWire), ratio_limit: BigInt(body.ratioLimit), ratio_weight: BigInt(body.ratioWeight) } };
+    case 'order.settle':
+      return { [`${ns}SettleOrder`]: { order_id: body.orderId, landed_tx_ids: body.landedTxIds, delivered_at: BigInt(body.deliveredAt) } };
+    case 'order.close':
+      return {
+        [`${ns}CloseOrder`]: {
+          order_id: body.orderId, step: body.step, reason: body.reason, txs: body.txs.map(txToWire), idempotency_key: body.idempotencyKey, at: BigInt(body.at),
+        },
+      };
+    case 'order.refund':
+      return { [`${ns}RefundOrder`]: { order_id: body.orderId, reason: body.reason } };
   }
 }
 
@@ -51,6 +78,25 @@ function bodyFromWire(wire: WireBody): CommandBody {
       return { type: 'balance.adjust', amountSun: value.amount_sun, memo: value.memo };
     case 'CommandRefused':
       return { type: 'command.refused', refusedCommandId: value.refused_command_id, reason: value.reason };
+    case 'CreateOrder':
+      return {
+        type: 'order.create', clientOrderId: value.client_order_id, idempotencyKey: value.idempotency_key, requestHash: value.request_hash,
+        resource: value.resource, amount: optNumber(value.amount), tier: value.tier, durationSeconds: value.duration_seconds, receiver: value.receiver,
+        receiverActive: value.receiver_active, activate: value.activate, maxPriceSun: value.max_price_sun, quoteId: value.quote_id,
+        quoteExpiresAt: optNumber(value.quote_expires_at), priceSunPerUnit: value.price_sun_per_unit, paySun: value.pay_sun,
+        activateSun: value.activate_sun, source: value.source, memo: value.memo, supplier: value.supplier,
+      };
+    case 'AllocateOrder':
+      return { type: 'order.allocate', orderId: value.order_id, txs: value.txs.map(txFromWire), ratioLimit: value.ratio_limit, ratioWeight: value.ratio_weight };
+    case 'SettleOrder':
+      return { type: 'order.settle', orderId: value.order_id, landedTxIds: value.landed_tx_ids, deliveredAt: Number(value.delivered_at) };
+    case 'CloseOrder':
+      return {
+        type: 'order.close', orderId: value.order_id, step: value.step, reason: value.reason, txs: value.txs.map(txFromWire),
+        idempotencyKey: value.idempotency_key, at: Number(value.at),
+      };
+    case 'RefundOrder':
+      return { type: 'order.refund', orderId: value.order_id, reason: value.reason };
     default:
       throw new Error(`unknown command body ${name}`);
   }

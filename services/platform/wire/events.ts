@@ -7,6 +7,11 @@ const ns = 'energy.rental.events.';
 const dataRecordOf: Record<EventType, string> = {
   'balance.credited': 'BalanceCredited',
   'deposit_address.rotated': 'DepositAddressRotated',
+  'order.confirmed': 'OrderConfirmed',
+  'order.failed': 'OrderFailed',
+  'order.expired': 'OrderExpired',
+  'order.reclaimed': 'OrderReclaimed',
+  'order.refunded': 'OrderRefunded',
 };
 
 export interface WireEvent {
@@ -20,9 +25,11 @@ export interface WireEvent {
 }
 
 /** Avro ints travel as numbers; these data fields are declared `int` in the schema. */
-const intFields = new Set(['confirmations', 'spread_bps']);
+const intFields = new Set(['confirmations', 'spread_bps', 'duration_seconds']);
 /** ...and these `long`, carried as bigint. */
-const longFields = new Set(['amount_sun', 'balance_sun', 'block_number']);
+const longFields = new Set([
+  'amount_sun', 'balance_sun', 'block_number', 'amount', 'delivered_amount', 'total_amount_sun', 'refunded_amount_sun', 'charged_amount_sun',
+]);
 
 function dataToWire(data: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};

@@ -1,0 +1,108 @@
+/** Prices, quotes and orders (spec section 4 Orders; contract.md section 3). */
+import { allTiers, orderResources } from '../../domain/pricing';
+import { orderStatuses } from '../../domain/orders';
+import type { Operation } from './document';
+import { errorResponse } from './shared-schemas';
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const json = (description: string, schema: unknown) => ({ description, content: { 'application/json': { schema } } });
+const obj = (properties: Record<string, unknown>, required: string[] = Object.keys(properties)) => ({
+  type: 'object', additionalProperties: false, required, properties,
+});
+const errors = (...codes: string[]) => Object.fromEntries(codes.map((c) => [c, errorResponse('error')]));
+const nullable = (schema: Record<string, unknown>) => ({ oneOf: [schema, { type: 'null' }] });
+const dateTime = { type: 'string', format: 'date-time' };
+const tags = ['orders'];
+const write: Array<Record<string, string[]>> = [{ apiKey: ['orders.write'] }];
+const read: Array<Record<string, string[]>> = [{ apiKey: ['orders.read'] }];
+const orderIdParam = { name: 'orderId', in: 'path' as const, required: true, schema: { type: 'string', maxLength: 200 }, description: 'ord_ id or cid:<client_order_id>' };
+const idempotencyKey = { name: 'Idempotency-Key', in: 'header' as const, schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{8,128}$' } };
+/** int64: parsed as bigint beyond 2^53, so the type is checked by the route (services/api/routes/orders.ts). */
+const int64 = { description: 'int64 SUN' };
+
+export const orderSchemas = {
+  OrderResource: { type: 'string', enum: [...orderResources] },
+  Tier: { type: 'string', enum: [...allTiers] },
+  OrderStatus: { type: 'string', enum: [...orderStatuses] },
+  PriceRow: obj({
+    resource: { type: 'string', enum: ['energy', 'bandwidth'] }, tier: ref('Tier'), duration_seconds: { type: 'integer' },
+    price_sun_per_unit: ref('Sun'), min_amount: { type: 'integer' }, max_amount: { type: 'integer' }, available: { type: 'boolean' },
+  }),
+  Quote: obj({
+    id: { type: 'string' }, resource: ref('OrderResource'), amount: nullable({ type: 'integer' }), tier: nullable(ref('Tier')), receiver: ref('Address'),
+    price_sun_per_unit: nullable(ref('Sun')), pay_amount_sun: ref('Sun'), activate_amount_sun: ref('Sun'), total_amount_sun: ref('Sun'), expires_at: dateTime,
+  }),
+  Order: {
+    type: 'object',
+    description: 'Spec section 2, Order; the detail read adds fills and delegations.',
+    required: ['id', 'account_id', 'resource', 'receiver', 'status', 'confirm_status', 'total_amount_sun', 'created_at'],
+    properties: {
+      id: { type: 'string' }, client_order_id: nullable({ type: 'string' }), account_id: { type: 'string' }, resource: ref('OrderResource'),
+      amount: nullable({ type: 'integer' }), status: ref('OrderStatus'), receiver: ref('Address'), total_amount_sun: ref('Sun'),
+      delegate_hashes: { type: 'array', items: { type: 'string' } }, fills: { type: 'array' }, delegations: { type: 'array' },
+    },
+  },
+};
+
+export const orderPaths: Record<string, Record<string, Operation>> = {
+  '/v1/prices': {
+    get: {
+      operationId: 'getPrices', summary: 'Price rows of this network; retired tiers are never listed.', tags,
+      responses: { '200': json('prices', obj({ network: { type: 'string' }, data: { type: 'array', items: ref('PriceRow') }, activation_fee_sun: ref('Sun'), as_of: dateTime })), ...errors('500') },
+    },
+  },
+  '/v1/quotes': {
+    post: {
+      operationId: 'createQuote', summary: 'Pins the total of one order for 60 s.', tags, security: write,
+      requestBody: { required: true, content: { 'application/json': { schema: obj({ resource: ref('OrderResource'), amount: { type: 'integer', minimum: 1 }, tier: ref('Tier'), receiver: ref('Address') }, ['resource', 'receiver']) } } },
+      responses: { '201': json('quote', ref('Quote')), ...errors('400', '401', '403', '422', '429', '500', '503') },
+    },
+  },
+  '/v1/orders': {
+    get: {
+      operationId: 'listOrders', summary: 'Orders, newest first; filters AND-combined; format=csv streams every match.', tags, security: read,
+      parameters: [
+        { name: 'status', in: 'query', schema: { type: 'array', items: ref('OrderStatus'), maxItems: 10 } },
+        { name: 'resource', in: 'query', schema: ref('OrderResource') },
+        { name: 'receiver', in: 'query', schema: { type: 'string', maxLength: 64 } },
+        { name: 'client_order_id', in: 'query', schema: { type: 'string', maxLength: 128 } },
+        { name: 'created_after', in: 'query', schema: dateTime },
+        { name: 'created_before', in: 'query', schema: dateTime },
+        { name: 'from', in: 'query', schema: dateTime },
+        { name: 'to', in: 'query', schema: dateTime },
+        { name: 'format', in: 'query', schema: { type: 'string', enum: ['json', 'csv'] } },
+        { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 200, default: 50 } },
+        { name: 'cursor', in: 'query', schema: { type: 'string', maxLength: 200 } },
+      ],
+      responses: { '200': json('orders', obj({ data: { type: 'array', items: ref('Order') }, next_cursor: nullable({ type: 'string' }) })), ...errors('400', '401', '403', '429', '500') },
+    },
+    post: {
+      operationId: 'createOrder', summary: 'Charges synchronously and hands the order to the supply layer.', tags, security: write, parameters: [idempotencyKey],
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: obj({
+              client_order_id: { type: 'string', minLength: 1, maxLength: 128 }, quote_id: { type: 'string', maxLength: 64 }, resource: ref('OrderResource'),
+              amount: { type: 'integer', minimum: 1 }, tier: ref('Tier'), receiver: ref('Address'), activate: { type: 'boolean' }, max_price_sun: int64,
+              memo: nullable({ type: 'string', maxLength: 256 }),
+            }, ['resource', 'receiver']),
+          },
+        },
+      },
+      responses: { '200': json('the original order', ref('Order')), '201': json('order', ref('Order')), ...errors('400', '401', '402', '403', '404', '409', '422', '429', '500', '503') },
+    },
+  },
+  '/v1/orders/{orderId}': {
+    get: {
+      operationId: 'getOrder', summary: 'One order with fills and delegations; another account\'s answers 404.', tags, security: read, parameters: [orderIdParam],
+      responses: { '200': json('order', ref('Order')), ...errors('401', '403', '404', '429', '500') },
+    },
+  },
+  '/v1/orders/{orderId}/reclaim': {
+    post: {
+      operationId: 'reclaimOrder', summary: 'Undelegates early; no refund; idempotent.', tags, security: write, parameters: [orderIdParam, idempotencyKey],
+      responses: { '200': json('reclaimed', ref('Order')), '202': json('accepted, not yet on chain', ref('Order')), ...errors('401', '403', '404', '409', '429', '500') },
+    },
+  },
+};

@@ -1,0 +1,222 @@
+/**
+ * GET /v1/prices, POST /v1/quotes, POST /v1/orders, GET /v1/orders (JSON or CSV), GET /v1/orders/{id},
+ * POST /v1/orders/{id}/reclaim. The API resolves the price in force (or the quote) and reads the
+ * receiver's activation state from the chain; the processor decides everything else from the command.
+ */
+import { Router, type Request, type Response } from 'express';
+import { ChainUnavailable } from '../../chain/errors';
+import { ChainReader } from '../../chain/reads';
+import type { NewCommand } from '../../platform/command-bus';
+import type { CommandBus } from '../../platform/command-bus';
+import { randomId } from '../../domain/ids';
+import { orderDetailJson, orderJson, requestHash, type OrderStatus } from '../../domain/orders';
+import {
+  chargeFor, priceFor, priceRowJson, priceTable, quoteMatches, QUOTE_TTL_MS, tierSeconds, type DelegatedResource, type OrderResource, type PriceTable, type Tier,
+} from '../../domain/pricing';
+import type { Runtime } from '../../platform/runtime';
+import { accountIdOf, requireAuth } from '../auth/require-auth';
+import { ApiError, sendJson } from '../errors';
+import { checkAddress } from '../identity-deps';
+import { insertQuote, listOrders, orderByRef, quoteById, type OrderCursor, type OrderFilter } from '../stores/orders';
+import type { RequestValidator } from '../validate';
+import { accountLimits } from '../views/account-view';
+import { csvHeader, csvLine } from '../views/orders-csv';
+
+export interface OrderRouteDeps {
+  rt: Runtime;
+  bus: CommandBus;
+  validator: RequestValidator;
+  /** Receiver activation reads; default: the chain adapter on TRON_FULL_HOST. */
+  chain?: Pick<ChainReader, 'account'>;
+}
+
+const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{8,128}$/;
+
+export function pricesOf(rt: Runtime): PriceTable {
+  return priceTable(rt.cfg.NETWORK, rt.cfg.ORDER_PRICES, rt.cfg.ACTIVATION_FEE_SUN);
+}
+
+function idempotencyKeyOf(req: Request): string | null {
+  const key = req.header('idempotency-key');
+  if (key === undefined) return null;
+  if (!IDEMPOTENCY_KEY.test(key)) throw new ApiError('invalid_request', 'Idempotency-Key must be 8 to 128 characters of A-Z a-z 0-9 . _ : -', { field: 'Idempotency-Key' });
+  return key;
+}
+
+function int64Field(value: unknown, field: string): bigint | null {
+  if (value === undefined || value === null) return null;
+  if ((typeof value === 'number' && Number.isSafeInteger(value)) || typeof value === 'bigint') {
+    const v = BigInt(value);
+    if (v >= 0n && v <= 9_223_372_036_854_775_807n) return v;
+  }
+  throw new ApiError('invalid_request', `\`${field}\` must be a non-negative int64.`, { field });
+}
+
+interface Priced {
+  resource: OrderResource;
+  amount: number | null;
+  tier: Tier | null;
+  durationSeconds: number | null;
+  priceSunPerUnit: bigint | null;
+}
+
+/** Checks resource/amount/tier against the price rows (2003, 4002); activation takes neither. */
+function priced(table: PriceTable, body: { resource: OrderResource; amount?: number; tier?: Tier }): Priced {
+  if (body.resource === 'activation') {
+    if (body.amount !== undefined) throw new ApiError('invalid_request', 'An activation order takes no amount.', { field: 'amount' });
+    if (body.tier !== undefined) throw new ApiError('invalid_request', 'An activation order takes no tier.', { field: 'tier' });
+    return { resource: 'activation', amount: null, tier: null, durationSeconds: null, priceSunPerUnit: null };
+  }
+  if (body.amount === undefined) throw new ApiError('invalid_request', 'Missing required field `amount`.', { field: 'amount' });
+  if (body.tier === undefined) throw new ApiError('invalid_request', 'Missing required field `tier`.', { field: 'tier' });
+  const check = priceFor(table, body.resource as DelegatedResource, body.tier, body.amount, accountLimits.max_order_energy);
+  if (!check.ok) throw new ApiError(check.slug, check.message, check.details ?? null);
+  return { resource: body.resource, amount: body.amount, tier: body.tier, durationSeconds: tierSeconds[body.tier], priceSunPerUnit: check.row.price_sun_per_unit };
+}
+
+function encodeCursor(c: OrderCursor): string {
+  return Buffer.from(`${c.createdAt.getTime()}:${c.id}`).toString('base64url');
+}
+
+function decodeCursor(text: string): OrderCursor {
+  const m = /^(\d{1,15}):(ord_[0-9a-f]{24})$/.exec(Buffer.from(text, 'base64url').toString('utf8'));
+  if (!m) throw new ApiError('invalid_request', 'The cursor is not valid.', { field: 'cursor' });
+  return { createdAt: new Date(Number(m[1])), id: m[2] };
+}
+
+async function submit(bus: CommandBus, body: NewCommand): Promise<{ status: number; body: Record<string, unknown> }> {
+  const result = await bus.submit(body);
+  if (result.outcome !== 'applied' || !result.body) throw result.error ? ApiError.from(result.error) : new ApiError('service_unavailable');
+  return { status: result.status, body: result.body };
+}
+
+export function ordersRouter(deps: OrderRouteDeps): Router {
+  const { rt, bus, validator } = deps;
+  const chain = deps.chain ?? ChainReader.fromConfig(rt.cfg);
+  const router = Router();
+
+  const receiverActive = async (address: string): Promise<boolean> => {
+    try {
+      return (await chain.account(address)).exists;
+    } catch (err) {
+      if (err instanceof ChainUnavailable) throw new ApiError('chain_unavailable');
+      throw err;
+    }
+  };
+
+  router.get('/v1/prices', validator.for('getPrices'), (_req, res) => {
+    const table = pricesOf(rt);
+    sendJson(res, 200, { network: table.network, data: table.rows.map(priceRowJson), activation_fee_sun: table.activationFeeSun, as_of: new Date(rt.clock.now()).toISOString() });
+  });
+
+  router.post('/v1/quotes', requireAuth({ apiKey: { scope: 'orders.write' } }), validator.for('createQuote'), async (req, res) => {
+    const accountId = accountIdOf(res);
+    const table = pricesOf(rt);
+    const p = priced(table, req.body);
+    const receiver = checkAddress(req.body.receiver, 'receiver');
+    const active = await receiverActive(receiver);
+    if (p.resource === 'activation' && active) throw new ApiError('invalid_request', 'The receiver is already activated.', { field: 'receiver' });
+    const charge = chargeFor(p.priceSunPerUnit, p.amount, active, table.activationFeeSun);
+    const now = rt.clock.now();
+    const quote = {
+      id: randomId('quote'), accountId, resource: p.resource, amount: p.amount, tier: p.tier, receiver, priceSunPerUnit: p.priceSunPerUnit,
+      paySun: charge.paySun, activateSun: charge.activateSun, totalSun: charge.totalSun, receiverActive: active, expiresAt: now + QUOTE_TTL_MS, createdAt: now,
+    };
+    await insertQuote(rt.pool, quote);
+    sendJson(res, 201, {
+      id: quote.id, resource: quote.resource, amount: quote.amount, tier: quote.tier, receiver, price_sun_per_unit: quote.priceSunPerUnit,
+      pay_amount_sun: quote.paySun, activate_amount_sun: quote.activateSun, total_amount_sun: quote.totalSun, expires_at: new Date(quote.expiresAt).toISOString(),
+    });
+  });
+
+  router.post('/v1/orders', requireAuth({ apiKey: { scope: 'orders.write' } }), validator.for('createOrder'), async (req, res) => {
+    const accountId = accountIdOf(res);
+    const idempotencyKey = idempotencyKeyOf(req);
+    const body = req.body;
+    const maxPriceSun = int64Field(body.max_price_sun, 'max_price_sun');
+    const receiver = checkAddress(body.receiver, 'receiver');
+    const hash = requestHash({
+      client_order_id: body.client_order_id, quote_id: body.quote_id, resource: body.resource, amount: body.amount, tier: body.tier,
+      receiver, activate: body.activate, max_price_sun: maxPriceSun, memo: body.memo,
+    });
+    const table = pricesOf(rt);
+    let p: Priced;
+    let active: boolean;
+    let paySun: bigint;
+    let activateSun: bigint;
+    let quoteExpiresAt: number | null = null;
+    if (body.quote_id !== undefined) {
+      const quote = await quoteById(rt.pool, accountId, body.quote_id);
+      if (!quote) throw new ApiError('quote_expired', 'No such quote, or it has expired.');
+      if (!quoteMatches(quote as never, { resource: body.resource, amount: body.amount ?? null, tier: body.tier ?? null, receiver })) throw new ApiError('quote_mismatch');
+      p = { resource: quote.resource, amount: quote.amount, tier: quote.tier as Tier | null, durationSeconds: quote.tier ? tierSeconds[quote.tier as Tier] : null, priceSunPerUnit: quote.priceSunPerUnit };
+      active = quote.receiverActive;
+      paySun = quote.paySun;
+      activateSun = quote.activateSun;
+      quoteExpiresAt = quote.expiresAt;
+    } else {
+      p = priced(table, body);
+      active = await receiverActive(receiver);
+      const charge = chargeFor(p.priceSunPerUnit, p.amount, active, table.activationFeeSun);
+      paySun = charge.paySun;
+      activateSun = charge.activateSun;
+    }
+    const result = await submit(bus, {
+      type: 'order.create', accountId, clientOrderId: body.client_order_id ?? null, idempotencyKey, requestHash: hash,
+      resource: p.resource, amount: p.amount, tier: p.tier, durationSeconds: p.durationSeconds, receiver, receiverActive: active,
+      activate: body.activate ?? null, maxPriceSun, quoteId: body.quote_id ?? null, quoteExpiresAt, priceSunPerUnit: p.priceSunPerUnit,
+      paySun, activateSun, source: 'api', memo: body.memo ?? null, supplier: rt.cfg.ORDER_SUPPLIER,
+    });
+    sendJson(res, result.status, result.body);
+  });
+
+  router.get('/v1/orders', requireAuth({ apiKey: { scope: 'orders.read' } }), validator.for('listOrders'), async (_req, res: Response) => {
+    const accountId = accountIdOf(res);
+    const q = res.locals.query as Record<string, any>;
+    const date = (v: string | undefined) => (v === undefined ? undefined : new Date(v));
+    const filter: OrderFilter = {
+      status: q.status as OrderStatus[] | undefined, resource: q.resource, receiver: q.receiver, clientOrderId: q.client_order_id,
+      createdAfter: date(q.created_after), createdBefore: date(q.created_before), from: date(q.from), to: date(q.to),
+    };
+    if (q.format === 'csv') {
+      res.status(200).type('text/csv; charset=utf-8').setHeader('content-disposition', 'attachment; filename="orders.csv"');
+      res.write(csvHeader());
+      let after: OrderCursor | undefined;
+      for (;;) {
+        const page = await listOrders(rt.pool, accountId, filter, 500, after);
+        for (const o of page) res.write(csvLine(JSON.parse(JSON.stringify(orderJson(o), (_k, v) => (typeof v === 'bigint' ? v.toString() : v)))));
+        if (page.length < 500) break;
+        after = { createdAt: new Date(page[page.length - 1].createdAt), id: page[page.length - 1].id };
+      }
+      res.end();
+      return;
+    }
+    const limit = Number(q.limit ?? 50);
+    const page = await listOrders(rt.pool, accountId, filter, limit + 1, q.cursor ? decodeCursor(q.cursor) : undefined);
+    const data = page.slice(0, limit);
+    const last = data[data.length - 1];
+    sendJson(res, 200, {
+      data: data.map(orderJson),
+      next_cursor: page.length > limit && last ? encodeCursor({ createdAt: new Date(last.createdAt), id: last.id }) : null,
+    });
+  });
+
+  router.get('/v1/orders/:orderId', requireAuth({ apiKey: { scope: 'orders.read' } }), validator.for('getOrder'), async (req, res) => {
+    const order = await orderByRef(rt.pool, accountIdOf(res), String(req.params.orderId));
+    if (!order) throw new ApiError('not_found', 'No such order.');
+    sendJson(res, 200, orderDetailJson(order));
+  });
+
+  router.post('/v1/orders/:orderId/reclaim', requireAuth({ apiKey: { scope: 'orders.write' } }), validator.for('reclaimOrder'), async (req, res) => {
+    const accountId = accountIdOf(res);
+    const idempotencyKey = idempotencyKeyOf(req);
+    const order = await orderByRef(rt.pool, accountId, String(req.params.orderId));
+    if (!order) throw new ApiError('not_found', 'No such order.');
+    const result = await submit(bus, {
+      type: 'order.close', accountId, orderId: order.id, step: 'request', reason: 'reclaimed', txs: [], idempotencyKey, at: rt.clock.now(),
+    });
+    sendJson(res, result.status, result.body);
+  });
+
+  return router;
+}

@@ -1,0 +1,98 @@
+/** Order reads for the API (the processor writes orders; the API only reads them) and quotes (API-written). */
+import type { Order, OrderStatus } from '../../domain/orders';
+import type { Pool } from '../../platform/db/pool';
+import { orderColumns, orderFromRow } from '../../processor/order-store';
+
+const columns = orderColumns.join(', ');
+
+export async function orderById(pool: Pool, accountId: string, orderId: string): Promise<Order | undefined> {
+  const { rows } = await pool.query(`SELECT ${columns} FROM orders WHERE id = $1 AND account_id = $2`, [orderId, accountId]);
+  return rows[0] ? orderFromRow(rows[0]) : undefined;
+}
+
+/** `ord_...` or `cid:<client_order_id>`; another account's order is not found. */
+export async function orderByRef(pool: Pool, accountId: string, ref: string): Promise<Order | undefined> {
+  if (!ref.startsWith('cid:')) return orderById(pool, accountId, ref);
+  const { rows } = await pool.query(`SELECT ${columns} FROM orders WHERE account_id = $1 AND client_order_id = $2`, [accountId, ref.slice(4)]);
+  return rows[0] ? orderFromRow(rows[0]) : undefined;
+}
+
+export interface OrderFilter {
+  status?: OrderStatus[];
+  resource?: string;
+  receiver?: string;
+  clientOrderId?: string;
+  /** created_at > createdAfter, created_at < createdBefore, from <= created_at < to. */
+  createdAfter?: Date;
+  createdBefore?: Date;
+  from?: Date;
+  to?: Date;
+}
+
+/** Position after the last row of a page: created_at and id (stable under inserts of newer orders). */
+export interface OrderCursor {
+  createdAt: Date;
+  id: string;
+}
+
+export async function listOrders(pool: Pool, accountId: string, filter: OrderFilter, limit: number, after?: OrderCursor): Promise<Order[]> {
+  const where = ['account_id = $1'];
+  const params: unknown[] = [accountId];
+  const add = (sql: string, value: unknown) => {
+    params.push(value);
+    where.push(sql.replace('?', `$${params.length}`));
+  };
+  if (filter.status?.length) add('status = ANY(?::text[])', filter.status);
+  if (filter.resource) add('resource = ?', filter.resource);
+  if (filter.receiver) add('receiver = ?', filter.receiver);
+  if (filter.clientOrderId) add('client_order_id = ?', filter.clientOrderId);
+  if (filter.createdAfter) add('created_at > ?', filter.createdAfter);
+  if (filter.createdBefore) add('created_at < ?', filter.createdBefore);
+  if (filter.from) add('created_at >= ?', filter.from);
+  if (filter.to) add('created_at < ?', filter.to);
+  if (after) {
+    params.push(after.createdAt, after.id);
+    where.push(`(created_at, id) < ($${params.length - 1}, $${params.length})`);
+  }
+  params.push(limit);
+  const { rows } = await pool.query(
+    `SELECT ${columns} FROM orders WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`,
+    params,
+  );
+  return rows.map(orderFromRow);
+}
+
+export interface QuoteRow {
+  id: string;
+  accountId: string;
+  resource: 'energy' | 'bandwidth' | 'activation';
+  amount: number | null;
+  tier: string | null;
+  receiver: string;
+  priceSunPerUnit: bigint | null;
+  paySun: bigint;
+  activateSun: bigint;
+  totalSun: bigint;
+  receiverActive: boolean;
+  expiresAt: number;
+  createdAt: number;
+}
+
+export async function insertQuote(pool: Pool, q: QuoteRow): Promise<void> {
+  await pool.query(
+    `INSERT INTO quotes (id, account_id, resource, amount, tier, receiver, price_sun_per_unit, pay_amount_sun, activate_amount_sun,
+       total_amount_sun, receiver_active, expires_at, created_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)`,
+    [q.id, q.accountId, q.resource, q.amount, q.tier, q.receiver, q.priceSunPerUnit, q.paySun, q.activateSun, q.totalSun, q.receiverActive, new Date(q.expiresAt), new Date(q.createdAt)],
+  );
+}
+
+export async function quoteById(pool: Pool, accountId: string, id: string): Promise<QuoteRow | undefined> {
+  const { rows } = await pool.query('SELECT * FROM quotes WHERE id = $1 AND account_id = $2', [id, accountId]);
+  const r = rows[0];
+  if (!r) return undefined;
+  return {
+    id: r.id, accountId: r.account_id, resource: r.resource, amount: r.amount === null ? null : Number(r.amount), tier: r.tier, receiver: r.receiver,
+    priceSunPerUnit: r.price_sun_per_unit, paySun: r.pay_amount_sun, activateSun: r.activate_amount_sun, totalSun: r.total_amount_sun,
+    receiverActive: r.receiver_active, expiresAt: r.expires_at.getTime(), createdAt: r.created_at.getTime(),
+  };
+}

@@ -1,0 +1,335 @@
+/**
+ * Order commands. Creation reserves the total in reserved_sun (nothing leaves the balance yet);
+ * settlement on confirmation moves it with an `order_charge` journal (customer -> order revenue) and a
+ * pro-rata `order_refund` journal when only some allocations landed; a failure releases the reservation.
+ * Idempotency (client_order_id, Idempotency-Key) is decided here: one writer per account, race-free.
+ */
+import { availableSun, type Account } from '../account';
+import type { CommandOf } from '../commands';
+import { domainError, errorCatalog } from '../errors';
+import { eventIdFor, type DomainEvent } from '../events';
+import { derivedId } from '../ids';
+import { ledgerAccounts, transferJournal, type Journal } from '../ledger';
+import {
+  activationOf, delegateHashes, delivered, IDEMPOTENCY_TTL_MS, orderJson, partialRefund,
+  type IdempotencyRecord, type Order,
+} from '../orders';
+import type { Tier } from '../pricing';
+import { noEffects, rejected, type Effects, type Handler, type Outcome, type OrderView, type StateView } from '../outcome';
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+const big = (n: number | null) => (n === null ? null : BigInt(n));
+
+function ordersOf(state: StateView): OrderView {
+  if (!state.orders) throw new Error('order commands need the order state view');
+  return state.orders;
+}
+
+function applied(status: 200 | 201 | 202, order: Order, effects: Effects = noEffects()): Outcome {
+  return { kind: 'applied', status, body: orderJson(order), effects };
+}
+
+/** A command that no longer changes anything (a duplicate chain fact, a second signer): applied, no effects. */
+function unchanged(order: Order): Outcome {
+  return applied(200, order);
+}
+
+function liveRecord(view: OrderView, accountId: string, key: string | null, at: number): IdempotencyRecord | undefined {
+  if (!key) return undefined;
+  const record = view.idempotency(accountId, key);
+  return record && record.expiresAt > at ? record : undefined;
+}
+
+export const createOrder: Handler<CommandOf<'order.create'>> = (state, c) => {
+  const view = ordersOf(state);
+  const account = state.account(c.accountId);
+  if (!account) return rejected(domainError('not_found', 'No such account.'));
+
+  const record = liveRecord(view, c.accountId, c.idempotencyKey, c.issuedAt);
+  if (record) {
+    if (record.scope !== 'create' || record.requestHash !== c.requestHash) {
+      return rejected(domainError('idempotency_conflict', 'This Idempotency-Key was used with a different request.'));
+    }
+    return applied(record.status as 200 | 201, view.byId(record.orderId) as Order);
+  }
+  if (c.clientOrderId !== null) {
+    const existing = view.byClientId(c.accountId, c.clientOrderId);
+    if (existing) {
+      if (existing.requestHash !== c.requestHash) {
+        return rejected(domainError('idempotency_conflict', 'This client_order_id was used with a different request.', { field: 'client_order_id' }));
+      }
+      return applied(200, existing);
+    }
+  }
+  if (c.quoteId !== null && (view.byQuote(c.accountId, c.quoteId) || (c.quoteExpiresAt !== null && c.issuedAt > c.quoteExpiresAt))) {
+    return rejected(domainError('quote_expired', 'The quote has expired or was already used.'));
+  }
+  if (c.resource === 'activation' && c.receiverActive) {
+    return rejected(domainError('invalid_request', 'The receiver is already activated.', { field: 'receiver' }));
+  }
+  if (!c.receiverActive && c.activate === false) {
+    return rejected(domainError('receiver_not_activated', 'The receiver is not activated on chain and activate is false.'));
+  }
+  const totalSun = c.paySun + c.activateSun;
+  if (c.maxPriceSun !== null && totalSun > c.maxPriceSun) {
+    return rejected(domainError('price_above_limit', `The live total ${totalSun} SUN exceeds max_price_sun.`, { total_amount_sun: totalSun, max_price_sun: c.maxPriceSun }));
+  }
+  if (availableSun(account) < totalSun) {
+    return rejected(domainError('insufficient_funds', 'The available balance cannot cover this order.', { required_sun: totalSun, available_sun: availableSun(account) }));
+  }
+
+  const order: Order = {
+    id: derivedId('order', c.commandId),
+    accountId: c.accountId,
+    clientOrderId: c.clientOrderId,
+    requestHash: c.requestHash,
+    quoteId: c.quoteId,
+    resource: c.resource,
+    amount: c.amount,
+    deliveredAmount: null,
+    partial: false,
+    tier: c.tier as Tier | null,
+    durationSeconds: c.durationSeconds,
+    receiver: c.receiver,
+    source: c.source as Order['source'],
+    status: 'allocating',
+    confirmStatus: 'unconfirmed',
+    priceSunPerUnit: c.priceSunPerUnit,
+    paySun: c.paySun,
+    activateSun: c.activateSun,
+    totalSun,
+    refundedSun: 0n,
+    supplier: c.supplier,
+    ratio: null,
+    allocations: [],
+    delegatedAt: null,
+    expiresAt: null,
+    closeReason: null,
+    closeRequestedAt: null,
+    undelegations: [],
+    reclaimHash: null,
+    reclaimedAt: null,
+    memo: c.memo,
+    failure: null,
+    createdAt: c.issuedAt,
+    updatedAt: c.issuedAt,
+  };
+  const updated: Account = {
+    ...account,
+    reservedSun: account.reservedSun + totalSun,
+    totals: { ...account.totals, ordersCreated: account.totals.ordersCreated + 1 },
+    updatedAt: c.issuedAt,
+  };
+  const effects: Effects = { ...noEffects(), accounts: [updated], orders: [order] };
+  if (c.idempotencyKey) {
+    effects.idempotency = [{
+      accountId: c.accountId, key: c.idempotencyKey, scope: 'create', requestHash: c.requestHash, orderId: order.id, status: 201,
+      createdAt: c.issuedAt, expiresAt: c.issuedAt + IDEMPOTENCY_TTL_MS,
+    }];
+  }
+  return applied(201, order, effects);
+};
+
+function orderFor(state: StateView, accountId: string, orderId: string): Order | undefined {
+  const order = ordersOf(state).byId(orderId);
+  return order && order.accountId === accountId ? order : undefined;
+}
+
+export const allocateOrder: Handler<CommandOf<'order.allocate'>> = (state, c) => {
+  const order = orderFor(state, c.accountId, c.orderId);
+  if (!order) return rejected(domainError('not_found', 'No such order.'));
+  // The first signed set stored wins; a second signer's transactions are never broadcast.
+  if (order.status !== 'allocating' || order.allocations.length > 0 || c.txs.length === 0) return unchanged(order);
+  const next: Order = {
+    ...order,
+    ratio: { limit: c.ratioLimit, weight: c.ratioWeight },
+    allocations: c.txs.map((t) => ({ kind: t.kind === 'activate' ? 'activate' : 'delegate', from: t.from, amount: t.amount, sun: t.sun, txId: t.txId, signedTx: t.signedTx, landed: null })),
+    updatedAt: c.issuedAt,
+  };
+  return applied(200, next, { ...noEffects(), orders: [next] });
+};
+
+function failOrder(account: Account, order: Order, at: number, commandId: string, message: string): Outcome {
+  const entry = errorCatalog.delegation_failed;
+  const next: Order = {
+    ...order,
+    status: 'failed',
+    confirmStatus: 'confirm_failed',
+    refundedSun: order.totalSun,
+    failure: { code: entry.code, slug: 'delegation_failed', message, at },
+    updatedAt: at,
+  };
+  const updated: Account = { ...account, reservedSun: account.reservedSun - order.totalSun, updatedAt: at };
+  const event: DomainEvent<'order.failed'> = {
+    eventId: eventIdFor(commandId, 0),
+    type: 'order.failed',
+    accountId: order.accountId,
+    createdAt: at,
+    data: {
+      order_id: order.id, client_order_id: order.clientOrderId, receiver: order.receiver, resource: order.resource, amount: big(order.amount),
+      tier: order.tier, failure: { code: entry.code, slug: 'delegation_failed', message }, charged_amount_sun: order.totalSun,
+      refunded_amount_sun: order.totalSun, refund_complete: true,
+    },
+  };
+  return applied(200, next, { ...noEffects(), accounts: [updated], orders: [next], events: [event] });
+}
+
+export const settleOrder: Handler<CommandOf<'order.settle'>> = (state, c) => {
+  const order = orderFor(state, c.accountId, c.orderId);
+  const account = state.account(c.accountId);
+  if (!order || !account) return rejected(domainError('not_found', 'No such order.'));
+  if (order.status !== 'allocating' && order.status !== 'delegated') return unchanged(order);
+
+  const landed = new Set(c.landedTxIds);
+  const allocations = order.allocations.map((a) => ({ ...a, landed: landed.has(a.txId) }));
+  const activation = allocations.find((a) => a.kind === 'activate');
+  const deliveredAmount = allocations.filter((a) => a.kind === 'delegate' && a.landed).reduce((s, a) => s + a.amount, 0);
+  const withAllocations = { ...order, allocations };
+  if (allocations.length === 0) return failOrder(account, withAllocations, c.issuedAt, c.commandId, 'No stake could be allocated to this order.');
+  if (activation && !activation.landed) return failOrder(account, withAllocations, c.issuedAt, c.commandId, 'The receiver could not be activated.');
+  if (order.resource !== 'activation' && deliveredAmount === 0) {
+    return failOrder(account, withAllocations, c.issuedAt, c.commandId, 'No delegation was confirmed within the wait window.');
+  }
+
+  const isActivation = order.resource === 'activation';
+  const refund = isActivation ? 0n : partialRefund(order, deliveredAmount);
+  const next: Order = {
+    ...withAllocations,
+    status: isActivation ? 'confirmed' : 'active',
+    confirmStatus: 'confirmed',
+    deliveredAmount: isActivation ? null : deliveredAmount,
+    partial: !isActivation && deliveredAmount < (order.amount ?? 0),
+    refundedSun: refund,
+    delegatedAt: isActivation ? null : c.deliveredAt,
+    expiresAt: isActivation || order.durationSeconds === null ? null : c.deliveredAt + order.durationSeconds * 1000,
+    updatedAt: c.issuedAt,
+  };
+  const base = { accountId: order.accountId, commandId: c.commandId, orderId: order.id, memo: null, createdAt: c.issuedAt };
+  const journals: Journal[] = [
+    transferJournal({ ...base, id: derivedId('journal', c.commandId, 0), kind: 'order_charge' }, 'TRX', ledgerAccounts.customerTrx(order.accountId), ledgerAccounts.orderRevenue, order.totalSun),
+  ];
+  if (refund > 0n) {
+    journals.push(transferJournal({ ...base, id: derivedId('journal', c.commandId, 1), kind: 'order_refund' }, 'TRX', ledgerAccounts.orderRevenue, ledgerAccounts.customerTrx(order.accountId), refund));
+  }
+  const spent = order.totalSun - refund;
+  const updated: Account = {
+    ...account,
+    balanceSun: account.balanceSun - spent,
+    reservedSun: account.reservedSun - order.totalSun,
+    totals: {
+      ...account.totals,
+      spentSun: account.totals.spentSun + spent,
+      refundedSun: account.totals.refundedSun + refund,
+      energyDelegated: account.totals.energyDelegated + (order.resource === 'energy' ? BigInt(deliveredAmount) : 0n),
+    },
+    updatedAt: c.issuedAt,
+  };
+  const hashes = delegateHashes(next);
+  const event: DomainEvent<'order.confirmed'> = {
+    eventId: eventIdFor(c.commandId, 0),
+    type: 'order.confirmed',
+    accountId: order.accountId,
+    createdAt: c.issuedAt,
+    data: {
+      order_id: order.id, client_order_id: order.clientOrderId, batch_id: null, subscription_id: null, resource: order.resource,
+      amount: big(order.amount), delivered_amount: big(next.deliveredAmount), partial: next.partial, tier: order.tier,
+      duration_seconds: order.durationSeconds, receiver: order.receiver, delegate_hash: hashes[0] ?? null, delegate_hashes: hashes,
+      delegated_at: iso(next.delegatedAt), expires_at: iso(next.expiresAt), total_amount_sun: order.totalSun, refunded_amount_sun: refund,
+      activation: activationOf(next),
+    },
+  };
+  return applied(200, next, { ...noEffects(), accounts: [updated], journals, orders: [next], events: [event] });
+};
+
+export const closeOrder: Handler<CommandOf<'order.close'>> = (state, c) => {
+  const view = ordersOf(state);
+  const order = orderFor(state, c.accountId, c.orderId);
+  if (!order) return rejected(domainError('not_found', 'No such order.'));
+  const finished = order.status === 'expired' || order.status === 'reclaimed';
+
+  if (c.step === 'request') {
+    const record = liveRecord(view, c.accountId, c.idempotencyKey, c.issuedAt);
+    if (record && (record.scope !== `reclaim:${order.id}`)) {
+      return rejected(domainError('idempotency_conflict', 'This Idempotency-Key was used with a different request.'));
+    }
+    if (finished) return applied(200, order);
+    if (order.supplier === 'provider') return rejected(domainError('reclaim_unavailable'));
+    if (!delivered.includes(order.status) || order.resource === 'activation') return rejected(domainError('nothing_to_reclaim', 'This order has nothing delegated to reclaim.'));
+    if (order.closeReason !== null) return applied(202, order);
+    const next: Order = { ...order, closeReason: 'reclaimed', closeRequestedAt: c.at, updatedAt: c.issuedAt };
+    const effects: Effects = { ...noEffects(), orders: [next] };
+    if (c.idempotencyKey && !record) {
+      effects.idempotency = [{
+        accountId: c.accountId, key: c.idempotencyKey, scope: `reclaim:${order.id}`, requestHash: order.id, orderId: order.id, status: 202,
+        createdAt: c.issuedAt, expiresAt: c.issuedAt + IDEMPOTENCY_TTL_MS,
+      }];
+    }
+    return applied(202, next, effects);
+  }
+
+  if (c.step === 'signed') {
+    if (finished || !delivered.includes(order.status) || order.undelegations.length > 0 || c.txs.length === 0) return unchanged(order);
+    const next: Order = {
+      ...order,
+      closeReason: order.closeReason ?? c.reason,
+      closeRequestedAt: order.closeRequestedAt ?? c.at,
+      undelegations: c.txs.map((t) => ({ from: t.from, sun: t.sun, txId: t.txId, signedTx: t.signedTx })),
+      reclaimHash: c.txs[0].txId,
+      updatedAt: c.issuedAt,
+    };
+    return applied(200, next, { ...noEffects(), orders: [next] });
+  }
+
+  // landed
+  if (finished || !delivered.includes(order.status) || order.undelegations.length === 0) return unchanged(order);
+  const reason = order.closeReason ?? c.reason;
+  const next: Order = { ...order, status: reason, reclaimedAt: c.at, updatedAt: c.issuedAt };
+  const common = {
+    order_id: order.id, client_order_id: order.clientOrderId, receiver: order.receiver, resource: order.resource, amount: big(order.amount),
+    reclaim_hash: order.reclaimHash, refunded_amount_sun: order.refundedSun,
+  };
+  const event: DomainEvent =
+    reason === 'expired'
+      ? { eventId: eventIdFor(c.commandId, 0), type: 'order.expired', accountId: order.accountId, createdAt: c.issuedAt, data: { ...common, expired_at: iso(c.at) as string } }
+      : { eventId: eventIdFor(c.commandId, 0), type: 'order.reclaimed', accountId: order.accountId, createdAt: c.issuedAt, data: { ...common, reclaimed_at: iso(c.at) as string } };
+  return applied(200, next, { ...noEffects(), orders: [next], events: [event] });
+};
+
+export const refundOrder: Handler<CommandOf<'order.refund'>> = (state, c) => {
+  const order = orderFor(state, c.accountId, c.orderId);
+  const account = state.account(c.accountId);
+  if (!order || !account) return rejected(domainError('not_found', 'No such order.'));
+  if (!['confirmed', 'active', 'expired', 'reclaimed'].includes(order.status)) {
+    return rejected(domainError('invalid_request', `An order in status ${order.status} cannot be refunded.`, { field: 'order_id' }));
+  }
+  const amount = order.totalSun - order.refundedSun;
+  const next: Order = { ...order, status: 'refunded', refundedSun: order.totalSun, updatedAt: c.issuedAt };
+  const journal = transferJournal(
+    { id: derivedId('journal', c.commandId), accountId: order.accountId, kind: 'order_refund', commandId: c.commandId, orderId: order.id, memo: c.reason, createdAt: c.issuedAt },
+    'TRX', ledgerAccounts.orderRevenue, ledgerAccounts.customerTrx(order.accountId), amount,
+  );
+  const balanceSun = account.balanceSun + amount;
+  const updated: Account = {
+    ...account, balanceSun, updatedAt: c.issuedAt,
+    totals: { ...account.totals, spentSun: account.totals.spentSun - amount, refundedSun: account.totals.refundedSun + amount },
+  };
+  const at = iso(c.issuedAt) as string;
+  const events: DomainEvent[] = [
+    {
+      eventId: eventIdFor(c.commandId, 0), type: 'order.refunded', accountId: order.accountId, createdAt: c.issuedAt,
+      data: {
+        order_id: order.id, client_order_id: order.clientOrderId, receiver: order.receiver, resource: order.resource, amount: big(order.amount),
+        delivered_amount: big(order.deliveredAmount), partial: order.partial, reason: c.reason, charged_amount_sun: order.totalSun,
+        refunded_amount_sun: order.totalSun, refund_complete: true, refunded_at: at,
+      },
+    },
+    {
+      eventId: eventIdFor(c.commandId, 1), type: 'balance.credited', accountId: order.accountId, createdAt: c.issuedAt,
+      data: {
+        reason: 'refund', currency: 'TRX', amount_sun: amount, tx_hash: null, confirmations: null, balance_sun: balanceSun, reference_id: order.id,
+        asset: 'TRX', usdt_amount: null, rate: null, rate_source: null, spread_bps: null, txid: null, sender: null, block_number: null,
+      },
+    },
+  ];
+  return applied(200, next, { ...noEffects(), accounts: [updated], journals: [journal], orders: [next], events });
+};

@@ -1,0 +1,200 @@
+/**
+ * Orders as the processor keeps them (log-derived), their allocations on chain, the status machine and
+ * the customer-facing JSON (spec section 2, Order and order detail). Pure.
+ */
+import { createHash } from 'node:crypto';
+import type { OrderResource, Tier } from './pricing';
+
+export const orderStatuses = ['created', 'paid', 'allocating', 'delegated', 'confirmed', 'active', 'expired', 'reclaimed', 'failed', 'refunded'] as const;
+export type OrderStatus = (typeof orderStatuses)[number];
+export type ConfirmStatus = 'unconfirmed' | 'confirmed' | 'confirm_failed';
+export const orderSources = ['api', 'dashboard', 'transfer', 'bot', 'subscription', 'batch', 'proxy'] as const;
+export type OrderSource = (typeof orderSources)[number];
+
+/** Where an order is filled: the service's own stake pool, or a third-party provider (no reclaim: 3008). */
+export type Supplier = 'pool' | 'provider';
+
+/** One signed chain transaction of an order, stored before it is ever broadcast. */
+export interface Allocation {
+  /** `delegate` moves stake to the receiver; `activate` is the TRX transfer that activates it. */
+  kind: 'delegate' | 'activate';
+  /** Pool (or provider) address that signs. */
+  from: string;
+  /** Resource units (energy/bandwidth) this allocation delivers; 0 for activation. */
+  amount: number;
+  /** Staked SUN delegated, or SUN transferred for activation. */
+  sun: bigint;
+  txId: string;
+  /** The signed transaction as JSON: the only thing ever broadcast for this allocation. */
+  signedTx: string;
+  /** Set by the confirmer: true once in a block, false when it can no longer land. */
+  landed: boolean | null;
+}
+
+/** An undelegation (expiry or reclaim) of one landed delegation, stored before broadcast. */
+export interface Undelegation {
+  from: string;
+  sun: bigint;
+  txId: string;
+  signedTx: string;
+}
+
+export interface OrderFailure {
+  code: number;
+  slug: string;
+  message: string;
+  at: number;
+}
+
+export interface Order {
+  id: string;
+  accountId: string;
+  clientOrderId: string | null;
+  /** sha256 of the canonical request body: a repeated client_order_id must match it. */
+  requestHash: string;
+  quoteId: string | null;
+  resource: OrderResource;
+  amount: number | null;
+  deliveredAmount: number | null;
+  partial: boolean;
+  tier: Tier | null;
+  durationSeconds: number | null;
+  receiver: string;
+  source: OrderSource;
+  status: OrderStatus;
+  confirmStatus: ConfirmStatus;
+  priceSunPerUnit: bigint | null;
+  paySun: bigint;
+  activateSun: bigint;
+  totalSun: bigint;
+  refundedSun: bigint;
+  supplier: Supplier;
+  /** Energy (or bandwidth) per staked TRX as the chain said when the order was allocated: limit / weight. */
+  ratio: { limit: bigint; weight: bigint } | null;
+  allocations: Allocation[];
+  delegatedAt: number | null;
+  expiresAt: number | null;
+  /** Reclaim asked (API) or expiry due (scheduler); undelegations then stored, then landed. */
+  closeReason: 'expired' | 'reclaimed' | null;
+  closeRequestedAt: number | null;
+  undelegations: Undelegation[];
+  reclaimHash: string | null;
+  reclaimedAt: number | null;
+  memo: string | null;
+  failure: OrderFailure | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface IdempotencyRecord {
+  accountId: string;
+  key: string;
+  /** What the key was used for: `create` (POST /v1/orders) or `reclaim:<order id>`. */
+  scope: string;
+  requestHash: string;
+  orderId: string;
+  status: number;
+  createdAt: number;
+  expiresAt: number;
+}
+
+export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
+
+/** Statuses from which an order still waits for delivery; a failure there reverses the charge. */
+export const awaitingDelivery: readonly OrderStatus[] = ['created', 'paid', 'allocating', 'delegated'];
+/** Statuses of a delivered order (the resource is on the receiver). */
+export const delivered: readonly OrderStatus[] = ['confirmed', 'active'];
+export const terminal: readonly OrderStatus[] = ['expired', 'reclaimed', 'failed', 'refunded'];
+
+const moves: Record<OrderStatus, readonly OrderStatus[]> = {
+  created: ['paid', 'allocating', 'failed'],
+  paid: ['allocating', 'failed'],
+  allocating: ['delegated', 'confirmed', 'failed'],
+  delegated: ['confirmed', 'failed'],
+  confirmed: ['active', 'expired', 'reclaimed', 'refunded'],
+  active: ['expired', 'reclaimed', 'refunded'],
+  expired: ['refunded'],
+  reclaimed: ['refunded'],
+  failed: [],
+  refunded: [],
+};
+
+export function canMove(from: OrderStatus, to: OrderStatus): boolean {
+  return moves[from].includes(to);
+}
+
+/** The canonical request: keys sorted, absent and null alike, so key order in the JSON does not matter. */
+export function requestHash(fields: Record<string, unknown>): string {
+  const canonical = Object.keys(fields)
+    .sort()
+    .filter((k) => fields[k] !== undefined && fields[k] !== null)
+    .map((k) => `${k}=${String(fields[k])}`)
+    .join('&');
+  return createHash('sha256').update(canonical).digest('hex');
+}
+
+/** Pro-rata refund of the resource part for what did not land; activation is refunded only when it failed. */
+export function partialRefund(order: Pick<Order, 'amount' | 'paySun'>, deliveredAmount: number): bigint {
+  if (order.amount === null || order.amount === 0) return 0n;
+  const undelivered = BigInt(order.amount - deliveredAmount);
+  return (order.paySun * undelivered) / BigInt(order.amount);
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+export function delegateHashes(order: Order): string[] {
+  return order.allocations.filter((a) => a.kind === 'delegate' && a.landed !== false).map((a) => a.txId);
+}
+
+export function activationOf(order: Order): { performed: boolean; hash: string | null; amount_sun: bigint } {
+  const tx = order.allocations.find((a) => a.kind === 'activate');
+  return { performed: tx?.landed === true, hash: tx?.txId ?? null, amount_sun: order.activateSun };
+}
+
+/** The Order object of the spec, fields in contract order. */
+export function orderJson(order: Order): Record<string, unknown> {
+  const hashes = delegateHashes(order);
+  return {
+    id: order.id,
+    client_order_id: order.clientOrderId,
+    account_id: order.accountId,
+    batch_id: null,
+    subscription_id: null,
+    resource: order.resource,
+    amount: order.amount,
+    delivered_amount: order.deliveredAmount,
+    partial: order.partial,
+    tier: order.tier,
+    duration_seconds: order.durationSeconds,
+    receiver: order.receiver,
+    source: order.source,
+    status: order.status,
+    confirm_status: order.confirmStatus,
+    price_sun_per_unit: order.priceSunPerUnit,
+    pay_amount_sun: order.paySun,
+    activate_amount_sun: order.activateSun,
+    total_amount_sun: order.totalSun,
+    refunded_amount_sun: order.refundedSun,
+    delegate_hash: hashes[0] ?? null,
+    delegate_hashes: hashes,
+    delegated_at: iso(order.delegatedAt),
+    reclaim_hash: order.reclaimHash,
+    reclaimed_at: iso(order.reclaimedAt),
+    expires_at: iso(order.expiresAt),
+    activation: activationOf(order),
+    memo: order.memo,
+    created_at: iso(order.createdAt),
+    updated_at: iso(order.updatedAt),
+    failure: order.failure ? { code: order.failure.code, slug: order.failure.slug, message: order.failure.message, at: iso(order.failure.at) } : null,
+  };
+}
+
+/** Order detail: the Order plus fills (no supplier named) and delegations. */
+export function orderDetailJson(order: Order): Record<string, unknown> {
+  const delegations = order.allocations.filter((a) => a.kind === 'delegate' && a.landed !== false);
+  return {
+    ...orderJson(order),
+    fills: delegations.map((a) => ({ class: 'instant', amount: a.amount, price_sun: order.priceSunPerUnit === null ? null : Number(order.priceSunPerUnit) })),
+    delegations: delegations.map((a) => ({ amount: a.amount, tx_id: a.txId })),
+  };
+}

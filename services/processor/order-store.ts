@@ -1,0 +1,144 @@
+/**
+ * Order state inside the processor's transaction: loads what a batch's order commands can touch (by order
+ * id, client_order_id, quote id, Idempotency-Key), serves it to the pure handlers as an OrderView with the
+ * batch's own changes on top, and writes the changes back. Also the row mapping the API reads with.
+ */
+import type { Command } from '../domain/commands';
+import type { IdempotencyRecord, Order } from '../domain/orders';
+import type { OrderView } from '../domain/outcome';
+import { insertRows } from '../platform/db/bulk';
+import type { PoolClient } from '../platform/db/pool';
+import { parseJson, stringifyJson } from '../platform/json';
+
+export const orderColumns = [
+  'id', 'account_id', 'client_order_id', 'request_hash', 'quote_id', 'resource', 'amount', 'delivered_amount', 'partial', 'tier',
+  'duration_seconds', 'receiver', 'source', 'status', 'confirm_status', 'price_sun_per_unit', 'pay_amount_sun', 'activate_amount_sun',
+  'total_amount_sun', 'refunded_amount_sun', 'supplier', 'ratio_limit', 'ratio_weight', 'allocations', 'delegated_at', 'expires_at',
+  'close_reason', 'close_requested_at', 'undelegations', 'reclaim_hash', 'reclaimed_at', 'memo', 'failure', 'created_at', 'updated_at',
+] as const;
+
+const ms = (d: Date | null) => (d === null ? null : d.getTime());
+const date = (n: number | null) => (n === null ? null : new Date(n));
+const num = (v: bigint | null) => (v === null ? null : Number(v));
+
+/** jsonb with bigint amounts kept exact (stored as JSON numbers, read back through lossless parsing). */
+function fromJsonb<T>(value: unknown): T {
+  return parseJson(JSON.stringify(value)) as T;
+}
+
+export function orderFromRow(r: Record<string, any>): Order {
+  const allocations = (r.allocations as any[]).map((a) => ({ ...a, sun: BigInt(a.sun) }));
+  const undelegations = (r.undelegations as any[]).map((u) => ({ ...u, sun: BigInt(u.sun) }));
+  return {
+    id: r.id, accountId: r.account_id, clientOrderId: r.client_order_id, requestHash: r.request_hash, quoteId: r.quote_id,
+    resource: r.resource, amount: num(r.amount), deliveredAmount: num(r.delivered_amount), partial: r.partial, tier: r.tier,
+    durationSeconds: r.duration_seconds, receiver: r.receiver, source: r.source, status: r.status, confirmStatus: r.confirm_status,
+    priceSunPerUnit: r.price_sun_per_unit, paySun: r.pay_amount_sun, activateSun: r.activate_amount_sun, totalSun: r.total_amount_sun,
+    refundedSun: r.refunded_amount_sun, supplier: r.supplier,
+    ratio: r.ratio_limit === null ? null : { limit: r.ratio_limit, weight: r.ratio_weight },
+    allocations, delegatedAt: ms(r.delegated_at), expiresAt: ms(r.expires_at), closeReason: r.close_reason,
+    closeRequestedAt: ms(r.close_requested_at), undelegations, reclaimHash: r.reclaim_hash, reclaimedAt: ms(r.reclaimed_at), memo: r.memo,
+    failure: r.failure === null ? null : fromJsonb(r.failure), createdAt: ms(r.created_at) as number, updatedAt: ms(r.updated_at) as number,
+  };
+}
+
+function orderToRow(o: Order): unknown[] {
+  return [
+    o.id, o.accountId, o.clientOrderId, o.requestHash, o.quoteId, o.resource, o.amount, o.deliveredAmount, o.partial, o.tier,
+    o.durationSeconds, o.receiver, o.source, o.status, o.confirmStatus, o.priceSunPerUnit, o.paySun, o.activateSun,
+    o.totalSun, o.refundedSun, o.supplier, o.ratio?.limit ?? null, o.ratio?.weight ?? null, stringifyJson(o.allocations),
+    date(o.delegatedAt), date(o.expiresAt), o.closeReason, date(o.closeRequestedAt), stringifyJson(o.undelegations), o.reclaimHash,
+    date(o.reclaimedAt), o.memo, o.failure === null ? null : stringifyJson(o.failure), new Date(o.createdAt), new Date(o.updatedAt),
+  ];
+}
+
+const orderCommandTypes = new Set(['order.create', 'order.allocate', 'order.settle', 'order.close', 'order.refund']);
+
+export class OrderState implements OrderView {
+  private readonly orders = new Map<string, Order>();
+  private readonly records = new Map<string, IdempotencyRecord>();
+  readonly changedOrders = new Map<string, Order>();
+  readonly changedRecords = new Map<string, IdempotencyRecord>();
+
+  byId(orderId: string): Order | undefined {
+    return this.orders.get(orderId);
+  }
+
+  byClientId(accountId: string, clientOrderId: string): Order | undefined {
+    for (const o of this.orders.values()) if (o.accountId === accountId && o.clientOrderId === clientOrderId) return o;
+    return undefined;
+  }
+
+  byQuote(accountId: string, quoteId: string): Order | undefined {
+    for (const o of this.orders.values()) if (o.accountId === accountId && o.quoteId === quoteId) return o;
+    return undefined;
+  }
+
+  idempotency(accountId: string, key: string): IdempotencyRecord | undefined {
+    return this.records.get(`${accountId}\u0000${key}`);
+  }
+
+  put(order: Order, changed = true): void {
+    this.orders.set(order.id, order);
+    if (changed) this.changedOrders.set(order.id, order);
+  }
+
+  putRecord(record: IdempotencyRecord, changed = true): void {
+    const k = `${record.accountId}\u0000${record.key}`;
+    this.records.set(k, record);
+    if (changed) this.changedRecords.set(k, record);
+  }
+
+  /** Loads every order and record the batch's order commands may read. */
+  static async load(client: PoolClient, commands: Command[]): Promise<OrderState> {
+    const state = new OrderState();
+    const work = commands.filter((c) => orderCommandTypes.has(c.type));
+    if (work.length === 0) return state;
+    const ids: string[] = [];
+    const cidAccounts: string[] = [];
+    const cids: string[] = [];
+    const quoteAccounts: string[] = [];
+    const quotes: string[] = [];
+    const keyAccounts: string[] = [];
+    const keys: string[] = [];
+    for (const c of work) {
+      if ('orderId' in c) ids.push(c.orderId);
+      if (c.type === 'order.create') {
+        if (c.clientOrderId) (cidAccounts.push(c.accountId), cids.push(c.clientOrderId));
+        if (c.quoteId) (quoteAccounts.push(c.accountId), quotes.push(c.quoteId));
+      }
+      if ((c.type === 'order.create' || c.type === 'order.close') && c.idempotencyKey) (keyAccounts.push(c.accountId), keys.push(c.idempotencyKey));
+    }
+    const { rows: recordRows } = await client.query(
+      `SELECT r.* FROM order_idempotency r JOIN unnest($1::text[], $2::text[]) AS t(a, k) ON r.account_id = t.a AND r.key = t.k`,
+      [keyAccounts, keys],
+    );
+    for (const r of recordRows) {
+      state.putRecord({
+        accountId: r.account_id, key: r.key, scope: r.scope, requestHash: r.request_hash, orderId: r.order_id, status: r.status,
+        createdAt: r.created_at.getTime(), expiresAt: r.expires_at.getTime(),
+      }, false);
+      ids.push(r.order_id);
+    }
+    const { rows } = await client.query(
+      `SELECT ${orderColumns.join(', ')} FROM orders WHERE id = ANY($1::text[])
+       UNION SELECT ${orderColumns.join(', ')} FROM orders o JOIN unnest($2::text[], $3::text[]) AS t(a, c) ON o.account_id = t.a AND o.client_order_id = t.c
+       UNION SELECT ${orderColumns.join(', ')} FROM orders o JOIN unnest($4::text[], $5::text[]) AS q(a, c) ON o.account_id = q.a AND o.quote_id = q.c`,
+      [ids, cidAccounts, cids, quoteAccounts, quotes],
+    );
+    for (const r of rows) state.put(orderFromRow(r), false);
+    return state;
+  }
+
+  async save(client: PoolClient): Promise<void> {
+    const updates = orderColumns.filter((c) => c !== 'id' && c !== 'created_at').map((c) => `${c} = EXCLUDED.${c}`);
+    await insertRows(client, 'orders', orderColumns, [...this.changedOrders.values()].map(orderToRow), `ON CONFLICT (id) DO UPDATE SET ${updates.join(', ')}`);
+    await insertRows(
+      client,
+      'order_idempotency',
+      ['account_id', 'key', 'scope', 'request_hash', 'order_id', 'status', 'created_at', 'expires_at'],
+      [...this.changedRecords.values()].map((r) => [r.accountId, r.key, r.scope, r.requestHash, r.orderId, r.status, new Date(r.createdAt), new Date(r.expiresAt)]),
+      'ON CONFLICT (account_id, key) DO UPDATE SET scope = EXCLUDED.scope, request_hash = EXCLUDED.request_hash, order_id = EXCLUDED.order_id, status = EXCLUDED.status, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at',
+    );
+  }
+}
