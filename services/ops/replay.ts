@@ -4,13 +4,13 @@
  * to exactly the offsets stored in that snapshot, so the comparison holds even while traffic flows.
  */
 import type { RefusalReason } from '../domain/commands';
+import { dropDatabase, ensureDatabase } from '../platform/db/databases';
 import { migrate } from '../platform/db/migrate';
 import { createPool, type Pool, type PoolClient } from '../platform/db/pool';
 import type { Runtime } from '../platform/runtime';
 import { applyPartitionSlice, decodeRecords, PROCESSOR_GROUP } from '../processor/processor';
 import type { RefusalPolicy } from '../processor/apply-batch';
 import { replayedTables, type ReplayedTable } from './replayed-tables';
-import pg from 'pg';
 
 export interface ReplayReport {
   records: number;
@@ -117,24 +117,7 @@ function replayDatabaseUrl(liveUrl: string): string {
   return url.toString();
 }
 
-async function withAdmin(url: string, fn: (c: pg.Client, name: string) => Promise<void>): Promise<void> {
-  const u = new URL(url);
-  const name = decodeURIComponent(u.pathname.slice(1));
-  u.pathname = '/postgres';
-  const admin = new pg.Client({ connectionString: u.toString() });
-  await admin.connect();
-  try {
-    await fn(admin, name.replace(/"/g, '""'));
-  } finally {
-    await admin.end();
-  }
-}
-
 async function recreateDatabase(url: string): Promise<void> {
   await dropDatabase(url);
-  await withAdmin(url, (c, name) => c.query(`CREATE DATABASE "${name}"`).then(() => undefined));
-}
-
-async function dropDatabase(url: string): Promise<void> {
-  await withAdmin(url, (c, name) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).then(() => undefined));
+  await ensureDatabase(url);
 }

@@ -9,6 +9,7 @@ import { parseConfig, type Config } from '../../services/platform/config';
 import { createRuntime, type Runtime } from '../../services/platform/runtime';
 import { CommandBus } from '../../services/platform/command-bus';
 import { replayAndVerify } from '../../services/ops/replay';
+import { dropDatabase } from '../../services/platform/db/databases';
 
 export interface World {
   name: string;
@@ -75,11 +76,5 @@ export async function dropWorld(world: World, rt?: Runtime): Promise<void> {
     if (differing.length > 0) throw new Error(`replay differs from the database: ${JSON.stringify(differing)}`);
     await rt.log.deleteTopics(Object.values(rt.codec.topics).map((t) => t.topic)).catch(() => undefined);
   }
-  const { Client } = await import('pg');
-  const url = new URL(world.cfg.DATABASE_URL);
-  const name = decodeURIComponent(url.pathname.slice(1));
-  url.pathname = '/postgres';
-  const admin = new Client({ connectionString: url.toString() });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).finally(() => admin.end());
+  await dropDatabase(world.cfg.DATABASE_URL);
 }

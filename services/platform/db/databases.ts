@@ -1,0 +1,34 @@
+/**
+ * Creating and dropping whole databases (start-up on a shared server, replay, test worlds). These talk to
+ * the server's `postgres` database with the credentials of the given URL.
+ */
+import pg from 'pg';
+
+async function withServer<T>(databaseUrl: string, fn: (admin: pg.Client, quotedName: string, name: string) => Promise<T>): Promise<T> {
+  const url = new URL(databaseUrl);
+  const name = decodeURIComponent(url.pathname.slice(1));
+  url.pathname = '/postgres';
+  const admin = new pg.Client({ connectionString: url.toString() });
+  await admin.connect();
+  try {
+    return await fn(admin, `"${name.replace(/"/g, '""')}"`, name);
+  } finally {
+    await admin.end();
+  }
+}
+
+/** Creates the database named in the URL when it does not exist yet. */
+export async function ensureDatabase(databaseUrl: string): Promise<void> {
+  await withServer(databaseUrl, async (admin, quoted, name) => {
+    const { rowCount } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (rowCount !== 0) return;
+    await admin.query(`CREATE DATABASE ${quoted}`).catch((err: { code?: string }) => {
+      if (err.code !== '42P04') throw err; // created concurrently by another process: fine
+    });
+  });
+}
+
+/** Drops the database named in the URL, closing its connections. */
+export async function dropDatabase(databaseUrl: string): Promise<void> {
+  await withServer(databaseUrl, (admin, quoted) => admin.query(`DROP DATABASE IF EXISTS ${quoted} WITH (FORCE)`).then(() => undefined));
+}
