@@ -8,6 +8,7 @@ import type { Config } from './config';
 import { migrate } from './db/migrate';
 import { createPool, type Pool } from './db/pool';
 import { KafkaLog } from './kafka';
+import { logger } from './logger';
 import { createRedis, type Redis } from './redis';
 import { LogCodec } from './wire/codec';
 import { createRegistryClient, registerTopicSchemas } from './wire/registry';
@@ -25,6 +26,7 @@ export interface Runtime {
 }
 
 export async function createRuntime(cfg: Config, options: { migrate?: boolean; databaseUrl?: string } = {}): Promise<Runtime> {
+  logger.level = cfg.LOG_LEVEL;
   const databaseUrl = options.databaseUrl ?? cfg.DATABASE_URL;
   if (options.migrate ?? true) await migrate(databaseUrl);
   const pool = createPool(databaseUrl, 20);

@@ -71,7 +71,9 @@ describe('a new wallet driven with TronWeb', () => {
     expect(backInfo.receipt.energy_usage).toBe(14_650);
     expect(backInfo.receipt.energy_fee ?? 0).toBe(0);
     const used: any = await tronWeb.trx.getAccountResources(fresh.address.base58);
-    expect(used.EnergyUsed).toBe(14_650);
+    // Used energy recovers linearly over 24 h, so a few seconds after the block it may read a unit or two less.
+    expect(used.EnergyUsed).toBeLessThanOrEqual(14_650);
+    expect(used.EnergyUsed).toBeGreaterThan(14_600);
   });
 
   it('freezes, delegates without lock, undelegates and unfreezes', async () => {
