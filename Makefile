@@ -77,7 +77,8 @@ down:
 	$(MAKE) stack-down
 
 # Every test, against the test profile's stack (other ports, databases, Redis db). The build is the
-# type check; unit tests first (fast), then the integration tests one file at a time.
+# type check; unit tests first (fast), then the integration tests one file at a time. --forceExit: a
+# client library's idle socket must not keep CI waiting after the last test has reported.
 test: build test-stack-up
 	infra/env/load.sh test -- npx jest --ci --selectProjects unit
-	infra/env/load.sh test -- npx jest --ci --selectProjects integration --runInBand
+	infra/env/load.sh test -- npx jest --ci --selectProjects integration --runInBand --forceExit
