@@ -11,9 +11,10 @@ import type { Runtime } from './platform/runtime';
 import { PROCESSOR_GROUP, startProcessor } from './processor/processor';
 import { startRelay } from './relay/relay';
 import { DISPATCHER_GROUP, startDispatcher } from './dispatcher/dispatcher';
+import { startDepositWatcher } from './deposits/watcher';
 import { webhookSecretBox } from './webhooks/secrets';
 
-export const allRoles = ['api', 'processor', 'relay', 'dispatcher'] as const;
+export const allRoles = ['api', 'processor', 'relay', 'dispatcher', 'deposit-watcher'] as const;
 export type Role = (typeof allRoles)[number];
 
 export interface Stoppable {
@@ -32,6 +33,14 @@ export function parseRoles(text: string): Role[] {
 export async function startRoles(rt: Runtime, roles: Role[]): Promise<Stoppable[]> {
   const running: Stoppable[] = [];
   const ctx = { network: rt.cfg.NETWORK, brand: rt.cfg.BRAND };
+  if (roles.includes('deposit-watcher')) {
+    // Appends chain facts only (no replies awaited), so the bus needs no reply subscription.
+    const bus = new CommandBus({
+      log: rt.log, codec: rt.codec, pool: rt.pool, redisUrl: rt.cfg.REDIS_URL, network: rt.cfg.NETWORK,
+      clock: rt.clock, timeoutMs: rt.cfg.COMMAND_TIMEOUT_MS,
+    });
+    running.push(await startDepositWatcher({ cfg: rt.cfg, pool: rt.pool, bus, clock: rt.clock }));
+  }
   if (roles.includes('processor')) {
     running.push(
       await startProcessor({

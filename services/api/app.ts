@@ -7,6 +7,9 @@ import { jsonBody } from './body';
 import { ApiError, errorHandler, sendJson } from './errors';
 import { healthRouter } from './health';
 import { identityRouters } from './routes/identity';
+import { ledgerRouter } from './routes/ledger';
+import { ChainReader } from '../chain/reads';
+import { UsdtRateSource } from '../deposits/rate';
 import { webhooksRouter, type WebhookRouteDeps } from './routes/webhooks';
 import { ordersRouter, type OrderRouteDeps } from './routes/orders';
 import { buildDocument } from './openapi/document';
@@ -39,7 +42,10 @@ export function createApp(deps: ApiDeps): Express {
   app.use(jsonBody);
   app.use(healthRouter(deps.rt));
   app.get('/v1/openapi.json', validator.for('openapi'), (_req, res) => sendJson(res, 200, doc));
-  app.use(...identityRouters({ rt: deps.rt, bus: deps.bus, validator }));
+  // rate_now of the deposit-address reads: the USDT rate, cached 60 s.
+  const rates = new UsdtRateSource(deps.rt.cfg, ChainReader.fromConfig(deps.rt.cfg), deps.rt.clock);
+  app.use(...identityRouters({ rt: deps.rt, bus: deps.bus, validator, rate: rates.rateNow }));
+  app.use(ledgerRouter({ rt: deps.rt, validator }));
   app.use(webhooksRouter({ rt: deps.rt, validator, ...deps.webhooks }));
   app.use(ordersRouter({ rt: deps.rt, bus: deps.bus, validator, chain: deps.chain }));
 

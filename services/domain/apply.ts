@@ -6,6 +6,7 @@ import type { Command, CommandType } from './commands';
 import { adjustBalance } from './handlers/adjust-balance';
 import { assignDepositAddress } from './handlers/assign-deposit-address';
 import { createAccount } from './handlers/create-account';
+import { creditDeposit, releaseDeposit } from './handlers/credit-deposit';
 import { renameAccount } from './handlers/rename-account';
 import { allocateOrder, closeOrder, createOrder, refundOrder, settleOrder } from './handlers/orders';
 import type { ApplyContext, Handler, Outcome, StateView } from './outcome';
@@ -17,6 +18,8 @@ const handlers: HandlerTable = {
   'balance.adjust': adjustBalance,
   'account.rename': renameAccount,
   'deposit_address.assign': assignDepositAddress,
+  'deposit.credit': creditDeposit,
+  'deposit.release': releaseDeposit,
   'order.create': createOrder,
   'order.allocate': allocateOrder,
   'order.settle': settleOrder,

@@ -3,6 +3,8 @@
  * everything its effect depends on (ids, the time it was received, prices, chain facts) so a replay of
  * the log rebuilds the same state.
  */
+import type { DepositFacts, DepositPricing } from './deposits';
+
 export interface CommandMeta {
   commandId: string;
   accountId: string;
@@ -49,6 +51,30 @@ export interface AdjustBalanceCommand {
   amountSun: bigint;
   memo: string;
 }
+
+/**
+ * Deposit watcher: a TRX transfer or USDT Transfer log to a deposit address, confirmed on a solidified
+ * block, with the pricing in force when it was seen. The id derives from (txid, log index), so a re-read
+ * of the chain appends the same command and the processor applies it once.
+ */
+export interface CreditDepositCommand extends DepositFacts, DepositPricing {
+  type: 'deposit.credit';
+}
+
+/**
+ * A deposit seen but not credited, credited now: by the watcher when a rate returns (`rate`, for
+ * pending_rate) or by support (`support`, any held row; ops credit-held). USDT carries the rate to use.
+ */
+export interface ReleaseDepositCommand {
+  type: 'deposit.release';
+  depositId: string;
+  reason: 'rate' | 'support';
+  rateSun: bigint | null;
+  rateSource: string | null;
+  spreadBps: number;
+  memo: string | null;
+}
+
 
 /**
  * POST /v1/orders: the API resolved the price in force (or the quote), read the receiver's activation
@@ -136,7 +162,7 @@ export interface CommandRefusedMarker {
 }
 
 export type CommandBody =
-  | CreateAccountCommand | AdjustBalanceCommand | CommandRefusedMarker | RenameAccountCommand | AssignDepositAddressCommand
+  | CreateAccountCommand | AdjustBalanceCommand | CommandRefusedMarker | RenameAccountCommand | AssignDepositAddressCommand | CreditDepositCommand | ReleaseDepositCommand
   | CreateOrderCommand | AllocateOrderCommand | SettleOrderCommand | CloseOrderCommand | RefundOrderCommand;
 export type CommandType = CommandBody['type'];
 export type Command = CommandMeta & CommandBody;

@@ -15,6 +15,11 @@ export const ledgerAccounts = {
   customerTrx: (accountId: string) => `customer:${accountId}:trx`,
   customerUsdt: (accountId: string) => `customer:${accountId}:usdt`,
   supportAdjustments: 'system:support_adjustments',
+  /** Where deposits come from: TRX received on deposit addresses, and USDT received. */
+  depositsTrx: 'system:deposits_trx',
+  depositsUsdt: 'system:deposits_usdt',
+  /** USDT converted to TRX at the credited rate: takes USDT in, gives TRX out (balances per currency). */
+  usdtConversion: 'system:usdt_conversion',
   /** What delivered orders earned; refunds of delivered orders come back out of it. */
   orderRevenue: 'system:order_revenue',
 } as const;

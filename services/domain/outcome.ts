@@ -3,6 +3,7 @@ import type { Account } from './account';
 import type { Command } from './commands';
 import type { DomainError } from './errors';
 import type { DomainEvent } from './events';
+import type { Deposit } from './deposits';
 import type { Journal } from './ledger';
 import type { IdempotencyRecord, Order } from './orders';
 
@@ -10,6 +11,8 @@ export interface Effects {
   /** Final state of every account the command changed (or created). */
   accounts: Account[];
   journals: Journal[];
+  /** Deposits seen or credited (deposit commands only). */
+  deposits?: Deposit[];
   events: DomainEvent[];
   /** Commands to append to the log once this one is committed (through the outbox). */
   followUps: Command[];
@@ -25,6 +28,8 @@ export type Outcome =
 /** Read access to the state a command may depend on. */
 export interface StateView {
   account(id: string): Account | undefined;
+  /** Deposit rows, loaded for the batch's deposit commands. */
+  deposit?(id: string): Deposit | undefined;
   /** Order state, loaded for the batch's order commands (services/processor/order-store.ts). */
   orders?: OrderView;
 }

@@ -13,6 +13,7 @@ export const replayedTables: ReplayedTable[] = [
   { table: 'accounts', key: ['id'], volatile: [] },
   { table: 'journals', key: ['id'], volatile: [] },
   { table: 'journal_lines', key: ['journal_id', 'line_no'], volatile: [] },
+  { table: 'deposits', key: ['deposit_id'], volatile: [] },
   { table: 'orders', key: ['id'], volatile: [] },
   { table: 'order_idempotency', key: ['account_id', 'key'], volatile: [] },
   { table: 'command_results', key: ['command_id'], volatile: ['processed_at'] },
@@ -24,6 +25,8 @@ export const replayedTables: ReplayedTable[] = [
 /** Tables that are not state derived from the log. */
 export const notReplayedTables = [
   'pgmigrations',
+  // Deposit watcher: where it stands on the chain (services/deposits/watcher.ts).
+  'deposit_watcher_position',
   // Quotes: written by the API (POST /v1/quotes); the order that uses one carries its total.
   'quotes',
   // Identity: written by the API directly (services/identity), not derived from the log.

@@ -62,6 +62,18 @@ const schema = z.object({
   USDT_SPREAD_BPS: z.coerce.number().int().min(0).max(10_000).default(5),
   /** Below this a TRX transfer is held rather than credited (a brand parameter). */
   MIN_DEPOSIT_SUN: z.coerce.bigint().min(0n).default(1_000_000n),
+  /** Where the USDT→TRX rate comes from: USDT_FIXED_RATE, or the DEX v3 pool's slot0(). */
+  USDT_RATE_SOURCE: z.enum(['fixed_env', 'dex_v3']).default('dex_v3'),
+  /** TRX per 1 USDT (decimal string) for USDT_RATE_SOURCE=fixed_env; unset: no rate (deposits wait, pending_rate). */
+  USDT_FIXED_RATE: z.string().regex(/^\d{1,12}(\.\d{1,6})?$/, 'a decimal string, at most 6 decimals').optional(),
+  /** DEX v3 pool (USDT/WTRX) read for USDT_RATE_SOURCE=dex_v3; off mainnet defaults to the devnet's (seed `devnet`). */
+  DEX_POOL_ADDRESS: z.string().regex(/^T[1-9A-HJ-NP-Za-km-z]{33}$/).optional(),
+  /** USDT deposit bounds in base units (6 decimals): held below (held_below_min) and above (held_for_review). */
+  USDT_MIN: z.coerce.bigint().min(0n).default(5_000_000n),
+  USDT_MAX: z.coerce.bigint().min(1n).default(2_000_000_000n),
+  /** Deposit watcher: real ms between polls of the chain; first block scanned when no position is stored. */
+  DEPOSIT_POLL_MS: z.coerce.number().int().min(20).default(1_000),
+  DEPOSIT_SCAN_FROM_BLOCK: z.coerce.number().int().min(0).default(0),
   /** Budgets (contract.md section 4); tests may raise them. */
   BUDGET_CHALLENGE_PER_IP_PER_MIN: z.coerce.number().int().min(1).default(10),
   BUDGET_CHALLENGE_PER_ADDRESS_PER_MIN: z.coerce.number().int().min(1).default(5),
@@ -97,6 +109,9 @@ export type Config = Omit<z.infer<typeof schema>, 'DEPOSIT_XPUB' | 'API_KEY_ENCR
 export const devDefaults = {
   DEPOSIT_XPUB: 'xpub6BuRy7ZmkGfP2RWhoor1kWB1w9DvrtmJbFBvnC1bQ4SB5NbCHTyQYCJSXZtxDbFyHTmC7wkU2he3nYYdpZ3Vf6qUAkXSnL6RPif4BDtDEKr',
   API_KEY_ENCRYPTION_KEY: '6465762d6f6e6c792d6170692d6b65792d656e6372797074696f6e2d6b657921',
+  /** The devnet's genesis is derived from DEVNET_SEED; these are its USDT contract and DEX pool for the default seed `devnet`. */
+  USDT_CONTRACT: 'TR8Z6FdC3iES8WMMpQkMdmm3yPqHec3Cud',
+  DEX_POOL_ADDRESS: 'TWxhtfzs4rwtHpJitQJxKhzJxPbpzNbtuQ',
 };
 
 let cached: Config | undefined;
@@ -129,6 +144,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     topicPrefix,
     DEPOSIT_XPUB: cfg.DEPOSIT_XPUB ?? devDefaults.DEPOSIT_XPUB,
     API_KEY_ENCRYPTION_KEY: cfg.API_KEY_ENCRYPTION_KEY ?? devDefaults.API_KEY_ENCRYPTION_KEY,
+    USDT_CONTRACT: cfg.USDT_CONTRACT ?? (cfg.NETWORK === 'mainnet' ? undefined : devDefaults.USDT_CONTRACT),
+    DEX_POOL_ADDRESS: cfg.DEX_POOL_ADDRESS ?? (cfg.NETWORK === 'mainnet' ? undefined : devDefaults.DEX_POOL_ADDRESS),
   };
 }
 

@@ -15,6 +15,8 @@ import type { PoolClient } from '../platform/db/pool';
 import {
   claimCommands, finishResults, loadAccounts, readResults, saveAccounts, saveJournals, saveOutbox, type OutboxMessage,
 } from './store';
+import { depositIdsOf, loadDeposits, saveDeposits } from './deposit-store';
+import type { Deposit } from '../domain/deposits';
 import { OrderState } from './order-store';
 
 export interface RefusalPolicy {
@@ -75,7 +77,9 @@ export async function applyBatch(
   const changed = new Map<string, Account>();
   const journals: Journal[] = [];
   const orders = await OrderState.load(client, fresh);
-  const view = { account: (id: string) => state.get(id), orders };
+  const deposits = await loadDeposits(client, depositIdsOf(fresh));
+  const changedDeposits = new Map<string, Deposit>();
+  const view = { account: (id: string) => state.get(id), deposit: (id: string) => deposits.get(id), orders };
 
   for (const command of fresh) {
     const reason = policy.refusalFor(command);
@@ -96,6 +100,10 @@ export async function applyBatch(
       changed.set(account.id, account);
     }
     journals.push(...effects.journals);
+    for (const deposit of effects.deposits ?? []) {
+      deposits.set(deposit.depositId, deposit);
+      changedDeposits.set(deposit.depositId, deposit);
+    }
     for (const order of effects.orders ?? []) orders.put(order);
     for (const record of effects.idempotency ?? []) orders.putRecord(record);
     const trace = traceContextOf(command);
@@ -110,6 +118,7 @@ export async function applyBatch(
 
   await saveAccounts(client, [...changed.values()]);
   await saveJournals(client, journals);
+  await saveDeposits(client, [...changedDeposits.values()]);
   await orders.save(client);
   await saveOutbox(client, outbox);
   await finishResults(client, finished.map((f) => f.result));

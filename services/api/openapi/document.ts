@@ -3,6 +3,7 @@
  * and used to validate every request. Each area adds its paths from its own file.
  */
 import { identityPaths, identitySchemas, identitySecuritySchemes } from './identity-paths';
+import { ledgerPaths, ledgerSchemas } from './ledger-paths';
 import { platformPaths } from './platform-paths';
 import { sharedSchemas } from './shared-schemas';
 import { webhookPaths, webhookSchemas } from './webhooks-paths';
@@ -35,7 +36,7 @@ export function buildDocument(): OpenApiDocument {
       description: 'Temporary TRON energy and bandwidth delegations paid from a prepaid balance.',
     },
     servers: [{ url: '/v1' }],
-    paths: { ...platformPaths, ...identityPaths, ...webhookPaths, ...orderPaths },
-    components: { schemas: { ...sharedSchemas, ...identitySchemas, ...webhookSchemas, ...orderSchemas }, securitySchemes: { ...identitySecuritySchemes } },
+    paths: { ...platformPaths, ...identityPaths, ...ledgerPaths, ...webhookPaths, ...orderPaths },
+    components: { schemas: { ...sharedSchemas, ...identitySchemas, ...ledgerSchemas, ...webhookSchemas, ...orderSchemas }, securitySchemes: { ...identitySecuritySchemes } },
   };
 }

@@ -1,14 +1,15 @@
 /** Account and DepositAddress as the API answers them (spec section 2), from the processor's tables. */
 import type { Account } from '../../domain/account';
 import { rotationPolicy } from '../../domain/deposit-rotation';
+import { usdtDecimal } from '../../domain/deposits';
 import type { Config } from '../../platform/config';
 import { toIso } from '../../platform/clock';
 
 /** Per-account limits (contract.md section 4 defaults). */
 export const accountLimits = { max_order_energy: 10_000_000, max_batch_receivers: 100, orders_per_second: 20 };
 
-/** USDT deposit bounds in whole USDT (held below min, held for review above max). */
-export const usdtBounds = { min: '5', max: '2000' };
+/** USDT deposit bounds as decimal strings (held below min, held for review above max), from USDT_MIN/USDT_MAX. */
+export const usdtBounds = (cfg: Config) => ({ min: usdtDecimal(cfg.USDT_MIN), max: usdtDecimal(cfg.USDT_MAX) });
 
 export interface RateNow {
   trx_per_usdt: string;
@@ -33,7 +34,7 @@ export async function depositRows(cfg: Config, account: Account, rate: RateSourc
   if (currency !== 'TRX') {
     rows.push({
       currency: 'USDT', ...common, contract: cfg.USDT_CONTRACT ?? null, rate_now: await rate().catch(() => null),
-      spread_bps: cfg.USDT_SPREAD_BPS, ...usdtBounds,
+      spread_bps: cfg.USDT_SPREAD_BPS, ...usdtBounds(cfg),
     });
   }
   return rows;

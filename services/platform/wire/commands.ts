@@ -35,6 +35,23 @@ function bodyToWire(body: CommandBody): WireBody {
       return { [`${ns}AssignDepositAddress`]: { address: body.address, derivation_index: body.derivationIndex, reason: body.reason } };
     case 'balance.adjust':
       return { [`${ns}AdjustBalance`]: { amount_sun: BigInt(body.amountSun), memo: body.memo } };
+    case 'deposit.credit':
+      return {
+        [`${ns}CreditDeposit`]: {
+          deposit_id: body.depositId, asset: body.asset, address: body.address, sender: body.sender, txid: body.txid, log_index: body.logIndex,
+          block_number: BigInt(body.blockNumber), block_timestamp: BigInt(body.blockTimestamp), amount: BigInt(body.amount),
+          confirmations_required: body.confirmationsRequired, rate_sun: body.rateSun === null ? null : BigInt(body.rateSun),
+          rate_source: body.rateSource, spread_bps: body.spreadBps, usdt_min: BigInt(body.usdtMin), usdt_max: BigInt(body.usdtMax),
+          min_deposit_sun: BigInt(body.minDepositSun),
+        },
+      };
+    case 'deposit.release':
+      return {
+        [`${ns}ReleaseDeposit`]: {
+          deposit_id: body.depositId, reason: body.reason, rate_sun: body.rateSun === null ? null : BigInt(body.rateSun),
+          rate_source: body.rateSource, spread_bps: body.spreadBps, memo: body.memo,
+        },
+      };
     case 'command.refused':
       return { [`${ns}CommandRefused`]: { refused_command_id: body.refusedCommandId, reason: body.reason } };
     case 'order.create':
@@ -76,6 +93,19 @@ function bodyFromWire(wire: WireBody): CommandBody {
       return { type: 'deposit_address.assign', address: value.address, derivationIndex: value.derivation_index, reason: value.reason };
     case 'AdjustBalance':
       return { type: 'balance.adjust', amountSun: value.amount_sun, memo: value.memo };
+    case 'CreditDeposit':
+      return {
+        type: 'deposit.credit', depositId: value.deposit_id, asset: value.asset, address: value.address, sender: value.sender, txid: value.txid,
+        logIndex: value.log_index, blockNumber: Number(value.block_number), blockTimestamp: Number(value.block_timestamp), amount: BigInt(value.amount),
+        confirmationsRequired: value.confirmations_required, rateSun: value.rate_sun === null ? null : BigInt(value.rate_sun),
+        rateSource: value.rate_source, spreadBps: value.spread_bps, usdtMin: BigInt(value.usdt_min), usdtMax: BigInt(value.usdt_max),
+        minDepositSun: BigInt(value.min_deposit_sun),
+      };
+    case 'ReleaseDeposit':
+      return {
+        type: 'deposit.release', depositId: value.deposit_id, reason: value.reason, rateSun: value.rate_sun === null ? null : BigInt(value.rate_sun),
+        rateSource: value.rate_source, spreadBps: value.spread_bps, memo: value.memo,
+      };
     case 'CommandRefused':
       return { type: 'command.refused', refusedCommandId: value.refused_command_id, reason: value.reason };
     case 'CreateOrder':

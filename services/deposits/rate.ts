@@ -1,0 +1,72 @@
+/**
+ * The USDT→TRX rate: USDT_FIXED_RATE (fixed_env) or the DEX v3 pool's slot0() read on the solidified
+ * chain (dex_v3, the source naming the block it was read at). Cached `ttlMs` (60 s for rate_now).
+ * `null` when no rate is available: an unreadable chain or pool, or no fixed rate configured.
+ */
+import { TronWeb } from 'tronweb';
+import { sunPerUsdtFromDecimal, sunPerUsdtFromSqrtPrice, trxPerUsdtDecimal } from '../domain/deposits';
+import type { RateNow, RateSource } from '../api/views/account-view';
+import type { ChainReader } from '../chain/reads';
+import type { Clock } from '../platform/clock';
+import type { Config } from '../platform/config';
+import { toIso } from '../platform/clock';
+import { logger } from '../platform/logger';
+
+export interface UsdtRate {
+  /** SUN per 1 USDT before the spread. */
+  rateSun: bigint;
+  kind: 'fixed_env' | 'dex_v3';
+  /** As recorded on the ledger: `fixed_env` or `dex_v3@<block>`. */
+  source: string;
+  at: number;
+}
+
+export const RATE_CACHE_MS = 60_000;
+
+type RateConfig = Pick<Config, 'USDT_RATE_SOURCE' | 'USDT_FIXED_RATE' | 'DEX_POOL_ADDRESS' | 'USDT_CONTRACT'>;
+
+export class UsdtRateSource {
+  private cached: { rate: UsdtRate | null; until: number } | undefined;
+  private usdtIsToken0: boolean | undefined;
+
+  constructor(private readonly cfg: RateConfig, private readonly reader: ChainReader, private readonly clock: Clock, private readonly ttlMs = RATE_CACHE_MS) {}
+
+  async current(): Promise<UsdtRate | null> {
+    const now = this.clock.now();
+    if (this.cached && now < this.cached.until) return this.cached.rate;
+    const rate = await this.read(now);
+    this.cached = { rate, until: now + this.ttlMs };
+    return rate;
+  }
+
+  /** rate_now of the deposit-address reads. */
+  readonly rateNow: RateSource = async (): Promise<RateNow | null> => {
+    const rate = await this.current();
+    return rate ? { trx_per_usdt: trxPerUsdtDecimal(rate.rateSun), source: rate.kind, at: toIso(rate.at) } : null;
+  };
+
+  private async read(now: number): Promise<UsdtRate | null> {
+    if (this.cfg.USDT_RATE_SOURCE === 'fixed_env') {
+      if (!this.cfg.USDT_FIXED_RATE) return null;
+      const rateSun = sunPerUsdtFromDecimal(this.cfg.USDT_FIXED_RATE);
+      return rateSun > 0n ? { rateSun, kind: 'fixed_env', source: 'fixed_env', at: now } : null;
+    }
+    const pool = this.cfg.DEX_POOL_ADDRESS;
+    if (!pool || !this.cfg.USDT_CONTRACT) return null;
+    try {
+      if (this.usdtIsToken0 === undefined) {
+        const token0 = await this.reader.triggerConstant(pool, 'token0()', '', { view: 'solid' });
+        if (!token0.ok) return null;
+        this.usdtIsToken0 = token0.result.slice(-40).toLowerCase() === TronWeb.address.toHex(this.cfg.USDT_CONTRACT).slice(2).toLowerCase();
+      }
+      const block = await this.reader.solidifiedBlockNumber();
+      const slot0 = await this.reader.triggerConstant(pool, 'slot0()', '', { view: 'solid' });
+      if (!slot0.ok || slot0.result.length < 64) return null;
+      const rateSun = sunPerUsdtFromSqrtPrice(BigInt(`0x${slot0.result.slice(0, 64)}`), this.usdtIsToken0);
+      return rateSun && rateSun > 0n ? { rateSun, kind: 'dex_v3', source: `dex_v3@${block}`, at: now } : null;
+    } catch (err) {
+      logger.warn({ err: (err as Error).message }, 'USDT rate unavailable');
+      return null;
+    }
+  }
+}

@@ -1,0 +1,205 @@
+/**
+ * The deposit watcher role: follows the solidified chain block by block through the chain adapter and
+ * appends a `deposit.credit` command for every TRX transfer and USDT Transfer log to a deposit address
+ * (current or retired) once its block has `DEPOSIT_CONFIRMATIONS` confirmations. Command ids derive from
+ * (txid, log index), so re-reading blocks (a restart, a re-scan from zero) credits nothing twice. Its
+ * position (next block to scan) is stored after the block's commands are appended, and it resumes there.
+ * Pending-rate deposits are released (`deposit.release`, reason `rate`) once a rate is available.
+ */
+import { TronWeb } from 'tronweb';
+import type { Command } from '../domain/commands';
+import { depositIdOf, type DepositFacts } from '../domain/deposits';
+import { derivedId } from '../domain/ids';
+import { ChainUnavailable } from '../chain/errors';
+import { ChainReader, MAX_BLOCK_RANGE, type Block } from '../chain/reads';
+import type { CommandBus } from '../platform/command-bus';
+import type { Clock } from '../platform/clock';
+import type { Config } from '../platform/config';
+import type { Pool } from '../platform/db/pool';
+import { logger } from '../platform/logger';
+import { UsdtRateSource, type UsdtRate } from './rate';
+
+export const WATCHER_NAME = 'deposit-watcher';
+/** keccak256("Transfer(address,address,uint256)"). */
+const TRANSFER_TOPIC = 'ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
+
+export interface WatcherDeps {
+  cfg: Config;
+  pool: Pool;
+  bus: Pick<CommandBus, 'append'>;
+  clock: Clock;
+  reader?: ChainReader;
+  rate?: UsdtRateSource;
+  /** Called after each scanned range (tests, bench). */
+  onScanned?: (nextBlock: number, appended: number) => void;
+}
+
+interface Seen extends DepositFacts {
+  accountId: string;
+}
+
+export async function loadPosition(pool: Pool, fallback: number): Promise<number> {
+  const { rows } = await pool.query('SELECT next_block FROM deposit_watcher_position WHERE watcher = $1', [WATCHER_NAME]);
+  return rows.length ? Number(rows[0].next_block) : fallback;
+}
+
+export async function savePosition(pool: Pool, nextBlock: number): Promise<void> {
+  await pool.query(
+    `INSERT INTO deposit_watcher_position (watcher, next_block) VALUES ($1, $2)
+     ON CONFLICT (watcher) DO UPDATE SET next_block = EXCLUDED.next_block, updated_at = now()`,
+    [WATCHER_NAME, nextBlock],
+  );
+}
+
+/** Accounts owning these addresses, current or retired: address → account id. */
+async function ownersOf(pool: Pool, addresses: string[]): Promise<Map<string, string>> {
+  if (addresses.length === 0) return new Map();
+  const { rows } = await pool.query(
+    `SELECT id, deposit_address, retired_deposit_addresses FROM accounts
+     WHERE deposit_address = ANY($1::text[])
+        OR retired_deposit_addresses @> ANY(SELECT jsonb_build_array(jsonb_build_object('address', a)) FROM unnest($1::text[]) AS a)`,
+    [addresses],
+  );
+  const owners = new Map<string, string>();
+  const wanted = new Set(addresses);
+  for (const r of rows) {
+    if (wanted.has(r.deposit_address)) owners.set(r.deposit_address, r.id);
+    for (const retired of r.retired_deposit_addresses ?? []) if (wanted.has(retired.address)) owners.set(retired.address, r.id);
+  }
+  return owners;
+}
+
+export class DepositWatcher {
+  private readonly reader: ChainReader;
+  private readonly rate: UsdtRateSource;
+  private stopped = false;
+  private loop: Promise<void> | undefined;
+  private readonly usdtHex: string | null;
+
+  constructor(private readonly deps: WatcherDeps) {
+    this.reader = deps.reader ?? ChainReader.fromConfig(deps.cfg);
+    // The watcher prices at credit time: a short cache, not rate_now's 60 s.
+    this.rate = deps.rate ?? new UsdtRateSource(deps.cfg, this.reader, deps.clock, 1_000);
+    this.usdtHex = deps.cfg.USDT_CONTRACT ? TronWeb.address.toHex(deps.cfg.USDT_CONTRACT).slice(2).toLowerCase() : null;
+  }
+
+  start(): void {
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.loop;
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopped) {
+      try {
+        await this.tick();
+      } catch (err) {
+        if (err instanceof ChainUnavailable) logger.warn({ err: err.message }, 'deposit watcher: chain unavailable; retrying');
+        else logger.error({ err }, 'deposit watcher: scan failed; retrying');
+      }
+      await new Promise((r) => setTimeout(r, this.deps.cfg.DEPOSIT_POLL_MS));
+    }
+  }
+
+  /** One pass: scan every confirmed solidified block from the stored position, then release pending rates. */
+  async tick(): Promise<void> {
+    const { cfg, pool } = this.deps;
+    let next = await loadPosition(pool, cfg.DEPOSIT_SCAN_FROM_BLOCK);
+    const head = await this.reader.nowBlock('full');
+    const solid = await this.reader.solidifiedBlockNumber();
+    const target = Math.min(solid, head.number - cfg.DEPOSIT_CONFIRMATIONS + 1);
+    while (next <= target && !this.stopped) {
+      const end = Math.min(target + 1, next + MAX_BLOCK_RANGE);
+      const blocks = await this.reader.blockRange(next, end, 'solid');
+      if (blocks.length !== end - next || blocks.some((b, i) => b.number !== next + i)) {
+        throw new ChainUnavailable(`blocks ${next}..${end - 1} came back incomplete`);
+      }
+      const appended = await this.scan(blocks);
+      next = end;
+      await savePosition(pool, next);
+      this.deps.onScanned?.(next, appended);
+    }
+    await this.releasePendingRates();
+  }
+
+  /** Appends the deposit commands of these blocks; returns how many. */
+  private async scan(blocks: Block[]): Promise<number> {
+    const seen: Omit<Seen, 'accountId'>[] = [];
+    const base = (b: Block) => ({ blockNumber: b.number, blockTimestamp: b.timestamp, confirmationsRequired: this.deps.cfg.DEPOSIT_CONFIRMATIONS });
+    for (const block of blocks) {
+      for (const tx of block.transactions) {
+        if (tx.contractRet !== 'SUCCESS') continue;
+        if (tx.type === 'TransferContract' && tx.to && tx.amountSun && tx.amountSun > 0n) {
+          seen.push({ ...base(block), depositId: depositIdOf(tx.txid, -1), asset: 'TRX', address: tx.to, sender: tx.owner, txid: tx.txid, logIndex: -1, amount: tx.amountSun });
+        }
+        if (tx.type === 'TriggerSmartContract' && this.usdtHex && tx.contract === this.deps.cfg.USDT_CONTRACT) {
+          const info = await this.reader.transactionInfo(tx.txid, 'solid');
+          if (!info) throw new ChainUnavailable(`no transaction info for ${tx.txid} in a solidified block`);
+          if (info.failed) continue;
+          for (const log of info.logs) {
+            if (log.address !== this.deps.cfg.USDT_CONTRACT || log.topics[0] !== TRANSFER_TOPIC || log.topics.length < 3) continue;
+            const to = TronWeb.address.fromHex(`41${log.topics[2].slice(-40)}`);
+            const from = TronWeb.address.fromHex(`41${log.topics[1].slice(-40)}`);
+            const amount = BigInt(`0x${log.data || '0'}`);
+            if (amount <= 0n) continue;
+            seen.push({ ...base(block), depositId: depositIdOf(tx.txid, log.index), asset: 'USDT', address: to, sender: from, txid: tx.txid, logIndex: log.index, amount });
+          }
+        }
+      }
+    }
+    if (seen.length === 0) return 0;
+    const owners = await ownersOf(this.deps.pool, [...new Set(seen.map((s) => s.address))]);
+    const mine = seen.filter((s) => owners.has(s.address));
+    if (mine.length === 0) return 0;
+    const rate = mine.some((s) => s.asset === 'USDT') ? await this.rate.current() : null;
+    const commands = mine.map((s) => this.creditCommand({ ...s, accountId: owners.get(s.address) as string }, rate));
+    await this.deps.bus.append(commands);
+    return commands.length;
+  }
+
+  private creditCommand(s: Seen, rate: UsdtRate | null): Command {
+    const { cfg, clock } = this.deps;
+    return {
+      type: 'deposit.credit',
+      commandId: derivedId('command', 'deposit', s.depositId),
+      accountId: s.accountId,
+      issuedAt: clock.now(),
+      deadlineAt: null,
+      replyTo: null,
+      depositId: s.depositId, asset: s.asset, address: s.address, sender: s.sender, txid: s.txid, logIndex: s.logIndex,
+      blockNumber: s.blockNumber, blockTimestamp: s.blockTimestamp, amount: s.amount, confirmationsRequired: s.confirmationsRequired,
+      rateSun: s.asset === 'USDT' ? rate?.rateSun ?? null : null,
+      rateSource: s.asset === 'USDT' ? rate?.source ?? null : null,
+      spreadBps: cfg.USDT_SPREAD_BPS, usdtMin: cfg.USDT_MIN, usdtMax: cfg.USDT_MAX, minDepositSun: cfg.MIN_DEPOSIT_SUN,
+    };
+  }
+
+  /** Deposits that waited for a rate are credited once one is available (one command per deposit, ever). */
+  private async releasePendingRates(): Promise<void> {
+    const { rows } = await this.deps.pool.query(
+      "SELECT deposit_id, account_id FROM deposits WHERE status = 'pending_rate' ORDER BY seen_at LIMIT 500",
+    );
+    if (rows.length === 0) return;
+    const rate = await this.rate.current();
+    if (!rate) return;
+    await this.deps.bus.append(rows.map((r) => ({
+      type: 'deposit.release' as const,
+      commandId: derivedId('command', 'deposit-rate', r.deposit_id),
+      accountId: r.account_id,
+      issuedAt: this.deps.clock.now(),
+      deadlineAt: null,
+      replyTo: null,
+      depositId: r.deposit_id, reason: 'rate' as const, rateSun: rate.rateSun, rateSource: rate.source,
+      spreadBps: this.deps.cfg.USDT_SPREAD_BPS, memo: null,
+    })));
+  }
+}
+
+export async function startDepositWatcher(deps: WatcherDeps): Promise<DepositWatcher> {
+  const watcher = new DepositWatcher(deps);
+  watcher.start();
+  return watcher;
+}
