@@ -16,6 +16,7 @@ import type { CommandBus } from '../platform/command-bus';
 import type { Clock } from '../platform/clock';
 import type { Config } from '../platform/config';
 import type { Pool } from '../platform/db/pool';
+import { crashPoint } from '../platform/chaos';
 import { logger } from '../platform/logger';
 import { UsdtRateSource, type UsdtRate } from './rate';
 
@@ -93,11 +94,16 @@ export class DepositWatcher {
   }
 
   private async run(): Promise<void> {
+    let failing = 0;
     while (!this.stopped) {
       try {
         await this.tick();
+        if (failing > 0) logger.info({ failedPasses: failing }, 'deposit watcher: chain readable again');
+        failing = 0;
       } catch (err) {
-        if (err instanceof ChainUnavailable) logger.warn({ err: err.message }, 'deposit watcher: chain unavailable; retrying');
+        // One warning per outage, not one per poll.
+        const level = failing++ === 0 ? 'warn' : 'debug';
+        if (err instanceof ChainUnavailable) logger[level]({ err: err.message }, 'deposit watcher: chain unavailable; retrying');
         else logger.error({ err }, 'deposit watcher: scan failed; retrying');
       }
       await new Promise((r) => setTimeout(r, this.deps.cfg.DEPOSIT_POLL_MS));
@@ -118,6 +124,9 @@ export class DepositWatcher {
         throw new ChainUnavailable(`blocks ${next}..${end - 1} came back incomplete`);
       }
       const appended = await this.scan(blocks);
+      // Killed here, the commands are on the log but the position is not moved: the next start re-reads
+      // these blocks and appends the same command ids, which the processor applies once.
+      crashPoint('deposit-watcher.after-append');
       next = end;
       await savePosition(pool, next);
       this.deps.onScanned?.(next, appended);

@@ -12,6 +12,7 @@ import { logger } from '../platform/logger';
 import { createRuntime, type Runtime } from '../platform/runtime';
 import { replayAndVerify } from './replay';
 import { rotateDepositAddress } from './rotate-deposit-address';
+import { creditHeldDeposit } from './credit-held';
 
 const help = `Usage: ./bin/ops <command> [options]
 
@@ -23,6 +24,9 @@ Commands:
       still credits for 30 days. Emits deposit_address.rotated. Prints the new address.
   adjust --account <acc_id> --amount-sun <n> --memo <text>
       Support adjustment, positive or negative. Prints the journal id.
+  credit-held --deposit <txid or txid:log_index> [--memo <text>]
+      Credits a held deposit (below min, above max, TRX residual, retired address past its window) or one
+      waiting for a rate; USDT at the rate in force now minus the spread. Emits balance.credited. Prints the journal id.
   replay --verify [--keep]
       Rebuilds every table from account-commands into an empty database, compares it with the live one,
       exits non-zero on a difference. --keep leaves the rebuilt database in place.
@@ -88,13 +92,14 @@ async function run(argv: string[]): Promise<number> {
     options: {
       account: { type: 'string' }, 'amount-sun': { type: 'string' }, memo: { type: 'string' },
       'owner-address': { type: 'string' }, 'display-name': { type: 'string' },
+      deposit: { type: 'string' },
       verify: { type: 'boolean' }, keep: { type: 'boolean' }, json: { type: 'boolean' },
     },
   });
   const cfg = loadConfig();
   logger.level = cfg.LOG_LEVEL === 'info' ? 'warn' : cfg.LOG_LEVEL;
 
-  if (!['create-account', 'adjust', 'replay', 'rotate-deposit-address'].includes(command)) throw new UsageError(`unknown command ${command}`);
+  if (!['create-account', 'adjust', 'replay', 'rotate-deposit-address', 'credit-held'].includes(command)) throw new UsageError(`unknown command ${command}`);
   let amount = 0n;
   if (command === 'adjust') {
     need(values, 'account');
@@ -106,6 +111,7 @@ async function run(argv: string[]): Promise<number> {
     }
   }
   if (command === 'rotate-deposit-address') need(values, 'account');
+  if (command === 'credit-held') need(values, 'deposit');
   if (command === 'replay' && !values.verify) throw new UsageError('replay needs --verify');
 
   const rt = await createRuntime(cfg);
@@ -127,6 +133,13 @@ async function run(argv: string[]): Promise<number> {
         const result = await withBus(rt, (bus) => rotateDepositAddress(rt, bus, values.account as string));
         failOn(result);
         console.log(result.body?.address);
+        return 0;
+      }
+      case 'credit-held': {
+        const result = await withBus(rt, (bus) => creditHeldDeposit(rt, bus, values.deposit as string, (values.memo as string | undefined) ?? null));
+        if (!result) throw new Error(`no deposit ${values.deposit as string}`);
+        failOn(result);
+        console.log(result.body?.journal_id);
         return 0;
       }
       case 'adjust': {
