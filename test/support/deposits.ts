@@ -130,12 +130,21 @@ export async function settled(stack: DepositStack, head: number): Promise<void> 
   await new Promise((r) => setTimeout(r, 500));
 }
 
-let skew = 0;
+const usedTimestamps = new Map<string, Set<number>>();
 
-/** A signed GET whose timestamp steps back a second each call (inside the 300 s window), so polls never repeat a signature. */
+/**
+ * A signed GET whose timestamp is one this key never used for this path (inside the ±300 s window), so
+ * polls never repeat a signature (a repeated signature is refused as a replay).
+ */
 export async function signedGet(stack: DepositStack, customer: Customer, path: string) {
-  skew = (skew + 1) % 250;
-  return call(stack.base, 'GET', path, { headers: signedHeaders(customer.key, 'GET', path, '', Math.floor(Date.now() / 1000) - skew) });
+  const used = usedTimestamps.get(customer.key.id + path) ?? new Set<number>();
+  usedTimestamps.set(customer.key.id + path, used);
+  const now = Math.floor(Date.now() / 1000);
+  let ts = now;
+  for (let step = 1; used.has(ts); step++) ts = now + (step % 2 ? -1 : 1) * Math.ceil(step / 2);
+  if (Math.abs(ts - now) > 250) throw new Error('signedGet: no unused timestamp left in the window');
+  used.add(ts);
+  return call(stack.base, 'GET', path, { headers: signedHeaders(customer.key, 'GET', path, '', ts) });
 }
 
 export async function balanceOf(stack: DepositStack, customer: Customer): Promise<any> {
