@@ -13,8 +13,12 @@ import { startRelay } from './relay/relay';
 import { DISPATCHER_GROUP, startDispatcher } from './dispatcher/dispatcher';
 import { startDepositWatcher } from './deposits/watcher';
 import { webhookSecretBox } from './webhooks/secrets';
+import { startBroadcaster } from './broadcaster/broadcaster';
+import { appendOnlyBus } from './broadcaster/work';
+import { startConfirmer } from './confirmer/confirmer';
+import { startScheduler } from './scheduler/scheduler';
 
-export const allRoles = ['api', 'processor', 'relay', 'dispatcher', 'deposit-watcher'] as const;
+export const allRoles = ['api', 'processor', 'relay', 'dispatcher', 'deposit-watcher', 'broadcaster', 'confirmer', 'scheduler'] as const;
 export type Role = (typeof allRoles)[number];
 
 export interface Stoppable {
@@ -40,6 +44,11 @@ export async function startRoles(rt: Runtime, roles: Role[]): Promise<Stoppable[
       clock: rt.clock, timeoutMs: rt.cfg.COMMAND_TIMEOUT_MS,
     });
     running.push(await startDepositWatcher({ cfg: rt.cfg, pool: rt.pool, bus, clock: rt.clock }));
+  }
+  // Chain roles for orders: they append chain facts only.
+  const chainRoles = { broadcaster: startBroadcaster, confirmer: startConfirmer, scheduler: startScheduler } as const;
+  for (const role of ['broadcaster', 'confirmer', 'scheduler'] as const) {
+    if (roles.includes(role)) running.push(await chainRoles[role]({ cfg: rt.cfg, pool: rt.pool, bus: appendOnlyBus(rt), clock: rt.clock }));
   }
   if (roles.includes('processor')) {
     running.push(

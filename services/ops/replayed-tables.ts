@@ -29,6 +29,8 @@ export const notReplayedTables = [
   'deposit_watcher_position',
   // Quotes: written by the API (POST /v1/quotes); the order that uses one carries its total.
   'quotes',
+  // Chain roles: the signed set of each order, stored before its command is appended (services/broadcaster/work.ts).
+  'order_signatures',
   // Identity: written by the API directly (services/identity), not derived from the log.
   // Webhooks: endpoints written by the API, deliveries by the dispatcher (services/dispatcher).
   'webhook_endpoints', 'webhook_deliveries',

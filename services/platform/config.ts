@@ -96,6 +96,8 @@ const schema = z.object({
   ORDER_WAIT_WINDOW_MS: z.coerce.number().int().min(1_000).default(90_000),
   /** Orders: how often the broadcaster, confirmer and scheduler look for work (real ms). */
   CHAIN_POLL_MS: z.coerce.number().int().min(20).default(500),
+  /** Orders: largest stake (SUN) of one delegation; a bigger order is split across pool addresses. Unset: no limit. */
+  ORDER_MAX_DELEGATION_SUN: z.coerce.bigint().min(1_000_000n).optional(),
 });
 
 export type Config = Omit<z.infer<typeof schema>, 'DEPOSIT_XPUB' | 'API_KEY_ENCRYPTION_KEY'> & {

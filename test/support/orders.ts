@@ -4,7 +4,7 @@
  */
 import { replayAndVerify } from '../../services/ops/replay';
 import { startDevnet, type Devnet } from '../devnet/start-devnet';
-import { signedCall, signUp, startIdentityStack, type Customer, type IdentityStack, type Reply } from './identity';
+import { call, signedHeaders, signUp, startIdentityStack, type Customer, type IdentityStack, type Reply } from './identity';
 
 export interface OrderStack extends IdentityStack {
   devnet: Devnet;
@@ -40,6 +40,52 @@ export async function fundedCustomer(stack: IdentityStack, sun: bigint): Promise
   return customer;
 }
 
+/** A signed API call stamped with the stack's clock (scaled in delivery tests, as the API checks it). */
+export function orderCall(stack: IdentityStack, customer: Customer, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> {
+  const raw = body === undefined ? '' : JSON.stringify(body);
+  const timestamp = Math.floor(stack.rt.clock.now() / 1000);
+  return call(stack.base, method, path, { raw: body === undefined ? undefined : raw, headers: { ...signedHeaders(customer.key, method, path, raw, timestamp), ...headers } });
+}
+
 export function postOrder(stack: IdentityStack, customer: Customer, body: Record<string, unknown>, idempotencyKey?: string): Promise<Reply> {
-  return signedCall(stack.base, customer.key, 'POST', '/v1/orders', body, idempotencyKey ? { 'idempotency-key': idempotencyKey } : {});
+  return orderCall(stack, customer, 'POST', '/v1/orders', body, idempotencyKey ? { 'idempotency-key': idempotencyKey } : {});
+}
+
+/**
+ * An order stack with the chain roles running in-process (broadcaster, confirmer, scheduler) on a scaled
+ * clock shared through CLOCK_ORIGIN_MS: the 5m tier lasts 300 s / scale.
+ */
+export async function startDeliveryStack(label: string, scale: number, overrides: Record<string, string> = {}, devnetEnv: Record<string, string> = {}): Promise<OrderStack> {
+  const stack = await startOrderStack(label, {
+    CLOCK_SCALE: String(scale), CLOCK_ORIGIN_MS: String(Date.now()), CHAIN_POLL_MS: '100', ORDER_WAIT_WINDOW_MS: String(10_000 * scale), ...overrides,
+  }, devnetEnv);
+  const { startRoles } = await import('../../services/roles');
+  const roles = await startRoles(stack.rt, ['broadcaster', 'confirmer', 'scheduler']);
+  return {
+    ...stack,
+    stop: async () => {
+      await Promise.allSettled(roles.map((r) => r.stop()));
+      await stack.stop();
+    },
+  };
+}
+
+/** GET /v1/orders/{id} until `done` holds for it. */
+export async function orderUntil(stack: IdentityStack, customer: Customer, orderId: string, done: (o: any) => boolean, timeoutMs = 30_000): Promise<any> {
+  const until = Date.now() + timeoutMs;
+  let last: any;
+  while (Date.now() < until) {
+    const reply = await orderCall(stack, customer, 'GET', `/v1/orders/${orderId}`);
+    last = reply.body;
+    if (reply.status === 200 && done(last)) return last;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`order ${orderId} did not get there in time; last seen ${JSON.stringify(last)}`);
+}
+
+/** Events of the world's account-events topic about one order. */
+export async function orderEvents(stack: IdentityStack, orderId: string): Promise<any[]> {
+  const { readTopic } = await import('./topic-reader');
+  const records = await readTopic<any>(stack.rt, 'accountEvents');
+  return records.map((r) => r.value).filter((e) => e.data?.order_id === orderId);
 }

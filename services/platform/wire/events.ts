@@ -37,6 +37,8 @@ function dataToWire(data: Record<string, unknown>): Record<string, unknown> {
     if (v === null || v === undefined) out[k] = null;
     else if (longFields.has(k)) out[k] = BigInt(v as bigint | number);
     else if (intFields.has(k)) out[k] = Number(v);
+    // Nested records (order activation, failure) carry longs too.
+    else if (typeof v === 'object' && !Array.isArray(v)) out[k] = dataToWire(v as Record<string, unknown>);
     else out[k] = v;
   }
   return out;

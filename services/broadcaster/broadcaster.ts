@@ -1,0 +1,94 @@
+/**
+ * The broadcaster role. For an order waiting for allocation it picks stake (the pool's addresses, split
+ * when one cannot cover it, or the provider), signs the set once (stored before anything else, see
+ * signedOnce) and appends `order.allocate`; the processor keeps the first set stored. Then it broadcasts
+ * only what the processor stored, again after a crash or a lost broadcast: the activation first, the
+ * delegations once the activation is in a block.
+ */
+import type { Ratio } from '../chain/allocation';
+import { ChainReader } from '../chain/reads';
+import { poolSigners } from '../chain/pool-keys';
+import { ChainWriter } from '../chain/writes';
+import type { Command } from '../domain/commands';
+import { derivedId } from '../domain/ids';
+import type { Order } from '../domain/orders';
+import { chainResource, suppliersFor, type Suppliers } from './suppliers';
+import { PollingRole, Rebroadcaster, signedOnce, txLifetimeMs, workList, type ChainRoleDeps } from './work';
+
+export interface BroadcasterDeps extends ChainRoleDeps {
+  writer?: ChainWriter;
+  reader?: ChainReader;
+  suppliers?: Suppliers;
+}
+
+export class Broadcaster {
+  private readonly writer: ChainWriter;
+  private readonly reader: ChainReader;
+  private readonly suppliers: Suppliers;
+  private readonly sender: Rebroadcaster;
+  /** Activations seen in a block (head view): their delegations may go. */
+  private readonly activated = new Set<string>();
+
+  constructor(private readonly deps: BroadcasterDeps) {
+    this.writer = deps.writer ?? ChainWriter.fromConfig(deps.cfg);
+    this.reader = deps.reader ?? ChainReader.fromConfig(deps.cfg);
+    this.suppliers = deps.suppliers ?? suppliersFor(this.writer, poolSigners(deps.cfg), deps.cfg.ORDER_MAX_DELEGATION_SUN ?? null);
+    this.sender = new Rebroadcaster(this.writer);
+  }
+
+  async tick(): Promise<void> {
+    await this.allocate();
+    await this.broadcast();
+  }
+
+  private async allocate(): Promise<void> {
+    const { pool, clock, cfg } = this.deps;
+    const orders = await workList(pool, 'needs-allocation', clock.now(), 200);
+    if (orders.length === 0) return;
+    await this.suppliers.pool.refresh();
+    await this.suppliers.provider.refresh();
+    const ref = await this.writer.refBlock(txLifetimeMs(cfg, clock));
+    const ratios = new Map<string, Ratio>();
+    const commands: Command[] = [];
+    for (const order of orders) {
+      const command = await signedOnce(pool, order.id, 'allocate', async () => {
+        const supplier = this.suppliers[order.supplier];
+        const resource = chainResource(order);
+        const key = `${order.supplier}:${resource}`;
+        if (!ratios.has(key)) ratios.set(key, await supplier.ratio(resource));
+        const filled = await supplier.allocate(order, ref, ratios.get(key) as Ratio);
+        if (!filled) return null;
+        return {
+          type: 'order.allocate', commandId: derivedId('command', 'order-allocate', order.id), accountId: order.accountId,
+          issuedAt: clock.now(), deadlineAt: null, replyTo: null,
+          orderId: order.id, txs: filled.txs, ratioLimit: filled.ratio.limit, ratioWeight: filled.ratio.weight,
+        };
+      });
+      if (command) commands.push(command);
+    }
+    if (commands.length > 0) await this.deps.bus.append(commands);
+  }
+
+  private async broadcast(): Promise<void> {
+    const orders = await workList(this.deps.pool, 'allocated', this.deps.clock.now());
+    const txs: Array<{ txId: string; signedTx: string }> = [];
+    for (const order of orders) txs.push(...(await this.ready(order)));
+    await this.sender.send(txs);
+  }
+
+  /** The transactions of an order that may be broadcast now. */
+  private async ready(order: Order): Promise<Array<{ txId: string; signedTx: string }>> {
+    const activation = order.allocations.find((a) => a.kind === 'activate');
+    if (activation && !this.activated.has(activation.txId)) {
+      const info = await this.reader.transactionInfo(activation.txId, 'full');
+      if (!info) return [activation];
+      this.activated.add(activation.txId);
+    }
+    return order.allocations.filter((a) => a.kind === 'delegate');
+  }
+}
+
+export async function startBroadcaster(deps: BroadcasterDeps): Promise<PollingRole> {
+  const b = new Broadcaster(deps);
+  return new PollingRole('broadcaster', deps.cfg.CHAIN_POLL_MS, () => b.tick()).start();
+}

@@ -1,0 +1,112 @@
+/**
+ * Who fills an order on chain. `pool`: the service's own stake (reclaimable). `provider`: a third-party
+ * provider behind the same interface (its orders answer 3008 on reclaim). The provider here is the
+ * test-drivable stand-in: it fills from one staked address of its own, which a real provider's API
+ * client would replace. Both sign every transaction of an order against one reference block.
+ */
+import { planDelegation, type Ratio } from '../chain/allocation';
+import type { Signer } from '../chain/pool-keys';
+import type { ChainResource, ChainWriter, RefBlock } from '../chain/writes';
+import type { SignedTxFact } from '../domain/commands';
+import type { Order } from '../domain/orders';
+
+/** SUN sent to an inactive receiver to activate it (the chain's creation fee is paid by the sender). */
+export const ACTIVATION_TRANSFER_SUN = 1n;
+
+export interface Allocated {
+  txs: SignedTxFact[];
+  ratio: Ratio;
+}
+
+export interface OrderSupplier {
+  /** The chain's current resource ratio, as the supplier's stake sees it. */
+  ratio(resource: ChainResource): Promise<Ratio>;
+  /** Signs the order's activation (when charged for) and delegations; null when it cannot fill it now. */
+  allocate(order: Order, ref: RefBlock, ratio: Ratio): Promise<Allocated | null>;
+  /** Signs the undelegation of every landed delegation of the order. */
+  release(order: Order, ref: RefBlock): Promise<SignedTxFact[]>;
+}
+
+export function chainResource(order: Pick<Order, 'resource'>): ChainResource {
+  return order.resource === 'bandwidth' ? 'BANDWIDTH' : 'ENERGY';
+}
+
+export class StakeSupplier implements OrderSupplier {
+  private readonly byAddress: Map<string, Signer>;
+  /** Stake promised by this process since the chain was last read, per address and resource. */
+  private promised = new Map<string, bigint>();
+  private available = new Map<string, bigint>();
+
+  constructor(
+    private readonly writer: ChainWriter,
+    private readonly signers: Signer[],
+    /** Largest stake (SUN) of one delegation; bigger orders are split across addresses. */
+    private readonly maxSunPerPart: bigint | null = null,
+  ) {
+    this.byAddress = new Map(signers.map((s) => [s.address, s]));
+  }
+
+  ratio(resource: ChainResource): Promise<Ratio> {
+    return this.writer.ratio(this.signers[0].address, resource);
+  }
+
+  /** Re-reads what each address can delegate (call once per pass). */
+  async refresh(): Promise<void> {
+    this.promised.clear();
+    this.available.clear();
+  }
+
+  private async availableSun(address: string, resource: ChainResource): Promise<bigint> {
+    const key = `${address}:${resource}`;
+    if (!this.available.has(key)) this.available.set(key, await this.writer.delegatableSun(address, resource));
+    return (this.available.get(key) as bigint) - (this.promised.get(key) ?? 0n);
+  }
+
+  async allocate(order: Order, ref: RefBlock, ratio: Ratio): Promise<Allocated | null> {
+    const txs: SignedTxFact[] = [];
+    const resource = chainResource(order);
+    let parts: Array<{ from: string; amount: number; sun: bigint }> = [];
+    if (order.resource !== 'activation') {
+      const sources = [];
+      for (const s of this.signers) sources.push({ address: s.address, availableSun: await this.availableSun(s.address, resource) });
+      const plan = planDelegation(order.amount ?? 0, ratio, sources, this.maxSunPerPart);
+      if (!plan) return null;
+      parts = plan;
+    }
+    if (order.activateSun > 0n) {
+      const signer = this.signers[0];
+      const tx = await this.writer.signTransfer(signer, order.receiver, ACTIVATION_TRANSFER_SUN, ref);
+      txs.push({ kind: 'activate', from: signer.address, amount: 0, sun: ACTIVATION_TRANSFER_SUN, ...tx });
+    }
+    for (const p of parts) {
+      const tx = await this.writer.signDelegate(this.byAddress.get(p.from) as Signer, order.receiver, resource, p.sun, ref);
+      txs.push({ kind: 'delegate', from: p.from, amount: p.amount, sun: p.sun, ...tx });
+      const key = `${p.from}:${resource}`;
+      this.promised.set(key, (this.promised.get(key) ?? 0n) + p.sun);
+    }
+    return txs.length > 0 ? { txs, ratio } : null;
+  }
+
+  async release(order: Order, ref: RefBlock): Promise<SignedTxFact[]> {
+    const txs: SignedTxFact[] = [];
+    for (const a of order.allocations) {
+      if (a.kind !== 'delegate' || a.landed !== true) continue;
+      const signer = this.byAddress.get(a.from);
+      if (!signer) throw new Error(`no key for the stake address ${a.from}`);
+      const tx = await this.writer.signUndelegate(signer, order.receiver, chainResource(order), a.sun, ref);
+      txs.push({ kind: 'undelegate', from: a.from, amount: a.amount, sun: a.sun, ...tx });
+    }
+    return txs;
+  }
+}
+
+export interface Suppliers {
+  pool: StakeSupplier;
+  provider: StakeSupplier;
+}
+
+/** The pool fills from every pool key; the stand-in provider from the last one alone, never split. */
+export function suppliersFor(writer: ChainWriter, signers: Signer[], maxSunPerPart: bigint | null): Suppliers {
+  if (signers.length === 0) throw new Error('no stake-pool keys configured');
+  return { pool: new StakeSupplier(writer, signers, maxSunPerPart), provider: new StakeSupplier(writer, signers.slice(-1)) };
+}

@@ -1,0 +1,164 @@
+/**
+ * Write side of the chain adapter: builds and signs delegations (Stake 2.0 delegateResource, without lock
+ * so they can be reclaimed at any time), undelegations and activation transfers with a pool key, against
+ * one reference block whose expiration the caller chooses; broadcasts stored signed transactions; reads
+ * the stake facts the pool needs (ratio, delegatable stake, what is delegated to a receiver).
+ * Failures to talk to the node are ChainUnavailable; a refusal is an answer, not an exception.
+ */
+import type { TronWeb } from 'tronweb';
+import type { Config } from '../platform/config';
+import { parseJson, stringifyJson } from '../platform/json';
+import type { Ratio } from './allocation';
+import { ChainUnavailable } from './errors';
+import type { Signer } from './pool-keys';
+import { createTronWeb } from './tron-client';
+
+export type ChainResource = 'ENERGY' | 'BANDWIDTH';
+
+/** TAPOS reference and expiration shared by the transactions signed in one pass. */
+export interface RefBlock {
+  ref_block_bytes: string;
+  ref_block_hash: string;
+  /** Chain ms; past it (by head block time) a transaction can never land. */
+  expiration: number;
+  timestamp: number;
+}
+
+export interface SignedTx {
+  txId: string;
+  /** The signed transaction as JSON: stored, then broadcast as is. */
+  signedTx: string;
+}
+
+export type BroadcastOutcome =
+  | { kind: 'accepted' }
+  /** Already known to the node (DUP_TRANSACTION_ERROR): a re-broadcast of the same bytes, fine. */
+  | { kind: 'duplicate' }
+  /** TRANSACTION_EXPIRATION_ERROR or TAPOS_ERROR: these bytes can never land. */
+  | { kind: 'expired'; code: string; message: string }
+  /** Refused now (e.g. CONTRACT_VALIDATE_ERROR); may be accepted later (receiver activated meanwhile). */
+  | { kind: 'refused'; code: string; message: string };
+
+/** Chain ms of a signed transaction's expiration. */
+export function expirationOf(signedTx: string): number {
+  return Number((parseJson(signedTx) as any).raw_data.expiration);
+}
+
+function decodeMessage(message: unknown): string {
+  if (typeof message !== 'string') return '';
+  return /^[0-9a-fA-F]+$/.test(message) && message.length % 2 === 0 ? Buffer.from(message, 'hex').toString('utf8') : message;
+}
+
+export class ChainWriter {
+  constructor(private readonly tronWeb: TronWeb) {}
+
+  static fromConfig(cfg: Pick<Config, 'TRON_FULL_HOST'>): ChainWriter {
+    return new ChainWriter(createTronWeb(cfg));
+  }
+
+  private async node<T = any>(path: string, payload: Record<string, unknown>): Promise<T> {
+    try {
+      const answer = await this.tronWeb.fullNode.request<any>(`wallet/${path}`, { ...payload, visible: true }, 'post');
+      if (answer === null || typeof answer !== 'object') throw new Error('not a JSON object');
+      if (typeof answer.Error === 'string') throw new Error(answer.Error);
+      return answer as T;
+    } catch (err) {
+      throw new ChainUnavailable(`wallet/${path}: ${(err as Error).message ?? String(err)}`, err);
+    }
+  }
+
+  /** The head block as TAPOS reference, with transactions expiring `lifetimeMs` (chain time) after it. */
+  async refBlock(lifetimeMs: number): Promise<RefBlock> {
+    const raw = await this.node('getnowblock', {});
+    const header = raw?.block_header?.raw_data;
+    if (!header || typeof raw.blockID !== 'string') throw new ChainUnavailable('unreadable head block');
+    const number = Number(header.number ?? 0);
+    const timestamp = Number(header.timestamp ?? 0);
+    return {
+      ref_block_bytes: number.toString(16).slice(-4).padStart(4, '0'),
+      ref_block_hash: raw.blockID.slice(16, 32),
+      expiration: timestamp + lifetimeMs,
+      timestamp,
+    };
+  }
+
+  private async sign(tx: any, signer: Signer): Promise<SignedTx> {
+    const signed = await this.tronWeb.trx.sign(tx, signer.privateKey);
+    return { txId: signed.txID, signedTx: stringifyJson(signed) };
+  }
+
+  private async build<T>(what: string, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      throw new ChainUnavailable(`${what}: ${(err as Error).message ?? String(err)}`, err);
+    }
+  }
+
+  async signDelegate(signer: Signer, receiver: string, resource: ChainResource, sun: bigint, ref: RefBlock): Promise<SignedTx> {
+    const tx = await this.build('delegateResource', () =>
+      this.tronWeb.transactionBuilder.delegateResource(Number(sun), receiver, resource, signer.address, false, undefined, { blockHeader: ref }),
+    );
+    return this.sign(tx, signer);
+  }
+
+  async signUndelegate(signer: Signer, receiver: string, resource: ChainResource, sun: bigint, ref: RefBlock): Promise<SignedTx> {
+    const tx = await this.build('undelegateResource', () =>
+      this.tronWeb.transactionBuilder.undelegateResource(Number(sun), receiver, resource, signer.address, { blockHeader: ref }),
+    );
+    return this.sign(tx, signer);
+  }
+
+  async signTransfer(signer: Signer, to: string, sun: bigint, ref: RefBlock): Promise<SignedTx> {
+    const tx = await this.build('sendTrx', () => this.tronWeb.transactionBuilder.sendTrx(to, Number(sun), signer.address, { blockHeader: ref }));
+    return this.sign(tx, signer);
+  }
+
+  /** Broadcasts stored bytes; the same bytes again answer `duplicate`. */
+  async broadcast(signedTx: string): Promise<BroadcastOutcome> {
+    let answer: any;
+    try {
+      answer = await this.tronWeb.trx.sendRawTransaction(parseJson(signedTx) as any);
+    } catch (err) {
+      throw new ChainUnavailable(`broadcasttransaction: ${(err as Error).message ?? String(err)}`, err);
+    }
+    if (answer?.result === true) return { kind: 'accepted' };
+    const code = String(answer?.code ?? 'UNKNOWN');
+    const message = decodeMessage(answer?.message);
+    if (code === 'DUP_TRANSACTION_ERROR') return { kind: 'duplicate' };
+    if (code === 'TRANSACTION_EXPIRATION_ERROR' || code === 'TAPOS_ERROR') return { kind: 'expired', code, message };
+    if (answer === null || typeof answer !== 'object' || answer.code === undefined) throw new ChainUnavailable(`broadcasttransaction: unreadable answer`);
+    return { kind: 'refused', code, message };
+  }
+
+  /** Resource units per staked TRX as the chain states it now (Total*Limit / Total*Weight). */
+  async ratio(address: string, resource: ChainResource): Promise<Ratio> {
+    const raw = await this.node('getaccountresource', { address });
+    const limit = BigInt(resource === 'ENERGY' ? raw.TotalEnergyLimit ?? 0 : raw.TotalNetLimit ?? 0);
+    const weight = BigInt(resource === 'ENERGY' ? raw.TotalEnergyWeight ?? 0 : raw.TotalNetWeight ?? 0);
+    if (limit <= 0n || weight <= 0n) throw new ChainUnavailable('the chain reports no resource ratio');
+    return { limit, weight };
+  }
+
+  /** Stake (SUN) this address can delegate now (getcandelegatedmaxsize). */
+  async delegatableSun(address: string, resource: ChainResource): Promise<bigint> {
+    const raw = await this.node('getcandelegatedmaxsize', { owner_address: address, type: resource === 'ENERGY' ? 1 : 0 });
+    return BigInt(raw.max_size ?? 0);
+  }
+
+  /** Stake (SUN) `from` has delegated to `to` for the resource, as the head state says. */
+  async delegatedSun(from: string, to: string, resource: ChainResource): Promise<bigint> {
+    const raw = await this.node('getdelegatedresourcev2', { fromAddress: from, toAddress: to });
+    let total = 0n;
+    for (const d of raw.delegatedResource ?? []) {
+      total += BigInt((resource === 'ENERGY' ? d.frozen_balance_for_energy : d.frozen_balance_for_bandwidth) ?? 0);
+    }
+    return total;
+  }
+
+  /** Block number and time of the head. */
+  async head(): Promise<{ number: number; timestamp: number }> {
+    const raw = await this.node('getnowblock', {});
+    return { number: Number(raw?.block_header?.raw_data?.number ?? 0), timestamp: Number(raw?.block_header?.raw_data?.timestamp ?? 0) };
+  }
+}
