@@ -52,7 +52,9 @@ describe('funding an account with TRX and USDT', () => {
     const ledger = await call(stack.base, 'GET', '/v1/ledger?kind=deposit', { headers: sessionHeaders(session) });
     expect(ledger.status).toBe(200);
     expect(ledger.body.data).toHaveLength(2);
-    const [usdtEntry, trxEntry] = ledger.body.data;
+    const usdtEntry = ledger.body.data.find((e: any) => e.deposit.asset === 'USDT');
+    const trxEntry = ledger.body.data.find((e: any) => e.deposit.asset === 'TRX');
+    const [newest, older] = ledger.body.data;
     expect(trxEntry).toMatchObject({
       kind: 'deposit', amount_sun: 25_000_000, amount_usdt: 0, order_id: null,
       deposit: {
@@ -65,6 +67,22 @@ describe('funding an account with TRX and USDT', () => {
     expect(usdtEntry.deposit).toMatchObject({
       txid: usdtTxid, status: 'credited', asset: 'USDT', usdt_amount: '10', rate: '3498250', rate_source: 'fixed_env', spread_bps: 5,
     });
+    // Cursor paging, newest first: one entry per page, stable.
+    const first = await call(stack.base, 'GET', '/v1/ledger?limit=1', { headers: sessionHeaders(session) });
+    expect(first.body.data.map((e: any) => e.id)).toEqual([newest.id]);
+    const second = await call(stack.base, 'GET', `/v1/ledger?limit=1&cursor=${first.body.next_cursor}`, { headers: sessionHeaders(session) });
+    expect(second.body.data.map((e: any) => e.id)).toEqual([older.id]);
+    expect(second.body.next_cursor).toBeNull();
+    const badCursor = await call(stack.base, 'GET', '/v1/ledger?cursor=nonsense', { headers: sessionHeaders(session) });
+    expect(badCursor.status).toBe(400);
+
+    // rate_now on the deposit-address read: the fixed rate before the spread, and the bounds.
+    const rows = await signedGet(stack, customer, '/v1/deposit-addresses');
+    expect(rows.body.data.find((r: any) => r.currency === 'USDT')).toMatchObject({
+      contract: stack.devnet.accounts.usdt_contract, spread_bps: 5, min: '5', max: '2000', confirmations_required: CONFIRMATIONS,
+      rate_now: { trx_per_usdt: '3.5', source: 'fixed_env', at: expect.any(String) },
+    });
+
     // An API key opens no ledger.
     const byKey = await signedGet(stack, customer, '/v1/ledger');
     expect(byKey.status).toBe(403);
