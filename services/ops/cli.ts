@@ -27,6 +27,9 @@ Commands:
   credit-held --deposit <txid or txid:log_index> [--memo <text>]
       Credits a held deposit (below min, above max, TRX residual, retired address past its window) or one
       waiting for a rate; USDT at the rate in force now minus the spread. Emits balance.credited. Prints the journal id.
+  refund-order --order <ord_id> --reason <incident_credit|dispute|partial_delivery|support_adjustment>
+      Reverses a delivered order: credits back what was not refunded yet, order.refunded and a matching
+      balance.credited (reason refund). Prints the order as JSON.
   replay --verify [--keep]
       Rebuilds every table from account-commands into an empty database, compares it with the live one,
       exits non-zero on a difference. --keep leaves the rebuilt database in place.
@@ -36,6 +39,9 @@ Commands:
 The environment is read as by the service (DATABASE_URL, KAFKA_BROKERS, SCHEMA_REGISTRY_URL, REDIS_URL, NETWORK, ...).`;
 
 class UsageError extends Error {}
+
+const refundReasons = ['incident_credit', 'dispute', 'partial_delivery', 'support_adjustment'] as const;
+type RefundReason = (typeof refundReasons)[number];
 
 /** node's parseArgs takes `-5` for an option; `--amount-sun -5` is what people type for a debit. */
 function joinNegativeValues(args: string[]): string[] {
@@ -93,13 +99,14 @@ async function run(argv: string[]): Promise<number> {
       account: { type: 'string' }, 'amount-sun': { type: 'string' }, memo: { type: 'string' },
       'owner-address': { type: 'string' }, 'display-name': { type: 'string' },
       deposit: { type: 'string' },
+      order: { type: 'string' }, reason: { type: 'string' },
       verify: { type: 'boolean' }, keep: { type: 'boolean' }, json: { type: 'boolean' },
     },
   });
   const cfg = loadConfig();
   logger.level = cfg.LOG_LEVEL === 'info' ? 'warn' : cfg.LOG_LEVEL;
 
-  if (!['create-account', 'adjust', 'replay', 'rotate-deposit-address', 'credit-held'].includes(command)) throw new UsageError(`unknown command ${command}`);
+  if (!['create-account', 'adjust', 'replay', 'rotate-deposit-address', 'credit-held', 'refund-order'].includes(command)) throw new UsageError(`unknown command ${command}`);
   let amount = 0n;
   if (command === 'adjust') {
     need(values, 'account');
@@ -111,6 +118,10 @@ async function run(argv: string[]): Promise<number> {
     }
   }
   if (command === 'rotate-deposit-address') need(values, 'account');
+  if (command === 'refund-order') {
+    need(values, 'order');
+    if (!(refundReasons as readonly string[]).includes(need(values, 'reason'))) throw new UsageError(`--reason must be one of ${refundReasons.join(', ')}`);
+  }
   if (command === 'credit-held') need(values, 'deposit');
   if (command === 'replay' && !values.verify) throw new UsageError('replay needs --verify');
 
@@ -140,6 +151,16 @@ async function run(argv: string[]): Promise<number> {
         if (!result) throw new Error(`no deposit ${values.deposit as string}`);
         failOn(result);
         console.log(result.body?.journal_id);
+        return 0;
+      }
+      case 'refund-order': {
+        const { rows } = await rt.pool.query('SELECT account_id FROM orders WHERE id = $1', [values.order]);
+        if (rows.length === 0) throw new Error(`no order ${values.order}`);
+        const result = await withBus(rt, (bus) =>
+          bus.submit({ type: 'order.refund', accountId: rows[0].account_id, orderId: values.order as string, reason: values.reason as RefundReason }),
+        );
+        failOn(result);
+        console.log(stringifyJson(result.body));
         return 0;
       }
       case 'adjust': {

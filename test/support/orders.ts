@@ -57,7 +57,9 @@ export function postOrder(stack: IdentityStack, customer: Customer, body: Record
  */
 export async function startDeliveryStack(label: string, scale: number, overrides: Record<string, string> = {}, devnetEnv: Record<string, string> = {}): Promise<OrderStack> {
   const stack = await startOrderStack(label, {
-    CLOCK_SCALE: String(scale), CLOCK_ORIGIN_MS: String(Date.now()), CHAIN_POLL_MS: '100', ORDER_WAIT_WINDOW_MS: String(10_000 * scale), ...overrides,
+    CLOCK_SCALE: String(scale), CLOCK_ORIGIN_MS: String(Date.now()), CHAIN_POLL_MS: '100', ORDER_WAIT_WINDOW_MS: String(10_000 * scale),
+    // Deadlines are clock ms too: several seconds of real time to answer.
+    COMMAND_TIMEOUT_MS: String(Math.min(120_000, 10_000 * scale)), ...overrides,
   }, devnetEnv);
   const { startRoles } = await import('../../services/roles');
   const roles = await startRoles(stack.rt, ['broadcaster', 'confirmer', 'scheduler']);

@@ -1,9 +1,13 @@
 /**
  * Delivery on the devnet with the chain roles running (broadcaster, confirmer, scheduler) on a scaled
  * clock: the bot's happy path to expiry, reclaim (202 then 200, idempotent, 3007), activation and
- * bandwidth orders.
+ * bandwidth orders, and a support refund (ops refund-order).
  */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import path from 'node:path';
 import { TronWeb } from 'tronweb';
+import { readTopic } from '../../support/topic-reader';
 import { newWallet } from '../../support/identity';
 import { assertLedgerInvariants } from '../../support/ledger-invariants';
 import { fundedCustomer, orderCall, orderEvents, orderUntil, postOrder, startDeliveryStack, type OrderStack } from '../../support/orders';
@@ -98,7 +102,7 @@ test('reclaim: 202 until the undelegation lands, then 200 with the same reclaim_
   expect([nothing.status, nothing.body.error.code]).toEqual([409, 3007]);
 }, 120_000);
 
-test('a bandwidth order to an active receiver raises its bandwidth limit', async () => {
+test('a bandwidth order to an active receiver raises its bandwidth limit; support refunds it (ops refund-order)', async () => {
   const receiver = stack.devnet.accounts.customers[0].address;
   const before = Number((await tronWeb.trx.getAccountResources(receiver)).NetLimit ?? 0);
   const created = await postOrder(stack, customer, { resource: 'bandwidth', amount: 5_000, tier: '1h', receiver });
@@ -106,7 +110,20 @@ test('a bandwidth order to an active receiver raises its bandwidth limit', async
   const active = await orderUntil(stack, customer, created.body.id, (o) => o.status === 'active');
   expect(active.activation.hash).toBeNull();
   expect(Number((await tronWeb.trx.getAccountResources(receiver)).NetLimit ?? 0)).toBeGreaterThanOrEqual(before + 5_000);
-}, 60_000);
+
+  // Support reverses it: ./bin/ops refund-order, order.refunded and a matching balance.credited.
+  const balanceBefore = (await orderCall(stack, customer, 'GET', '/v1/balance')).body.balance_sun;
+  // Not execFileSync: the processor runs in this process and must keep applying meanwhile.
+  const { stdout: out } = await promisify(execFile)(path.resolve(__dirname, '../../../bin/ops'), ['refund-order', '--order', active.id, '--reason', 'incident_credit'], {
+    env: stack.world.env, encoding: 'utf8',
+  });
+  expect(JSON.parse(out)).toMatchObject({ id: active.id, status: 'refunded', refunded_amount_sun: active.total_amount_sun });
+  expect((await orderCall(stack, customer, 'GET', '/v1/balance')).body.balance_sun).toBe(balanceBefore + active.total_amount_sun);
+  const events = await orderEventsUntil(active.id, ['order.confirmed', 'order.refunded']);
+  expect(events.find((e) => e.type === 'order.refunded').data).toMatchObject({ reason: 'incident_credit', refund_complete: true });
+  const credits = (await readTopic<any>(stack.rt, 'accountEvents')).map((r) => r.value).filter((e) => e.type === 'balance.credited' && e.data.reference_id === active.id);
+  expect(credits.map((e) => [e.data.reason, e.data.amount_sun, e.data.tx_hash])).toEqual([['refund', BigInt(active.total_amount_sun), null]]);
+}, 90_000);
 
 async function orderEventsUntil(orderId: string, types: string[]): Promise<any[]> {
   const until = Date.now() + 30_000;
