@@ -1,0 +1,146 @@
+/**
+ * Exactly once under failure: the processor, the broadcaster and the confirmer run as their own
+ * processes and are SIGKILLed at random moments (and restarted) while 500 signed orders to fresh
+ * receivers flow through the API. Afterwards every order is active or failed, charged at most once
+ * (exactly once when delivered), its stake delegated once (the devnet's delegation to its receiver is
+ * exactly what the stored set says, and nothing for a failed order), signed once (the stored set is the
+ * only one), the ledger balances, and a replay of the log rebuilds the database (dropWorld).
+ */
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { TronWeb } from 'tronweb';
+import { createApp } from '../../../services/api/app';
+import type { CommandBus } from '../../../services/platform/command-bus';
+import type { Runtime } from '../../../services/platform/runtime';
+import { startRoles, type Stoppable } from '../../../services/roles';
+import { startDevnet, type Devnet } from '../../devnet/start-devnet';
+import { newWallet, signUp, type Customer } from '../../support/identity';
+import { assertLedgerInvariants } from '../../support/ledger-invariants';
+import { orderCall, type OrderStack } from '../../support/orders';
+import { startService, type ServiceProcess } from '../../support/service-process';
+import { dropWorld, eventually, newWorld, openBus, openRuntime, type World } from '../../support/world';
+
+const ORDERS = 500;
+let devnet: Devnet;
+let world: World;
+let rt: Runtime;
+let bus: CommandBus;
+let roles: Stoppable[] = [];
+let server: Server;
+let base: string;
+const services = new Map<string, ServiceProcess>();
+
+beforeAll(async () => {
+  devnet = await startDevnet({ DEVNET_BLOCK_MS: '300' });
+  world = newWorld('ordercrash', {
+    TRON_FULL_HOST: devnet.url, CHAIN_POLL_MS: '200', COMMAND_TIMEOUT_MS: '15000', ORDER_WAIT_WINDOW_MS: '90000',
+    BUDGET_READS_PER_SEC: '100000', BUDGET_WRITES_PER_SEC: '100000',
+  });
+  rt = await openRuntime(world);
+  bus = await openBus(rt);
+  roles = await startRoles(rt, ['relay']);
+  server = await new Promise((resolve) => {
+    const s = createApp({ rt, bus }).listen(0, '127.0.0.1', () => resolve(s));
+  });
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  for (const role of ['processor', 'broadcaster', 'confirmer']) await start(role);
+});
+
+afterAll(async () => {
+  await Promise.allSettled([...services.values()].map((s) => s.kill('SIGKILL')));
+  await new Promise((r) => server?.close(r));
+  await Promise.allSettled(roles.map((r) => r.stop()));
+  await bus?.stop();
+  try {
+    if (world) await dropWorld(world, rt);
+  } finally {
+    await rt?.close();
+    await devnet?.stop();
+  }
+});
+
+async function start(role: string): Promise<void> {
+  const s = startService(world, role);
+  services.set(role, s);
+  await s.ready;
+}
+
+test('SIGKILLed processor, broadcaster and confirmer while 500 orders flow: each charged once, delegated once, replay identical', async () => {
+  const stack = { base, rt } as unknown as OrderStack;
+  const customer: Customer = await signUp(base);
+  const funded = await bus.submit({ type: 'balance.adjust', accountId: customer.accountId, amountSun: 10_000_000_000n, memo: 'crash test funding' });
+  expect(funded.outcome).toBe('applied');
+
+  // Chaos: every 1.5-3.5 s one of the three processes is killed at once and started again.
+  let chaos = true;
+  let kills = 0;
+  const chaosLoop = (async () => {
+    while (chaos) {
+      await new Promise((r) => setTimeout(r, 1_500 + Math.random() * 2_000));
+      if (!chaos) break;
+      const role = ['processor', 'broadcaster', 'confirmer'][kills % 3];
+      await services.get(role)!.kill('SIGKILL');
+      kills += 1;
+      await start(role);
+    }
+  })();
+
+  // Orders: 16 at a time, each retried with its client_order_id until answered (503 while the processor is down).
+  const ids: string[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < ORDERS) {
+      const i = next++;
+      const body = { resource: 'energy', amount: 30_000, tier: '1h', receiver: (await newWallet()).address, client_order_id: `crash-${i}` };
+      for (;;) {
+        const reply = await orderCall(stack, customer, 'POST', '/v1/orders', body);
+        if (reply.status === 201 || reply.status === 200) {
+          ids[i] = reply.body.id;
+          break;
+        }
+        if (reply.status < 500 && reply.body?.error?.code !== 1002) throw new Error(`order ${i}: ${reply.status} ${JSON.stringify(reply.body)}`);
+        await new Promise((r) => setTimeout(r, 1_100));
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: 16 }, worker));
+  // Keep killing while delivery goes on: each process at least twice.
+  await eventually(async () => kills >= 6, 120_000, 'six kills');
+  chaos = false;
+  await chaosLoop;
+
+  // Everything settles: active or failed (the wait window ends what cannot land).
+  await eventually(async () => {
+    const { rows } = await rt.pool.query("SELECT count(*)::int AS n FROM orders WHERE status NOT IN ('active', 'failed')");
+    return rows[0].n === 0;
+  }, 180_000, 'every order active or failed');
+
+  const { rows: orders } = await rt.pool.query('SELECT id, status, receiver, allocations FROM orders');
+  expect(orders.length).toBe(ORDERS);
+  const { rows: charges } = await rt.pool.query("SELECT order_id, count(*)::int AS n FROM journals WHERE kind = 'order_charge' GROUP BY order_id");
+  const charged = new Map(charges.map((r: any) => [r.order_id, r.n]));
+  const { rows: signed } = await rt.pool.query("SELECT order_id, command FROM order_signatures WHERE purpose = 'allocate'");
+  const signedSets = new Map(signed.map((r: any) => [r.order_id, JSON.parse(r.command).txs.map((t: any) => t.txId)]));
+
+  const tronWeb = new TronWeb({ fullHost: devnet.url });
+  let active = 0;
+  for (const o of orders) {
+    const delegations = (o.allocations as any[]).filter((a) => a.kind === 'delegate');
+    expect(charged.get(o.id) ?? 0).toBe(o.status === 'active' ? 1 : 0);
+    if (o.allocations.length > 0) expect(signedSets.get(o.id)).toEqual((o.allocations as any[]).map((a) => a.txId));
+    const onChain = new Map<string, bigint>();
+    const index: any = await tronWeb.trx.getDelegatedResourceAccountIndexV2(o.receiver);
+    for (const from of index.fromAccounts ?? []) {
+      const res: any = await tronWeb.trx.getDelegatedResourceV2(from, o.receiver);
+      for (const d of res.delegatedResource ?? []) onChain.set(TronWeb.address.fromHex(d.from), BigInt(d.frozen_balance_for_energy ?? 0));
+    }
+    const expected = new Map<string, bigint>();
+    if (o.status === 'active') {
+      active += 1;
+      for (const a of delegations.filter((d) => d.landed)) expected.set(a.from, (expected.get(a.from) ?? 0n) + BigInt(a.sun));
+    }
+    expect(onChain).toEqual(expected);
+  }
+  expect(active).toBeGreaterThan(ORDERS * 0.9);
+  await assertLedgerInvariants(rt.pool);
+}, 360_000);
