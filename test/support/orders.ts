@@ -40,10 +40,19 @@ export async function fundedCustomer(stack: IdentityStack, sun: bigint): Promise
   return customer;
 }
 
+const lastSigned = new Map<string, number>();
+
 /** A signed API call stamped with the stack's clock (scaled in delivery tests, as the API checks it). */
-export function orderCall(stack: IdentityStack, customer: Customer, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> {
+export async function orderCall(stack: IdentityStack, customer: Customer, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> {
   const raw = body === undefined ? '' : JSON.stringify(body);
-  const timestamp = Math.floor(stack.rt.clock.now() / 1000);
+  // The same request signed in the same (clock) second twice is a replay (1002): wait for the next one.
+  const request = `${customer.key.id} ${method} ${path} ${raw}`;
+  let timestamp = Math.floor(stack.rt.clock.now() / 1000);
+  while (lastSigned.get(request) === timestamp) {
+    await new Promise((r) => setTimeout(r, 20));
+    timestamp = Math.floor(stack.rt.clock.now() / 1000);
+  }
+  lastSigned.set(request, timestamp);
   return call(stack.base, method, path, { raw: body === undefined ? undefined : raw, headers: { ...signedHeaders(customer.key, method, path, raw, timestamp), ...headers } });
 }
 
