@@ -12,7 +12,7 @@
 import { randomId } from '../services/domain/ids';
 import { DepositWatcher } from '../services/deposits/watcher';
 import { depositAddressAt } from '../services/identity/deposit-derivation';
-import { CommandBus } from '../services/platform/command-bus';
+import { commandBusFor } from '../services/platform/command-bus';
 import { createRuntime } from '../services/platform/runtime';
 import { startRoles } from '../services/roles';
 import { startDevnet } from '../test/devnet/start-devnet';
@@ -33,7 +33,7 @@ async function main(): Promise<void> {
     DEPOSIT_POLL_MS: '100', USDT_RATE_SOURCE: 'fixed_env', USDT_FIXED_RATE: '3.5',
   });
   const rt = await createRuntime(world.cfg);
-  const bus = new CommandBus({ log: rt.log, codec: rt.codec, pool: rt.pool, redisUrl: rt.cfg.REDIS_URL, network: rt.cfg.NETWORK, clock: rt.clock, timeoutMs: 30_000 });
+  const bus = commandBusFor(rt, { timeoutMs: 30_000 });
   await bus.start();
   const roles = await startRoles(rt, ['processor', 'relay']);
   let watcher: DepositWatcher | undefined;

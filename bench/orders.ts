@@ -14,7 +14,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../services/api/app';
 import { signatureMatches, signRequest, timestampInWindow } from '../services/identity/request-signing';
-import { CommandBus } from '../services/platform/command-bus';
+import { commandBusFor } from '../services/platform/command-bus';
 import { createRuntime } from '../services/platform/runtime';
 import { startRoles } from '../services/roles';
 import { startDevnet } from '../test/devnet/start-devnet';
@@ -81,7 +81,7 @@ async function main(): Promise<void> {
     LOG_LEVEL: 'error', TRON_FULL_HOST: devnet.url, CHAIN_POLL_MS: '100', BUDGET_READS_PER_SEC: '1000000', BUDGET_WRITES_PER_SEC: '1000000',
   });
   const rt = await createRuntime(world.cfg);
-  const bus = new CommandBus({ log: rt.log, codec: rt.codec, pool: rt.pool, redisUrl: rt.cfg.REDIS_URL, network: rt.cfg.NETWORK, clock: rt.clock, timeoutMs: 30_000 });
+  const bus = commandBusFor(rt, { timeoutMs: 30_000 });
   await bus.start();
   const roles = await startRoles(rt, ['processor', 'relay', 'broadcaster', 'confirmer']);
   const listen = (app: express.Express) => new Promise<Server>((resolve) => {

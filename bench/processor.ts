@@ -12,7 +12,7 @@ import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import type { Command } from '../services/domain/commands';
 import { parseConfig } from '../services/platform/config';
-import { CommandBus } from '../services/platform/command-bus';
+import { commandBusFor, type CommandBus } from '../services/platform/command-bus';
 import { createRuntime, type Runtime } from '../services/platform/runtime';
 import { startRoles } from '../services/roles';
 import { dropWorld, newWorld, type World } from '../test/support/world';
@@ -29,7 +29,7 @@ function percentile(sorted: number[], p: number): number {
 async function withWorld<T>(label: string, env: Record<string, string>, fn: (rt: Runtime, bus: CommandBus, world: World) => Promise<T>): Promise<T> {
   const world = newWorld(label, { LOG_LEVEL: 'error', ...env });
   const rt = await createRuntime(parseConfig(world.env));
-  const bus = new CommandBus({ log: rt.log, codec: rt.codec, pool: rt.pool, redisUrl: rt.cfg.REDIS_URL, network: rt.cfg.NETWORK, clock: rt.clock, timeoutMs: 10_000 });
+  const bus = commandBusFor(rt, { timeoutMs: 10_000 });
   await bus.start();
   try {
     return await fn(rt, bus, world);

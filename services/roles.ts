@@ -4,7 +4,7 @@
  */
 import type { Server } from 'node:http';
 import { createApp } from './api/app';
-import { CommandBus } from './platform/command-bus';
+import { commandBusFor } from './platform/command-bus';
 import { logger } from './platform/logger';
 import { commandsApplied, outboxPublished } from './platform/metrics';
 import type { Runtime } from './platform/runtime';
@@ -39,10 +39,7 @@ export async function startRoles(rt: Runtime, roles: Role[]): Promise<Stoppable[
   const ctx = { network: rt.cfg.NETWORK, brand: rt.cfg.BRAND };
   if (roles.includes('deposit-watcher')) {
     // Appends chain facts only (no replies awaited), so the bus needs no reply subscription.
-    const bus = new CommandBus({
-      log: rt.log, codec: rt.codec, pool: rt.pool, redisUrl: rt.cfg.REDIS_URL, network: rt.cfg.NETWORK,
-      clock: rt.clock, timeoutMs: rt.cfg.COMMAND_TIMEOUT_MS,
-    });
+    const bus = commandBusFor(rt);
     running.push(await startDepositWatcher({ cfg: rt.cfg, pool: rt.pool, bus, clock: rt.clock }));
   }
   // Chain roles for orders: they append chain facts only.
@@ -72,10 +69,7 @@ export async function startRoles(rt: Runtime, roles: Role[]): Promise<Stoppable[
     );
   }
   if (roles.includes('api')) {
-    const bus = new CommandBus({
-      log: rt.log, codec: rt.codec, pool: rt.pool, redisUrl: rt.cfg.REDIS_URL, network: rt.cfg.NETWORK,
-      clock: rt.clock, timeoutMs: rt.cfg.COMMAND_TIMEOUT_MS,
-    });
+    const bus = commandBusFor(rt);
     await bus.start();
     const server: Server = await new Promise((resolve) => {
       const s = createApp({ rt, bus }).listen(rt.cfg.API_PORT, rt.cfg.API_HOST, () => resolve(s));

@@ -9,7 +9,7 @@ import type { BroadcastOutcome, ChainWriter } from '../chain/writes';
 import type { Command } from '../domain/commands';
 import type { Order } from '../domain/orders';
 import type { Clock } from '../platform/clock';
-import { CommandBus } from '../platform/command-bus';
+import { commandBusFor, type CommandBus } from '../platform/command-bus';
 import type { Config } from '../platform/config';
 import type { Pool } from '../platform/db/pool';
 import { parseJson, stringifyJson } from '../platform/json';
@@ -26,7 +26,7 @@ export interface ChainRoleDeps {
 
 /** A bus for roles that append chain facts only (no replies awaited, so no reply subscription). */
 export function appendOnlyBus(rt: Runtime): CommandBus {
-  return new CommandBus({ log: rt.log, codec: rt.codec, pool: rt.pool, redisUrl: rt.cfg.REDIS_URL, network: rt.cfg.NETWORK, clock: rt.clock, timeoutMs: rt.cfg.COMMAND_TIMEOUT_MS });
+  return commandBusFor(rt);
 }
 
 /**

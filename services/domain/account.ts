@@ -36,6 +36,8 @@ export interface Account {
   depositIssuedAt: number | null;
   /** Newest first. */
   retiredDepositAddresses: RetiredDepositAddress[];
+  /** balance.low fires when the available balance crosses below this; null or absent: off (the default). */
+  lowBalanceThresholdSun?: bigint | null;
   createdAt: number;
   updatedAt: number;
 }

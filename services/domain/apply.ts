@@ -8,6 +8,8 @@ import { assignDepositAddress } from './handlers/assign-deposit-address';
 import { createAccount } from './handlers/create-account';
 import { creditDeposit, releaseDeposit } from './handlers/credit-deposit';
 import { renameAccount } from './handlers/rename-account';
+import { setLowBalanceAlert } from './handlers/set-low-balance-alert';
+import { balanceLowEvent } from './balance-low';
 import { allocateOrder, closeOrder, createOrder, refundOrder, settleOrder } from './handlers/orders';
 import type { ApplyContext, Handler, Outcome, StateView } from './outcome';
 
@@ -17,6 +19,7 @@ const handlers: HandlerTable = {
   'account.create': createAccount,
   'balance.adjust': adjustBalance,
   'account.rename': renameAccount,
+  'account.set_low_balance_alert': setLowBalanceAlert,
   'deposit_address.assign': assignDepositAddress,
   'deposit.credit': creditDeposit,
   'deposit.release': releaseDeposit,
@@ -29,5 +32,10 @@ const handlers: HandlerTable = {
 
 export function applyCommand(state: StateView, command: Exclude<Command, { type: 'command.refused' }>, ctx: ApplyContext): Outcome {
   const handler = handlers[command.type] as Handler<typeof command>;
-  return handler(state, command, ctx);
+  const outcome = handler(state, command, ctx);
+  if (outcome.kind !== 'applied') return outcome;
+  // Any command that lowers an available balance may cross a threshold: checked here once, for all of them.
+  const alerts = outcome.effects.accounts.flatMap((after) => balanceLowEvent(command, state.account(after.id), after) ?? []);
+  if (alerts.length === 0) return outcome;
+  return { ...outcome, effects: { ...outcome.effects, events: [...outcome.effects.events, ...alerts] } };
 }

@@ -14,6 +14,11 @@ export interface CommandMeta {
   deadlineAt: number | null;
   /** Reply channel of the waiting API or ops instance; null when nobody waits. */
   replyTo: string | null;
+  /**
+   * Price per unit of 5m energy in force when the command was received (absent on commands nobody priced),
+   * so a balance.low raised by this command estimates the orders left the same way in a replay.
+   */
+  energyPrice5mSun?: bigint | null;
 }
 
 export interface CreateAccountCommand {
@@ -161,7 +166,14 @@ export interface CommandRefusedMarker {
   reason: RefusalReason;
 }
 
+/** Sets the account's balance.low threshold on the available balance; null turns the alert off. */
+export interface SetLowBalanceAlertCommand {
+  type: 'account.set_low_balance_alert';
+  thresholdSun: bigint | null;
+}
+
 export type CommandBody =
+  | SetLowBalanceAlertCommand
   | CreateAccountCommand | AdjustBalanceCommand | CommandRefusedMarker | RenameAccountCommand | AssignDepositAddressCommand | CreditDepositCommand | ReleaseDepositCommand
   | CreateOrderCommand | AllocateOrderCommand | SettleOrderCommand | CloseOrderCommand | RefundOrderCommand;
 export type CommandType = CommandBody['type'];

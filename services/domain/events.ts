@@ -101,7 +101,16 @@ export interface OrderRefundedData {
   refunded_at: string;
 }
 
+export interface BalanceLowData {
+  /** The available balance (balance minus reserved) that fell below the threshold. */
+  balance_sun: bigint;
+  threshold_sun: bigint;
+  /** 65,000-energy 5m orders the available balance still pays for, at the price in force; null when unpriced. */
+  estimated_orders_remaining: bigint | null;
+}
+
 export interface EventDataByType {
+  'balance.low': BalanceLowData;
   'balance.credited': BalanceCreditedData;
   'deposit_address.rotated': DepositAddressRotatedData;
   'order.confirmed': OrderConfirmedData;

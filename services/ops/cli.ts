@@ -5,7 +5,7 @@
 import { parseArgs } from 'node:util';
 import { randomId } from '../domain/ids';
 import { toBigInt } from '../domain/money';
-import { CommandBus } from '../platform/command-bus';
+import { commandBusFor, type CommandBus } from '../platform/command-bus';
 import { loadConfig } from '../platform/config';
 import { stringifyJson } from '../platform/json';
 import { logger } from '../platform/logger';
@@ -22,6 +22,8 @@ Commands:
   rotate-deposit-address --account <acc_id>
       Replaces the account's deposit address (at most once per 30 days, 3 times per 365 days); the old one
       still credits for 30 days. Emits deposit_address.rotated. Prints the new address.
+  set-low-balance-alert --account <acc_id> --threshold-sun <n|off>
+      balance.low fires when the available balance crosses below the threshold (default: off).
   adjust --account <acc_id> --amount-sun <n> --memo <text>
       Support adjustment, positive or negative. Prints the journal id.
   credit-held --deposit <txid or txid:log_index> [--memo <text>]
@@ -68,10 +70,7 @@ function need(values: Record<string, unknown>, name: string): string {
 }
 
 async function withBus<T>(rt: Runtime, fn: (bus: CommandBus) => Promise<T>): Promise<T> {
-  const bus = new CommandBus({
-    log: rt.log, codec: rt.codec, pool: rt.pool, redisUrl: rt.cfg.REDIS_URL, network: rt.cfg.NETWORK,
-    clock: rt.clock, timeoutMs: rt.cfg.COMMAND_TIMEOUT_MS,
-  });
+  const bus = commandBusFor(rt);
   await bus.start();
   try {
     return await fn(bus);
@@ -99,14 +98,14 @@ async function run(argv: string[]): Promise<number> {
       account: { type: 'string' }, 'amount-sun': { type: 'string' }, memo: { type: 'string' },
       'owner-address': { type: 'string' }, 'display-name': { type: 'string' },
       deposit: { type: 'string' },
-      order: { type: 'string' }, reason: { type: 'string' },
+      order: { type: 'string' }, reason: { type: 'string' }, 'threshold-sun': { type: 'string' },
       verify: { type: 'boolean' }, keep: { type: 'boolean' }, json: { type: 'boolean' },
     },
   });
   const cfg = loadConfig();
   logger.level = cfg.LOG_LEVEL === 'info' ? 'warn' : cfg.LOG_LEVEL;
 
-  if (!['create-account', 'adjust', 'replay', 'rotate-deposit-address', 'credit-held', 'refund-order'].includes(command)) throw new UsageError(`unknown command ${command}`);
+  if (!['create-account', 'adjust', 'replay', 'rotate-deposit-address', 'credit-held', 'refund-order', 'set-low-balance-alert'].includes(command)) throw new UsageError(`unknown command ${command}`);
   let amount = 0n;
   if (command === 'adjust') {
     need(values, 'account');
@@ -123,6 +122,19 @@ async function run(argv: string[]): Promise<number> {
     if (!(refundReasons as readonly string[]).includes(need(values, 'reason'))) throw new UsageError(`--reason must be one of ${refundReasons.join(', ')}`);
   }
   if (command === 'credit-held') need(values, 'deposit');
+  let threshold: bigint | null = null;
+  if (command === 'set-low-balance-alert') {
+    need(values, 'account');
+    const text = need(values, 'threshold-sun');
+    if (text !== 'off') {
+      try {
+        threshold = toBigInt(text);
+      } catch {
+        throw new UsageError('--threshold-sun must be an integer number of SUN, or off');
+      }
+      if (threshold < 0n) throw new UsageError('--threshold-sun must not be negative');
+    }
+  }
   if (command === 'replay' && !values.verify) throw new UsageError('replay needs --verify');
 
   const rt = await createRuntime(cfg);
@@ -158,6 +170,14 @@ async function run(argv: string[]): Promise<number> {
         if (rows.length === 0) throw new Error(`no order ${values.order}`);
         const result = await withBus(rt, (bus) =>
           bus.submit({ type: 'order.refund', accountId: rows[0].account_id, orderId: values.order as string, reason: values.reason as RefundReason }),
+        );
+        failOn(result);
+        console.log(stringifyJson(result.body));
+        return 0;
+      }
+      case 'set-low-balance-alert': {
+        const result = await withBus(rt, (bus) =>
+          bus.submit({ type: 'account.set_low_balance_alert', accountId: values.account as string, thresholdSun: threshold }),
         );
         failOn(result);
         console.log(stringifyJson(result.body));

@@ -16,6 +16,8 @@ import { createRedis, replyChannel, type Redis } from './redis';
 import { traceHeaders } from './telemetry';
 import { readResults } from './db/command-results';
 import type { LogCodec } from './wire/codec';
+import type { Runtime } from './runtime';
+import { priceTable } from '../domain/pricing';
 
 /** Extra wait past the deadline before giving up, so a result committed right at the deadline is still seen. */
 const GRACE_MS = 1_000;
@@ -31,6 +33,19 @@ export interface CommandBusDeps {
   network: string;
   clock: Clock;
   timeoutMs: number;
+  /** Price per unit of 5m energy in force, stamped on every command (balance.low estimates from it). */
+  energyPrice5mSun?: bigint | null;
+}
+
+/** The bus of a process, from its runtime: the one place that knows how a bus is wired. */
+export function commandBusFor(rt: Runtime, overrides: Partial<CommandBusDeps> = {}): CommandBus {
+  const fiveMinuteEnergy = priceTable(rt.cfg.NETWORK, rt.cfg.ORDER_PRICES, rt.cfg.ACTIVATION_FEE_SUN).rows
+    .find((r) => r.resource === 'energy' && r.tier === '5m');
+  return new CommandBus({
+    log: rt.log, codec: rt.codec, pool: rt.pool, redisUrl: rt.cfg.REDIS_URL, network: rt.cfg.NETWORK,
+    clock: rt.clock, timeoutMs: rt.cfg.COMMAND_TIMEOUT_MS, energyPrice5mSun: fiveMinuteEnergy?.price_sun_per_unit ?? null,
+    ...overrides,
+  });
 }
 
 export class CommandBus {
@@ -62,6 +77,7 @@ export class CommandBus {
       issuedAt,
       deadlineAt: waitForReply ? issuedAt + this.deps.timeoutMs : null,
       replyTo: waitForReply ? this.instanceId : null,
+      ...(this.deps.energyPrice5mSun ? { energyPrice5mSun: this.deps.energyPrice5mSun } : {}),
     };
     return { ...body, ...meta } as Command;
   }

@@ -4,7 +4,7 @@ import type { Account } from '../domain/account';
 export const accountColumns = [
   'id', 'brand', 'network', 'owner_address', 'display_name', 'status', 'balance_sun', 'balance_usdt', 'reserved_sun',
   'deposited_sun', 'spent_sun', 'refunded_sun', 'orders_created', 'energy_delegated', 'created_at', 'updated_at',
-  'email', 'deposit_address', 'deposit_index', 'deposit_issued_at', 'retired_deposit_addresses',
+  'email', 'deposit_address', 'deposit_index', 'deposit_issued_at', 'retired_deposit_addresses', 'low_balance_threshold_sun',
 ] as const;
 
 export function accountFromRow(row: Record<string, any>): Account {
@@ -30,6 +30,7 @@ export function accountFromRow(row: Record<string, any>): Account {
     depositIndex: row.deposit_index,
     depositIssuedAt: row.deposit_issued_at === null ? null : (row.deposit_issued_at as Date).getTime(),
     retiredDepositAddresses: row.retired_deposit_addresses ?? [],
+    lowBalanceThresholdSun: row.low_balance_threshold_sun,
     createdAt: (row.created_at as Date).getTime(),
     updatedAt: (row.updated_at as Date).getTime(),
   };
@@ -41,6 +42,6 @@ export function accountToRow(a: Account): unknown[] {
     a.totals.depositedSun, a.totals.spentSun, a.totals.refundedSun, a.totals.ordersCreated, a.totals.energyDelegated,
     new Date(a.createdAt), new Date(a.updatedAt),
     a.email, a.depositAddress, a.depositIndex, a.depositIssuedAt === null ? null : new Date(a.depositIssuedAt),
-    JSON.stringify(a.retiredDepositAddresses),
+    JSON.stringify(a.retiredDepositAddresses), a.lowBalanceThresholdSun ?? null,
   ];
 }

@@ -76,9 +76,9 @@ export async function applyBatch(
   const state = await loadAccounts(client, [...new Set(fresh.map((c) => c.accountId))]);
   const changed = new Map<string, Account>();
   const journals: Journal[] = [];
-  const orders = await OrderState.load(client, fresh);
   const deposits = await loadDeposits(client, depositIdsOf(fresh));
   const changedDeposits = new Map<string, Deposit>();
+  const orders = await OrderState.load(client, fresh);
   const view = { account: (id: string) => state.get(id), deposit: (id: string) => deposits.get(id), orders };
 
   for (const command of fresh) {
@@ -100,12 +100,12 @@ export async function applyBatch(
       changed.set(account.id, account);
     }
     journals.push(...effects.journals);
+    for (const order of effects.orders ?? []) orders.put(order);
+    for (const record of effects.idempotency ?? []) orders.putRecord(record);
     for (const deposit of effects.deposits ?? []) {
       deposits.set(deposit.depositId, deposit);
       changedDeposits.set(deposit.depositId, deposit);
     }
-    for (const order of effects.orders ?? []) orders.put(order);
-    for (const record of effects.idempotency ?? []) orders.putRecord(record);
     const trace = traceContextOf(command);
     for (const event of effects.events) {
       outbox.push({ destination: 'account-events', messageId: event.eventId, accountId: event.accountId, payload: event, createdAt: event.createdAt, traceContext: trace });

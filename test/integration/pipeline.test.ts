@@ -116,6 +116,23 @@ test('a caller that gives up gets a true 503: the processor later refuses the co
   expect(rows[0].balance_sun).toBe(0n);
 });
 
+test('balance.low fires once when the available balance crosses below the account threshold', async () => {
+  const account = await createAccount();
+  await bus.submit({ type: 'balance.adjust', accountId: account, amountSun: 10_000_000n, memo: 'credit' });
+  const set = await bus.submit({ type: 'account.set_low_balance_alert', accountId: account, thresholdSun: 5_000_000n });
+  expect(set).toMatchObject({ outcome: 'applied', body: { low_balance_threshold_sun: 5_000_000 } });
+  await bus.submit({ type: 'balance.adjust', accountId: account, amountSun: -6_000_000n, memo: 'crosses' });
+  await bus.submit({ type: 'balance.adjust', accountId: account, amountSun: -1_000_000n, memo: 'already below' });
+  const lows = await eventually(async () => {
+    const events = await readTopic<Awaited<ReturnType<Runtime['codec']['decodeEvent']>>>(rt, 'accountEvents');
+    const found = events.filter((e) => e.value.accountId === account && e.value.type === 'balance.low');
+    return found.length > 0 ? found : undefined;
+  }, 30_000, 'balance.low on account-events');
+  expect(lows).toHaveLength(1);
+  // 4 TRX available at the configured 5m price of 40 SUN per energy: one 65,000-energy order left.
+  expect(lows[0].value.data).toEqual({ balance_sun: 4_000_000n, threshold_sun: 5_000_000n, estimated_orders_remaining: 1n });
+});
+
 test('ledger invariants hold and a replay of the log rebuilds identical tables', async () => {
   await assertLedgerInvariants(rt.pool);
   const report = await replayAndVerify(rt);

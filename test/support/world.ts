@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { parseConfig, type Config } from '../../services/platform/config';
 import { createRuntime, type Runtime } from '../../services/platform/runtime';
-import { CommandBus } from '../../services/platform/command-bus';
+import { commandBusFor, type CommandBus } from '../../services/platform/command-bus';
 import { replayAndVerify } from '../../services/ops/replay';
 import { dropDatabase } from '../../services/platform/db/databases';
 
@@ -41,10 +41,7 @@ export async function openRuntime(world: World): Promise<Runtime> {
 }
 
 export async function openBus(rt: Runtime): Promise<CommandBus> {
-  const bus = new CommandBus({
-    log: rt.log, codec: rt.codec, pool: rt.pool, redisUrl: rt.cfg.REDIS_URL, network: rt.cfg.NETWORK,
-    clock: rt.clock, timeoutMs: rt.cfg.COMMAND_TIMEOUT_MS,
-  });
+  const bus = commandBusFor(rt);
   await bus.start();
   return bus;
 }

@@ -12,6 +12,7 @@ export interface WireCommand {
   issued_at: bigint;
   deadline_at: bigint | null;
   reply_to: string | null;
+  energy_price_5m_sun?: bigint | null;
   body: WireBody;
 }
 
@@ -54,6 +55,8 @@ function bodyToWire(body: CommandBody): WireBody {
       };
     case 'command.refused':
       return { [`${ns}CommandRefused`]: { refused_command_id: body.refusedCommandId, reason: body.reason } };
+    case 'account.set_low_balance_alert':
+      return { [`${ns}SetLowBalanceAlert`]: { threshold_sun: body.thresholdSun === null ? null : BigInt(body.thresholdSun) } };
     case 'order.create':
       return {
         [`${ns}CreateOrder`]: {
@@ -108,6 +111,8 @@ function bodyFromWire(wire: WireBody): CommandBody {
       };
     case 'CommandRefused':
       return { type: 'command.refused', refusedCommandId: value.refused_command_id, reason: value.reason };
+    case 'SetLowBalanceAlert':
+      return { type: 'account.set_low_balance_alert', thresholdSun: value.threshold_sun };
     case 'CreateOrder':
       return {
         type: 'order.create', clientOrderId: value.client_order_id, idempotencyKey: value.idempotency_key, requestHash: value.request_hash,
@@ -133,13 +138,14 @@ function bodyFromWire(wire: WireBody): CommandBody {
 }
 
 export function commandToWire(command: Command): WireCommand {
-  const { commandId, accountId, issuedAt, deadlineAt, replyTo, ...body } = command;
+  const { commandId, accountId, issuedAt, deadlineAt, replyTo, energyPrice5mSun, ...body } = command;
   return {
     command_id: commandId,
     account_id: accountId,
     issued_at: BigInt(issuedAt),
     deadline_at: deadlineAt === null ? null : BigInt(deadlineAt),
     reply_to: replyTo,
+    energy_price_5m_sun: energyPrice5mSun === undefined || energyPrice5mSun === null ? null : BigInt(energyPrice5mSun),
     body: bodyToWire(body as CommandBody),
   };
 }
@@ -151,6 +157,8 @@ export function commandFromWire(wire: WireCommand): Command {
     issuedAt: Number(wire.issued_at),
     deadlineAt: wire.deadline_at === null ? null : Number(wire.deadline_at),
     replyTo: wire.reply_to,
+    // Only when set, so a command without a price reads back exactly as it was written.
+    ...(wire.energy_price_5m_sun === null || wire.energy_price_5m_sun === undefined ? {} : { energyPrice5mSun: wire.energy_price_5m_sun }),
     ...bodyFromWire(wire.body),
   };
 }

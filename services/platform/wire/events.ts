@@ -6,6 +6,7 @@ const ns = 'energy.rental.events.';
 /** The Avro record name of each event type's `data`. */
 const dataRecordOf: Record<EventType, string> = {
   'balance.credited': 'BalanceCredited',
+  'balance.low': 'BalanceLow',
   'deposit_address.rotated': 'DepositAddressRotated',
   'order.confirmed': 'OrderConfirmed',
   'order.failed': 'OrderFailed',
@@ -28,7 +29,7 @@ export interface WireEvent {
 const intFields = new Set(['confirmations', 'spread_bps', 'duration_seconds']);
 /** ...and these `long`, carried as bigint. */
 const longFields = new Set([
-  'amount_sun', 'balance_sun', 'block_number', 'amount', 'delivered_amount', 'total_amount_sun', 'refunded_amount_sun', 'charged_amount_sun',
+  'amount_sun', 'balance_sun', 'block_number', 'threshold_sun', 'estimated_orders_remaining', 'amount', 'delivered_amount', 'total_amount_sun', 'refunded_amount_sun', 'charged_amount_sun',
 ]);
 
 function dataToWire(data: Record<string, unknown>): Record<string, unknown> {
