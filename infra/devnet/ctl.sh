@@ -37,6 +37,12 @@ start() {
     echo "devnet already running at $URL (pid $(cat "$PID_FILE"))"
     return 0
   fi
+  # Another checkout's devnet on the same port (a second clone, CI on a developer's machine): use it
+  # rather than start one that would die on the taken port while the old one answers for it.
+  if answering; then
+    echo "devnet already answering at $URL (started elsewhere); using it"
+    return 0
+  fi
   mkdir -p "$STACK_DIR/logs"
   cd "$ROOT"
   # shellcheck disable=SC2046
