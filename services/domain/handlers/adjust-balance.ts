@@ -1,4 +1,5 @@
 import { availableSun } from '../account';
+import { balanceCredited } from '../balance-credited';
 import type { CommandOf } from '../commands';
 import { domainError } from '../errors';
 import { eventIdFor } from '../events';
@@ -39,17 +40,9 @@ export const adjustBalance: Handler<CommandOf<'balance.adjust'>> = (state, comma
   const updated = { ...account, balanceSun, updatedAt: command.issuedAt };
   const effects = { ...noEffects(), accounts: [updated], journals: [journal] };
   if (command.amountSun > 0n) {
-    effects.events.push({
-      eventId: eventIdFor(command.commandId, 0),
-      type: 'balance.credited',
-      accountId: account.id,
-      createdAt: command.issuedAt,
-      data: {
-        reason: 'adjustment', currency: 'TRX', amount_sun: command.amountSun, tx_hash: null, confirmations: null,
-        balance_sun: balanceSun, reference_id: journal.id, asset: 'TRX', usdt_amount: null, rate: null,
-        rate_source: null, spread_bps: null, txid: null, sender: null, block_number: null,
-      },
-    });
+    effects.events.push(balanceCredited(eventIdFor(command.commandId, 0), account.id, command.issuedAt, {
+      reason: 'adjustment', currency: 'TRX', amount_sun: command.amountSun, balance_sun: balanceSun, reference_id: journal.id, asset: 'TRX',
+    }));
   }
   return {
     kind: 'applied',

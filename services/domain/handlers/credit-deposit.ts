@@ -1,4 +1,5 @@
 import type { Account } from '../account';
+import { balanceCredited } from '../balance-credited';
 import type { CommandMeta, CommandOf } from '../commands';
 import {
   addressStanding, decideDeposit, usdtCredit, usdtDecimal, type CreditDecision, type Deposit,
@@ -49,21 +50,15 @@ function credit(command: CommandMeta, account: Account, deposit: Deposit, decisi
   };
   const usdt = deposit.asset === 'USDT';
   const effects = { ...noEffects(), accounts: [updated], journals: [journal], deposits: [credited] };
-  effects.events.push({
-    eventId: eventIdFor(command.commandId, 0),
-    type: 'balance.credited',
-    accountId: account.id,
-    createdAt: command.issuedAt,
-    data: {
-      reason: 'deposit', currency: deposit.asset, amount_sun: decision.amountSun, tx_hash: deposit.txid, confirmations: null,
-      balance_sun: null, reference_id: journal.id, asset: deposit.asset,
-      usdt_amount: usdt ? usdtDecimal(deposit.amount) : null,
-      rate: usdt && decision.rate !== null ? decision.rate.toString() : null,
-      rate_source: usdt ? decision.rateSource : null,
-      spread_bps: usdt ? decision.spreadBps : null,
-      txid: deposit.txid, sender: deposit.sender, block_number: deposit.blockNumber,
-    },
-  });
+  effects.events.push(balanceCredited(eventIdFor(command.commandId, 0), account.id, command.issuedAt, {
+    reason: 'deposit', currency: deposit.asset, amount_sun: decision.amountSun, tx_hash: deposit.txid, reference_id: journal.id,
+    asset: deposit.asset,
+    usdt_amount: usdt ? usdtDecimal(deposit.amount) : null,
+    rate: usdt && decision.rate !== null ? decision.rate.toString() : null,
+    rate_source: usdt ? decision.rateSource : null,
+    spread_bps: usdt ? decision.spreadBps : null,
+    txid: deposit.txid, sender: deposit.sender, block_number: deposit.blockNumber,
+  }));
   return { kind: 'applied', status: 201, body: depositBody(credited), effects };
 }
 
