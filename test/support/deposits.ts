@@ -2,20 +2,16 @@
  * Deposits test kit: a devnet of its own (blocks only when the test asks), a world pointed at it with the
  * processor, relay, API and the deposit watcher, and customers who send TRX and USDT with TronWeb.
  */
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
 import { TronWeb } from 'tronweb';
-import { createApp } from '../../services/api/app';
 import { parseConfig } from '../../services/platform/config';
 import { DepositWatcher, WATCHER_NAME } from '../../services/deposits/watcher';
 import type { CommandBus } from '../../services/platform/command-bus';
 import type { Runtime } from '../../services/platform/runtime';
-import { startRoles, type Stoppable } from '../../services/roles';
 import { startDevnet, type Devnet } from '../devnet/start-devnet';
-import { call, signUp, signedCall, signedHeaders, type Customer } from './identity';
+import { OPEN_BUDGETS, call, signUp, signedCall, signedHeaders, startApiStack, type Customer } from './identity';
 import { assertLedgerInvariants } from './ledger-invariants';
 import { readTopic } from './topic-reader';
-import { dropWorld, eventually, newWorld, openBus, openRuntime, type World } from './world';
+import { dropWorld, eventually, type World } from './world';
 
 export const CONFIRMATIONS = 3;
 
@@ -33,19 +29,12 @@ export interface DepositStack {
 
 export async function startDepositStack(label: string, overrides: Record<string, string> = {}): Promise<DepositStack> {
   const devnet = await startDevnet({ DEVNET_BLOCK_MS: '3600000' });
-  const world = newWorld(label, {
+  const { world, rt, bus, base, stopServing } = await startApiStack(label, {
     TRON_FULL_HOST: devnet.url, USDT_CONTRACT: devnet.accounts.usdt_contract, DEX_POOL_ADDRESS: devnet.accounts.dex_pool,
     DEPOSIT_CONFIRMATIONS: String(CONFIRMATIONS), DEPOSIT_POLL_MS: '100', USDT_RATE_SOURCE: 'fixed_env', USDT_FIXED_RATE: '3.5',
-    BUDGET_CHALLENGE_PER_IP_PER_MIN: '100000', BUDGET_CHALLENGE_PER_ADDRESS_PER_MIN: '100000', BUDGET_READS_PER_SEC: '100000', BUDGET_WRITES_PER_SEC: '100000',
+    ...OPEN_BUDGETS,
     ...overrides,
   });
-  const rt = await openRuntime(world);
-  const bus = await openBus(rt);
-  const roles: Stoppable[] = await startRoles(rt, ['processor', 'relay']);
-  const server: Server = await new Promise((resolve) => {
-    const s = createApp({ rt, bus }).listen(0, '127.0.0.1', () => resolve(s));
-  });
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const stack: DepositStack = {
     devnet, world, rt, bus, base, watcher: undefined,
     async startWatcher(env = {}) {
@@ -59,8 +48,7 @@ export async function startDepositStack(label: string, overrides: Record<string,
     },
     async stop() {
       await stack.stopWatcher();
-      await new Promise((r) => server.close(r));
-      await Promise.allSettled(roles.map((r) => r.stop()));
+      await stopServing();
       try {
         await assertLedgerInvariants(rt.pool);
         // The database is dropped WITH (FORCE) under the pool's idle connections.

@@ -13,18 +13,23 @@ import type { Runtime } from '../../services/platform/runtime';
 import { startRoles, type Stoppable } from '../../services/roles';
 import { dropWorld, newWorld, openBus, openRuntime, type World } from './world';
 
-export interface IdentityStack {
+/** Budgets lifted so a test's own traffic is never rate-limited. */
+export const OPEN_BUDGETS = {
+  BUDGET_CHALLENGE_PER_IP_PER_MIN: '100000', BUDGET_CHALLENGE_PER_ADDRESS_PER_MIN: '100000', BUDGET_READS_PER_SEC: '100000', BUDGET_WRITES_PER_SEC: '100000',
+};
+
+/** A world with its runtime, command bus, the processor and relay, and the API on an ephemeral port. */
+export interface ApiStack {
   world: World;
   rt: Runtime;
   bus: CommandBus;
   base: string;
-  stop(): Promise<void>;
+  /** Closes the server, then stops the roles (the bus, runtime and world are the caller's to close). */
+  stopServing(): Promise<void>;
 }
 
-export async function startIdentityStack(label: string, overrides: Record<string, string> = {}): Promise<IdentityStack> {
-  const world = newWorld(label, {
-    BUDGET_CHALLENGE_PER_IP_PER_MIN: '100000', BUDGET_CHALLENGE_PER_ADDRESS_PER_MIN: '100000', BUDGET_READS_PER_SEC: '100000', BUDGET_WRITES_PER_SEC: '100000', ...overrides,
-  });
+export async function startApiStack(label: string, env: Record<string, string>): Promise<ApiStack> {
+  const world = newWorld(label, env);
   const rt = await openRuntime(world);
   const bus = await openBus(rt);
   const roles: Stoppable[] = await startRoles(rt, ['processor', 'relay']);
@@ -34,9 +39,27 @@ export async function startIdentityStack(label: string, overrides: Record<string
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     world, rt, bus, base,
-    stop: async () => {
+    stopServing: async () => {
       await new Promise((r) => server.close(r));
       await Promise.allSettled(roles.map((r) => r.stop()));
+    },
+  };
+}
+
+export interface IdentityStack {
+  world: World;
+  rt: Runtime;
+  bus: CommandBus;
+  base: string;
+  stop(): Promise<void>;
+}
+
+export async function startIdentityStack(label: string, overrides: Record<string, string> = {}): Promise<IdentityStack> {
+  const { world, rt, bus, base, stopServing } = await startApiStack(label, { ...OPEN_BUDGETS, ...overrides });
+  return {
+    world, rt, bus, base,
+    stop: async () => {
+      await stopServing();
       await bus.stop();
       await rt.close();
       await dropWorld(world);
