@@ -5,15 +5,15 @@
  * only what the processor stored, again after a crash or a lost broadcast: the activation first, the
  * delegations once the activation is in a block.
  */
-import type { Ratio } from '../chain/allocation';
+import { inFlightSun, type Ratio } from '../chain/allocation';
 import { ChainReader } from '../chain/reads';
 import { poolSigners } from '../chain/pool-keys';
-import { ChainWriter } from '../chain/writes';
+import { ChainWriter, expirationOf } from '../chain/writes';
 import type { Command } from '../domain/commands';
 import { derivedId } from '../domain/ids';
 import type { Order } from '../domain/orders';
 import { chainResource, suppliersFor, type Suppliers } from './suppliers';
-import { PollingRole, Rebroadcaster, signedOnce, txLifetimeMs, workList, type ChainRoleDeps } from './work';
+import { PollingRole, Rebroadcaster, signedOnce, storedDelegations, txLifetimeMs, workList, type ChainRoleDeps } from './work';
 
 export interface BroadcasterDeps extends ChainRoleDeps {
   writer?: ChainWriter;
@@ -28,6 +28,8 @@ export class Broadcaster {
   private readonly sender: Rebroadcaster;
   /** Activations seen in a block (head view): their delegations may go. */
   private readonly activated = new Set<string>();
+  /** Stored delegations of allocating orders seen in a block (head view): no longer in flight. */
+  private readonly inBlock = new Set<string>();
 
   constructor(private readonly deps: BroadcasterDeps) {
     this.writer = deps.writer ?? ChainWriter.fromConfig(deps.cfg);
@@ -45,9 +47,12 @@ export class Broadcaster {
     const { pool, clock, cfg } = this.deps;
     const orders = await workList(pool, 'needs-allocation', clock.now(), 200);
     if (orders.length === 0) return;
-    await this.suppliers.pool.refresh();
-    await this.suppliers.provider.refresh();
     const ref = await this.writer.refBlock(txLifetimeMs(cfg, clock));
+    // In flight before the delegatable stake is read: one landing in between is then subtracted twice
+    // (this pass fills less), never not at all.
+    const inFlight = await this.inFlight(ref.timestamp);
+    await this.suppliers.pool.refresh(inFlight);
+    await this.suppliers.provider.refresh(inFlight);
     const ratios = new Map<string, Ratio>();
     const commands: Command[] = [];
     for (const order of orders) {
@@ -69,8 +74,26 @@ export class Broadcaster {
     if (commands.length > 0) await this.deps.bus.append(commands);
   }
 
+  /** Stake of stored delegations not in a block yet that may still land, per address and resource. */
+  private async inFlight(headTimestamp: number): Promise<Map<string, bigint>> {
+    const stored = await storedDelegations(this.deps.pool);
+    const live = new Set(stored.map((d) => d.txId));
+    for (const id of this.inBlock) if (!live.has(id)) this.inBlock.delete(id);
+    const delegations = stored.map((d) => ({ ...d, expiration: expirationOf(d.signedTx), inBlock: false }));
+    const unsure = delegations.filter((d) => !this.inBlock.has(d.txId) && headTimestamp <= d.expiration);
+    for (let i = 0; i < unsure.length; i += 16) {
+      await Promise.all(unsure.slice(i, i + 16).map(async (d) => {
+        if (await this.reader.transactionInfo(d.txId, 'full')) this.inBlock.add(d.txId);
+      }));
+    }
+    for (const d of delegations) d.inBlock = this.inBlock.has(d.txId);
+    return inFlightSun(delegations, headTimestamp);
+  }
+
   private async broadcast(): Promise<void> {
     const orders = await workList(this.deps.pool, 'allocated', this.deps.clock.now());
+    const live = new Set(orders.flatMap((o) => o.allocations.map((a) => a.txId)));
+    for (const id of this.activated) if (!live.has(id)) this.activated.delete(id);
     const txs: Array<{ txId: string; signedTx: string }> = [];
     for (const order of orders) txs.push(...(await this.ready(order)));
     await this.sender.send(txs);

@@ -4,7 +4,7 @@
  * test-drivable stand-in: it fills from one staked address of its own, which a real provider's API
  * client would replace. Both sign every transaction of an order against one reference block.
  */
-import { planDelegation, type Ratio } from '../chain/allocation';
+import { lessInFlight, planDelegation, type Ratio } from '../chain/allocation';
 import type { Signer } from '../chain/pool-keys';
 import type { ChainResource, ChainWriter, RefBlock } from '../chain/writes';
 import type { SignedTxFact } from '../domain/commands';
@@ -36,6 +36,8 @@ export class StakeSupplier implements OrderSupplier {
   /** Stake promised by this process since the chain was last read, per address and resource. */
   private promised = new Map<string, bigint>();
   private available = new Map<string, bigint>();
+  /** Stake of stored delegations that may still land, per address and resource (see inFlightSun). */
+  private inFlight = new Map<string, bigint>();
 
   constructor(
     private readonly writer: ChainWriter,
@@ -50,10 +52,14 @@ export class StakeSupplier implements OrderSupplier {
     return this.writer.ratio(this.signers[0].address, resource);
   }
 
-  /** Re-reads what each address can delegate (call once per pass). */
-  async refresh(): Promise<void> {
+  /**
+   * Re-reads what each address can delegate (call once per pass), less `inFlight`: stake of delegations
+   * signed in earlier passes that have not landed yet and still may.
+   */
+  async refresh(inFlight: Map<string, bigint> = new Map()): Promise<void> {
     this.promised.clear();
     this.available.clear();
+    this.inFlight = inFlight;
   }
 
   private async availableSun(address: string, resource: ChainResource): Promise<bigint> {
@@ -69,7 +75,7 @@ export class StakeSupplier implements OrderSupplier {
     if (order.resource !== 'activation') {
       const sources = [];
       for (const s of this.signers) sources.push({ address: s.address, availableSun: await this.availableSun(s.address, resource) });
-      const plan = planDelegation(order.amount ?? 0, ratio, sources, this.maxSunPerPart);
+      const plan = planDelegation(order.amount ?? 0, ratio, lessInFlight(sources, resource, this.inFlight), this.maxSunPerPart);
       if (!plan) return null;
       parts = plan;
     }
@@ -85,6 +91,19 @@ export class StakeSupplier implements OrderSupplier {
       this.promised.set(key, (this.promised.get(key) ?? 0n) + p.sun);
     }
     return txs.length > 0 ? { txs, ratio } : null;
+  }
+
+  /** Signs again the undelegations (same address and stake) of stored ones that can no longer land. */
+  async resign(order: Order, dead: Array<{ from: string; sun: bigint }>, ref: RefBlock): Promise<SignedTxFact[]> {
+    const txs: SignedTxFact[] = [];
+    for (const u of dead) {
+      const signer = this.byAddress.get(u.from);
+      if (!signer) throw new Error(`no key for the stake address ${u.from}`);
+      const tx = await this.writer.signUndelegate(signer, order.receiver, chainResource(order), u.sun, ref);
+      const amount = order.allocations.find((a) => a.kind === 'delegate' && a.from === u.from && a.sun === u.sun)?.amount ?? 0;
+      txs.push({ kind: 'undelegate', from: u.from, amount, sun: u.sun, ...tx });
+    }
+    return txs;
   }
 
   async release(order: Order, ref: RefBlock): Promise<SignedTxFact[]> {

@@ -69,9 +69,10 @@ function reviveCommand(text: string): Command {
 
 /**
  * The command of an order's signed set for `purpose`: the stored one, else `make()` stored first (the
- * first stored wins when two signers race). Only the stored command is ever appended.
+ * first stored wins when two signers race). Only the stored command is ever appended. A re-signed close
+ * (its undelegations expired unlanded) is stored under `close:<first replaced tx id>`, once per attempt.
  */
-export async function signedOnce(pool: Pool, orderId: string, purpose: 'allocate' | 'close', make: () => Promise<Command | null>): Promise<Command | null> {
+export async function signedOnce(pool: Pool, orderId: string, purpose: 'allocate' | 'close' | `close:${string}`, make: () => Promise<Command | null>): Promise<Command | null> {
   const read = async () => {
     const { rows } = await pool.query('SELECT command FROM order_signatures WHERE order_id = $1 AND purpose = $2', [orderId, purpose]);
     return rows.length ? reviveCommand(rows[0].command) : null;
@@ -82,6 +83,23 @@ export async function signedOnce(pool: Pool, orderId: string, purpose: 'allocate
   if (!made) return null;
   await pool.query('INSERT INTO order_signatures (order_id, purpose, command) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [orderId, purpose, stringifyJson(made)]);
   return read();
+}
+
+/**
+ * Delegations of the signed sets stored for orders still being allocated (applied by the processor or
+ * not yet): the stake they promise is not yet out of what the chain reports as delegatable.
+ */
+export async function storedDelegations(pool: Pool): Promise<Array<{ from: string; resource: 'ENERGY' | 'BANDWIDTH'; sun: bigint; txId: string; signedTx: string }>> {
+  const { rows } = await pool.query(
+    `SELECT o.resource, s.command FROM order_signatures s JOIN orders o ON o.id = s.order_id
+      WHERE s.purpose = 'allocate' AND o.status = 'allocating'`,
+  );
+  return rows.flatMap((r: { resource: string; command: string }) => {
+    const c = reviveCommand(r.command);
+    if (c.type !== 'order.allocate') return [];
+    const resource = r.resource === 'bandwidth' ? 'BANDWIDTH' as const : 'ENERGY' as const;
+    return c.txs.filter((t) => t.kind === 'delegate').map((t) => ({ from: t.from, resource, sun: t.sun, txId: t.txId, signedTx: t.signedTx }));
+  });
 }
 
 /** Broadcasts stored bytes, again every `everyMs` (real) until told the transaction is done with. */

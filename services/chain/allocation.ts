@@ -65,3 +65,36 @@ export function planDelegation(amount: number, r: Ratio, sources: StakeSource[],
   }
   return remaining === 0 ? parts : null;
 }
+
+/** A delegation signed and stored for an order still being allocated, as the broadcaster sees it. */
+export interface SignedDelegation {
+  from: string;
+  resource: string;
+  sun: bigint;
+  /** Chain ms past which (by head block time) it can never land. */
+  expiration: number;
+  /** In a block already (its stake is then out of what the chain reports as delegatable). */
+  inBlock: boolean;
+}
+
+/**
+ * Stake (SUN) promised by stored delegations that may still land, per `address:resource`: those not in a
+ * block yet and not expired at `headTimestamp`. The chain's delegatable stake does not count them yet.
+ */
+export function inFlightSun(delegations: SignedDelegation[], headTimestamp: number): Map<string, bigint> {
+  const out = new Map<string, bigint>();
+  for (const d of delegations) {
+    if (d.inBlock || headTimestamp > d.expiration) continue;
+    const key = `${d.from}:${d.resource}`;
+    out.set(key, (out.get(key) ?? 0n) + d.sun);
+  }
+  return out;
+}
+
+/** The sources less what is in flight from each address (never below zero). */
+export function lessInFlight(sources: StakeSource[], resource: string, inFlight: Map<string, bigint>): StakeSource[] {
+  return sources.map((s) => {
+    const left = s.availableSun - (inFlight.get(`${s.address}:${resource}`) ?? 0n);
+    return { address: s.address, availableSun: left > 0n ? left : 0n };
+  });
+}

@@ -25,8 +25,13 @@ type TxState = 'landed' | 'failed' | 'pending';
 export class Confirmer {
   private readonly writer: ChainWriter;
   private readonly reader: ChainReader;
-  /** Final answers about transactions (solidified), so each is read until it lands or fails. */
+  /**
+   * Final answers about transactions (solidified), so each is read until it lands or fails. Bounded: kept
+   * only for the transactions of orders still in a work list (allocating or closing), trimmed every pass.
+   */
   private readonly known = new Map<string, TxState>();
+  /** Transactions of the orders read in the current pass. */
+  private live = new Set<string>();
 
   constructor(private readonly deps: ConfirmerDeps) {
     this.writer = deps.writer ?? ChainWriter.fromConfig(deps.cfg);
@@ -34,8 +39,20 @@ export class Confirmer {
   }
 
   async tick(): Promise<void> {
+    this.live = new Set();
     const commands = [...(await this.settle()), ...(await this.closes())];
+    this.trim();
     if (commands.length > 0) await this.deps.bus.append(commands);
+  }
+
+  /** Drops the answers about transactions of orders no longer in a work list (settled, failed, closed). */
+  private trim(): void {
+    for (const txId of this.known.keys()) if (!this.live.has(txId)) this.known.delete(txId);
+  }
+
+  /** Entries of the transaction-state cache (for tests). */
+  get cachedStates(): number {
+    return this.known.size;
   }
 
   private async state(txId: string): Promise<TxState> {
@@ -49,6 +66,7 @@ export class Confirmer {
   }
 
   private async states(txIds: string[]): Promise<TxState[]> {
+    for (const t of txIds) this.live.add(t);
     const out: TxState[] = [];
     for (let i = 0; i < txIds.length; i += 16) out.push(...(await Promise.all(txIds.slice(i, i + 16).map((t) => this.state(t)))));
     return out;
@@ -106,7 +124,7 @@ export class Confirmer {
       if (states.every((s) => s === 'landed')) {
         commands.push({
           ...this.meta(order, 'order-close-landed'), type: 'order.close', orderId: order.id, step: 'landed',
-          reason: order.closeReason ?? 'expired', txs: [], idempotencyKey: null, at: clock.now(),
+          reason: order.closeReason ?? 'expired', txs: [], idempotencyKey: null, at: clock.now(), replaces: [],
         });
       }
     }

@@ -134,7 +134,10 @@ export interface SettleOrderCommand {
   type: 'order.settle';
   orderId: string;
   landedTxIds: string[];
-  /** Block time of the last landed delegation. */
+  /**
+   * The confirmer's clock time (its injected clock, not block time) at the pass that saw every hash
+   * landed, or the wait window over; `delegated_at`, and `expires_at` counts from it.
+   */
   deliveredAt: number;
 }
 
@@ -148,6 +151,11 @@ export interface CloseOrderCommand {
   txs: SignedTxFact[];
   idempotencyKey: string | null;
   at: number;
+  /**
+   * `signed` only: tx ids of stored undelegations that can no longer land (head past their expiration,
+   * not in a block); `txs` is then the whole new set, stored only while those are still the stored ones.
+   */
+  replaces: string[];
 }
 
 /** Support action (ops refund): a delivered order reversed and credited back. */

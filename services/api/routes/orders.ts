@@ -213,7 +213,7 @@ export function ordersRouter(deps: OrderRouteDeps): Router {
     const order = await orderByRef(rt.pool, accountId, String(req.params.orderId));
     if (!order) throw new ApiError('not_found', 'No such order.');
     const result = await submit(bus, {
-      type: 'order.close', accountId, orderId: order.id, step: 'request', reason: 'reclaimed', txs: [], idempotencyKey, at: rt.clock.now(),
+      type: 'order.close', accountId, orderId: order.id, step: 'request', reason: 'reclaimed', txs: [], idempotencyKey, at: rt.clock.now(), replaces: [],
     });
     sendJson(res, result.status, result.body);
   });

@@ -268,7 +268,11 @@ export const closeOrder: Handler<CommandOf<'order.close'>> = (state, c) => {
   }
 
   if (c.step === 'signed') {
-    if (finished || !delivered.includes(order.status) || order.undelegations.length > 0 || c.txs.length === 0) return unchanged(order);
+    if (finished || !delivered.includes(order.status) || c.txs.length === 0) return unchanged(order);
+    // First signing: only while nothing is stored. Re-signing: only while what it replaces is still stored.
+    const stored = new Set(order.undelegations.map((u) => u.txId));
+    const replaces = c.replaces ?? [];
+    if (replaces.length === 0 ? stored.size > 0 : !replaces.every((id) => stored.has(id))) return unchanged(order);
     const next: Order = {
       ...order,
       closeReason: order.closeReason ?? c.reason,

@@ -74,7 +74,7 @@ function bodyToWire(body: CommandBody): WireBody {
     case 'order.close':
       return {
         [`${ns}CloseOrder`]: {
-          order_id: body.orderId, step: body.step, reason: body.reason, txs: body.txs.map(txToWire), idempotency_key: body.idempotencyKey, at: BigInt(body.at),
+          order_id: body.orderId, step: body.step, reason: body.reason, txs: body.txs.map(txToWire), idempotency_key: body.idempotencyKey, at: BigInt(body.at), replaces: body.replaces,
         },
       };
     case 'order.refund':
@@ -128,7 +128,7 @@ function bodyFromWire(wire: WireBody): CommandBody {
     case 'CloseOrder':
       return {
         type: 'order.close', orderId: value.order_id, step: value.step, reason: value.reason, txs: value.txs.map(txFromWire),
-        idempotencyKey: value.idempotency_key, at: Number(value.at),
+        idempotencyKey: value.idempotency_key, at: Number(value.at), replaces: value.replaces ?? [],
       };
     case 'RefundOrder':
       return { type: 'order.refund', orderId: value.order_id, reason: value.reason };

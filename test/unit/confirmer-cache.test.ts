@@ -1,0 +1,49 @@
+/**
+ * The confirmer's cache of final transaction states is bounded: an answer is kept only while its order
+ * is still in a work list (allocating or closing) and dropped once the order is settled or closed.
+ */
+import type { Order } from '../../services/domain/orders';
+import { SteppedClock } from '../../services/platform/clock';
+
+const lists: Record<string, Order[]> = { allocating: [], closing: [] };
+jest.mock('../../services/broadcaster/work', () => ({
+  ...jest.requireActual('../../services/broadcaster/work'),
+  workList: async (_pool: unknown, list: string) => lists[list] ?? [],
+}));
+import { Confirmer } from '../../services/confirmer/confirmer';
+
+const order = (id: string, txIds: string[], status: Order['status'] = 'allocating'): Order => ({
+  id, accountId: 'acc_1', clientOrderId: null, requestHash: '', quoteId: null, resource: 'energy', amount: 20_000, deliveredAmount: null,
+  partial: false, tier: '1h', durationSeconds: 3600, receiver: 'TReceiver', source: 'api', status, confirmStatus: 'unconfirmed',
+  priceSunPerUnit: 1n, paySun: 1n, activateSun: 0n, totalSun: 1n, refundedSun: 0n, supplier: 'pool', ratio: null,
+  allocations: txIds.map((txId) => ({ kind: 'delegate', from: 'TPool', amount: 20_000, sun: 1_000_000n, txId, signedTx: '{}', landed: null })),
+  delegatedAt: null, expiresAt: null, closeReason: null, closeRequestedAt: null, undelegations: [], reclaimHash: null, reclaimedAt: null,
+  memo: null, failure: null, createdAt: 0, updatedAt: 0,
+} as Order);
+
+test('transaction states of settled orders are dropped from the cache', async () => {
+  const appended: any[] = [];
+  const reads: string[] = [];
+  const confirmer = new Confirmer({
+    cfg: { ORDER_WAIT_WINDOW_MS: 10_000 } as any,
+    pool: {} as any,
+    clock: new SteppedClock(1_000),
+    bus: { append: async (c: any[]) => void appended.push(...c) } as any,
+    reader: { transactionInfo: async (txId: string) => (reads.push(txId), { txid: txId, failed: false }) } as any,
+    writer: { delegatedSun: async () => 10_000_000n, head: async () => ({ number: 1, timestamp: 0 }) } as any,
+  });
+  lists.allocating = [order('ord_a', ['tx_a1', 'tx_a2']), order('ord_b', ['tx_b1'])];
+  await confirmer.tick();
+  expect(appended.map((c) => [c.type, c.orderId])).toEqual([['order.settle', 'ord_a'], ['order.settle', 'ord_b']]);
+  expect(confirmer.cachedStates).toBe(3);
+
+  // ord_a is still listed (its settle not applied yet): answered from the cache, not read again.
+  lists.allocating = [order('ord_a', ['tx_a1', 'tx_a2'])];
+  await confirmer.tick();
+  expect(reads).toEqual(['tx_a1', 'tx_a2', 'tx_b1']);
+  expect(confirmer.cachedStates).toBe(2);
+
+  lists.allocating = [];
+  await confirmer.tick();
+  expect(confirmer.cachedStates).toBe(0);
+});
