@@ -100,6 +100,31 @@ test('partial delivery charges the total and refunds the undelivered share; no l
   expect(w.orders.orders.get(a.body.id)).toMatchObject({ deliveredAmount: 40_000, delegatedAt: 5_000 });
 });
 
+test('close: undelegations stored once; replaced only by a set naming the stored ones it replaces; landed finishes', () => {
+  const w = world(10_000_000n);
+  const id = (w.run(create()) as any).body.id;
+  const tx = (txId: string, kind = 'undelegate') => ({ kind, from: 'TP', amount: 65_000, sun: 1n, txId, signedTx: '{}' });
+  w.run({ type: 'order.allocate', orderId: id, txs: [tx('d1', 'delegate')], ratioLimit: 1n, ratioWeight: 1n });
+  w.run({ type: 'order.settle', orderId: id, landedTxIds: ['d1'], deliveredAt: 5_000 });
+  const close = (txIds: string[], replaces: string[], step = 'signed') =>
+    w.run({ type: 'order.close', orderId: id, step, reason: 'expired', txs: txIds.map((t) => tx(t)), idempotencyKey: null, at: 9_000, replaces });
+  const stored = () => w.orders.orders.get(id)!;
+  close(['u1'], []);
+  expect(stored()).toMatchObject({ undelegations: [{ txId: 'u1' }], reclaimHash: 'u1', closeReason: 'expired' });
+  close(['u9'], []); // a second first signing: the first stored wins
+  close(['u8'], ['u7']); // replaces what is not stored
+  expect(stored().undelegations.map((u) => u.txId)).toEqual(['u1']);
+  close(['u2'], ['u1']);
+  expect(stored()).toMatchObject({ undelegations: [{ txId: 'u2' }], reclaimHash: 'u2', status: 'active' });
+  close(['u3'], ['u1']); // a second signer of the same attempt: u1 is no longer stored
+  expect(stored().undelegations.map((u) => u.txId)).toEqual(['u2']);
+  const landed = close([], [], 'landed') as any;
+  expect(landed.body).toMatchObject({ status: 'expired', reclaim_hash: 'u2' });
+  expect(landed.effects.events[0]).toMatchObject({ type: 'order.expired', data: { reclaim_hash: 'u2' } });
+  close(['u4'], ['u2']); // finished: nothing replaces
+  expect(stored().undelegations.map((u) => u.txId)).toEqual(['u2']);
+});
+
 test('csv cells: formula prefix, quoting, arrays space-separated', () => {
   expect(csvCell('=1+1')).toBe("'=1+1");
   expect(csvCell('-5')).toBe("'-5");
