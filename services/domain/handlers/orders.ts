@@ -5,6 +5,7 @@
  * Idempotency (client_order_id, Idempotency-Key) is decided here: one writer per account, race-free.
  */
 import { availableSun, type Account } from '../account';
+import { balanceCredited } from '../balance-credited';
 import type { CommandOf } from '../commands';
 import { domainError, errorCatalog } from '../errors';
 import { eventIdFor, type DomainEvent } from '../events';
@@ -327,13 +328,9 @@ export const refundOrder: Handler<CommandOf<'order.refund'>> = (state, c) => {
         refunded_amount_sun: order.totalSun, refund_complete: true, refunded_at: at,
       },
     },
-    {
-      eventId: eventIdFor(c.commandId, 1), type: 'balance.credited', accountId: order.accountId, createdAt: c.issuedAt,
-      data: {
-        reason: 'refund', currency: 'TRX', amount_sun: amount, tx_hash: null, confirmations: null, balance_sun: balanceSun, reference_id: order.id,
-        asset: 'TRX', usdt_amount: null, rate: null, rate_source: null, spread_bps: null, txid: null, sender: null, block_number: null,
-      },
-    },
+    balanceCredited(eventIdFor(c.commandId, 1), order.accountId, c.issuedAt, {
+      reason: 'refund', currency: 'TRX', amount_sun: amount, balance_sun: balanceSun, reference_id: order.id, asset: 'TRX',
+    }),
   ];
   return applied(200, next, { ...noEffects(), accounts: [updated], journals: [journal], orders: [next], events });
 };
