@@ -12,6 +12,7 @@ import { crashPoint } from '../platform/chaos';
 import { inTransaction, type Pool } from '../platform/db/pool';
 import type { KafkaLog, RunningConsumer } from '../platform/kafka';
 import { logger } from '../platform/logger';
+import { Waker } from '../platform/waker';
 import type { LogCodec } from '../platform/wire/codec';
 import { advanceStoredOffset, lockStoredOffset, recordUndecodable } from '../processor/store';
 import { sendAttempt, webhookAgent, type SendOptions } from '../webhooks/http-client';
@@ -116,17 +117,9 @@ function startSender(deps: DispatcherDeps): { wake: () => void; stop: () => Prom
   const agent: https.Agent = webhookAgent(deps.ca);
   const token = randomBytes(8).toString('hex');
   const inFlight = new Set<Promise<void>>();
-  let running = true;
-  let wakeUp: (() => void) | undefined;
-  const wake = () => wakeUp?.();
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      wakeUp = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
+  const waker = new Waker();
+  const wake = () => waker.wake();
+  const sleep = (ms: number) => waker.sleep(ms);
 
   const deliver = async (d: ClaimedDelivery) => {
     const secret = deps.secrets.open(d.endpointId, d.secretSealed);
@@ -150,7 +143,7 @@ function startSender(deps: DispatcherDeps): { wake: () => void; stop: () => Prom
   };
 
   const loop = (async () => {
-    while (running) {
+    while (waker.running) {
       try {
         const free = deps.concurrency - inFlight.size;
         const claimed = free > 0 ? await claimDue(deps.pool, { now: deps.clock.now(), limit: free, token, leaseMs }) : [];
@@ -181,8 +174,7 @@ function startSender(deps: DispatcherDeps): { wake: () => void; stop: () => Prom
   return {
     wake,
     stop: async () => {
-      running = false;
-      wake();
+      waker.stop();
       await loop;
       await Promise.allSettled([...inFlight]);
       agent.destroy();

@@ -9,6 +9,7 @@ import type { Pool } from '../platform/db/pool';
 import type { KafkaLog, OutgoingRecord } from '../platform/kafka';
 import { crashPoint } from '../platform/chaos';
 import { logger } from '../platform/logger';
+import { Waker } from '../platform/waker';
 import type { LogCodec } from '../platform/wire/codec';
 
 const LEADER_LOCK_KEY = 0x6f7574626f78; // "outbox"
@@ -34,53 +35,40 @@ interface OutboxRow {
 }
 
 export async function startRelay(deps: RelayDeps): Promise<RunningRelay> {
-  let running = true;
-  let wake: (() => void) | undefined;
+  const waker = new Waker();
   const listener = await deps.pool.connect();
-  listener.on('notification', () => wake?.());
+  listener.on('notification', () => waker.wake());
   await listener.query('LISTEN outbox');
 
   let leading = false;
   const loop = (async () => {
-    while (running) {
+    while (waker.running) {
       try {
         if (!leading) {
           const { rows } = await listener.query('SELECT pg_try_advisory_lock($1) AS ok', [LEADER_LOCK_KEY]);
           leading = rows[0].ok as boolean;
         }
         if (!leading) {
-          await idle(() => running, (w) => (wake = w), IDLE_POLL_MS * 4);
+          await waker.sleep(IDLE_POLL_MS * 4);
           continue;
         }
         const published = await publishOnce(deps);
-        if (published === 0) await idle(() => running, (w) => (wake = w), IDLE_POLL_MS);
+        if (published === 0) await waker.sleep(IDLE_POLL_MS);
       } catch (err) {
         logger.error({ err }, 'outbox relay failed; retrying');
-        await idle(() => running, (w) => (wake = w), 1_000);
+        await waker.sleep(1_000);
       }
     }
   })();
 
   return {
     stop: async () => {
-      running = false;
-      wake?.();
+      waker.stop();
       await loop;
       await listener.query('SELECT pg_advisory_unlock_all()').catch(() => undefined);
       listener.release();
     },
   };
-}
-
-function idle(isRunning: () => boolean, setWake: (w: () => void) => void, ms: number): Promise<void> {
-  if (!isRunning()) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    setWake(() => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
 }
 
 /** Publishes one batch of unpublished rows; returns how many. */
