@@ -25,7 +25,7 @@ describe('admin API', () => {
   it('lists the genesis wallets with keys that own them', async () => {
     const res = await fetch(devnet.url + '/admin/accounts');
     const accounts: any = await res.json();
-    expect(Object.keys(accounts).sort()).toEqual(['customers', 'dex_pool', 'faucet', 'pool', 'usdt_contract']);
+    expect(Object.keys(accounts).sort()).toEqual(['customers', 'dex_pool', 'faucet', 'forwarder_contract', 'pool', 'usdt_contract']);
     expect(accounts.customers).toHaveLength(5);
     expect(accounts.pool).toHaveLength(3);
     for (const w of [accounts.faucet, ...accounts.customers, ...accounts.pool]) {

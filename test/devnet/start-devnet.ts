@@ -16,6 +16,8 @@ export interface DevnetAccounts {
   pool: Wallet[];
   usdt_contract: string;
   dex_pool: string;
+  /** The batch-payout contract that forwards TRX and calls a token's transfer. */
+  forwarder_contract: string;
 }
 
 export interface Devnet {

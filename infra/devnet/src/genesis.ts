@@ -1,6 +1,7 @@
 import { sealBlock, type Block } from './chain/block';
 import type { ChainParts } from './chain/chain';
 import { dexPool, setPoolPrice, sqrtPriceX96For } from './contracts/dex-pool';
+import { forwarder } from './contracts/forwarder';
 import { ContractRegistry } from './contracts/registry';
 import { mint, trc20 } from './contracts/trc20';
 import { sha256, type HexAddress } from './crypto/address';
@@ -25,6 +26,8 @@ export interface GenesisAccounts {
   readonly usdt: HexAddress;
   readonly wtrx: HexAddress;
   readonly dexPool: HexAddress;
+  /** The batch-payout contract (forwards TRX and calls a token's transfer). */
+  readonly forwarder: HexAddress;
 }
 
 const USDT = 1_000_000n;
@@ -48,6 +51,7 @@ export function genesisAccounts(seed: string, customers: number, pool: number): 
     usdt: contractAddress(seed, 'usdt'),
     wtrx: contractAddress(seed, 'wtrx'),
     dexPool: contractAddress(seed, 'dex-pool'),
+    forwarder: contractAddress(seed, 'forwarder'),
   };
 }
 
@@ -58,6 +62,7 @@ export function genesisContracts(a: GenesisAccounts): ContractRegistry {
   registry.add(trc20(a.wtrx, a.faucet.address, { name: 'Wrapped TRX', symbol: 'WTRX', decimals: 6 }));
   const [token0, token1] = usdtIsToken0(a) ? [a.usdt, a.wtrx] : [a.wtrx, a.usdt];
   registry.add(dexPool(a.dexPool, a.faucet.address, token0, token1));
+  registry.add(forwarder(a.forwarder, a.faucet.address));
   return registry;
 }
 
@@ -89,7 +94,7 @@ export function buildGenesis(a: GenesisAccounts, trxPerUsdt: string, genesisMs: 
   for (const p of a.pool) fund(view, p.address, genesisMs, { balance: 1_000_000n, energy: 10_000_000n, bandwidth: 1_000_000n });
   fund(view, a.reserve.address, genesisMs, { balance: 0n, energy: 8_000_000_000n, bandwidth: 4_000_000_000n });
   fund(view, a.witness.address, genesisMs, { balance: 0n });
-  for (const contract of [a.usdt, a.wtrx, a.dexPool]) view.putAccount(newAccount(contract, genesisMs, true));
+  for (const contract of [a.usdt, a.wtrx, a.dexPool, a.forwarder]) view.putAccount(newAccount(contract, genesisMs, true));
   mint(view, a.usdt, a.faucet.address, 1_000_000_000n * USDT);
   for (const c of a.customers) mint(view, a.usdt, c.address, 10_000n * USDT);
   setPoolPrice(view, a.dexPool, sqrtPriceX96For(trxPerUsdt, usdtIsToken0(a)));

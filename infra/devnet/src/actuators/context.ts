@@ -1,4 +1,5 @@
 import type { ContractRegistry } from '../contracts/registry';
+import type { HexAddress } from '../crypto/address';
 import type { StateView } from '../state/accounts';
 
 /** What an actuator sees: the state to validate against and write to, and the head block's clock. */
@@ -18,6 +19,22 @@ export interface TxLog {
   readonly data: string;
 }
 
+/**
+ * TransactionInfo.internal_transactions entry (protocol.InternalTransaction) for a message call a
+ * contract made: TRX only here, so callValueInfo holds one entry with the value.
+ */
+export interface InternalTx {
+  /** 32-byte hex (InternalTransaction.getHash). */
+  readonly hash: string;
+  readonly caller: HexAddress;
+  readonly to: HexAddress;
+  /** SUN. */
+  readonly value: bigint;
+  readonly note: 'call';
+  /** The call, or one it ran in, failed: nothing it did stayed. */
+  rejected: boolean;
+}
+
 export type ContractRet = 'SUCCESS' | 'REVERT' | 'OUT_OF_ENERGY';
 
 /** The execution outcome that becomes the transaction's ret and TransactionInfo. */
@@ -32,11 +49,12 @@ export interface ExecOutcome {
   contractResult: string;
   contractAddress?: string;
   logs: TxLog[];
+  internalTxs: InternalTx[];
   resMessage?: string;
   withdrawExpireAmount?: bigint;
   unfreezeAmount?: bigint;
 }
 
 export function emptyOutcome(): ExecOutcome {
-  return { fee: 0n, contractRet: 'SUCCESS', netUsage: 0n, netFee: 0n, energyUsage: 0n, energyFee: 0n, energyUsageTotal: 0n, contractResult: '', logs: [] };
+  return { fee: 0n, contractRet: 'SUCCESS', netUsage: 0n, netFee: 0n, energyUsage: 0n, energyFee: 0n, energyUsageTotal: 0n, contractResult: '', logs: [], internalTxs: [] };
 }

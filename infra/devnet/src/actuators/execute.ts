@@ -28,7 +28,7 @@ export function executeTx(ctx: ExecContext, tx: SignedTx): ExecOutcome {
       transferTrx(ctx, c, out);
       break;
     case 'TriggerSmartContract':
-      triggerContract(ctx, c, tx.raw.feeLimit, out);
+      triggerContract(ctx, c, tx.raw.feeLimit, tx.txid, out);
       break;
     case 'FreezeBalanceV2Contract':
       freezeV2(ctx, c);

@@ -2,7 +2,8 @@ import { StateView } from '../state/accounts';
 import { PARAMS } from '../state/params';
 import { energyUsed, resourceLimit } from '../state/resources';
 import type { Contract } from '../tx/contracts';
-import type { CallResult } from '../contracts/contract';
+import { newAccount } from '../state/accounts';
+import type { CallFrame, CallResult, NativeContract } from '../contracts/contract';
 import type { ExecContext, ExecOutcome } from './context';
 import { invalid } from './refusal';
 
@@ -12,7 +13,30 @@ type Trigger = Extract<Contract, { type: 'TriggerSmartContract' }>;
 export function dryRun(ctx: ExecContext, c: Trigger): CallResult | undefined {
   const contract = ctx.contracts.get(c.contract);
   if (!contract) return undefined;
-  return contract.call(new StateView(ctx.view.layer.child()), c.owner, c.data);
+  return run(new StateView(ctx.view.layer.child()), ctx, contract, c, frameOf(ctx), '00'.repeat(32));
+}
+
+const NOT_RUN: CallResult = { ok: false, returnData: Buffer.alloc(0), energy: 0n, logs: [] };
+
+/** The call itself: TRX to a function that is not payable reverts before anything runs. */
+function run(view: StateView, ctx: ExecContext, contract: NativeContract, c: Trigger, frame: CallFrame, txid: string): CallResult {
+  if (c.callValue > 0n && (!contract.acceptsValue(c.data) || !moveCallValue(view, c, ctx.nowMs))) return NOT_RUN;
+  return contract.call(view, c.owner, c.data, c.callValue, frame, txid);
+}
+
+function frameOf(ctx: ExecContext): CallFrame {
+  return { contracts: ctx.contracts, internals: [], nonce: 0, nowMs: ctx.nowMs };
+}
+
+/** VMActuator moves call_value from the caller to the contract before the code runs. */
+function moveCallValue(view: StateView, c: Trigger, nowMs: number): boolean {
+  const caller = view.account(c.owner);
+  if (!caller || caller.balance < c.callValue) return false;
+  view.putAccount({ ...caller, balance: caller.balance - c.callValue });
+  // Contract accounts made by an older genesis may be missing: created as the TVM would.
+  const target = view.account(c.contract) ?? newAccount(c.contract, nowMs, true);
+  view.putAccount({ ...target, balance: target.balance + c.callValue });
+  return true;
 }
 
 /**
@@ -20,7 +44,7 @@ export function dryRun(ctx: ExecContext, c: Trigger): CallResult | undefined {
  * from TRX burned at getEnergyFee, never beyond fee_limit. A revert keeps the fees but no state
  * change; running out of energy burns everything the limit allowed.
  */
-export function triggerContract(ctx: ExecContext, c: Trigger, feeLimit: bigint, out: ExecOutcome): void {
+export function triggerContract(ctx: ExecContext, c: Trigger, feeLimit: bigint, txid: string, out: ExecOutcome): void {
   const { view } = ctx;
   const contract = ctx.contracts.get(c.contract);
   if (!contract) throw invalid('No contract or not a valid smart contract');
@@ -31,11 +55,11 @@ export function triggerContract(ctx: ExecContext, c: Trigger, feeLimit: bigint, 
 
   const used = energyUsed(caller, ctx.slot);
   const frozenLeft = maxZero(resourceLimit(view, caller, 'ENERGY') - used);
-  const limit = min(frozenLeft + caller.balance / PARAMS.energyFee, feeLimit / PARAMS.energyFee);
+  const limit = min(frozenLeft + (caller.balance - c.callValue) / PARAMS.energyFee, feeLimit / PARAMS.energyFee);
 
   const scratch = view.layer.child();
-  // Contracts here are not payable: a call carrying TRX reverts before doing anything.
-  const result: CallResult = c.callValue > 0n ? { ok: false, returnData: Buffer.alloc(0), energy: 0n, logs: [] } : contract.call(new StateView(scratch), c.owner, c.data);
+  const frame = frameOf(ctx);
+  const result = run(new StateView(scratch), ctx, contract, c, frame, txid);
 
   let spent: bigint;
   if (result.energy > limit) {
@@ -52,6 +76,10 @@ export function triggerContract(ctx: ExecContext, c: Trigger, feeLimit: bigint, 
     out.contractResult = result.returnData.toString('hex');
     spent = result.energy;
   }
+
+  // java-tron keeps the internal transactions of a failed call, every one marked rejected; logs go.
+  if (out.contractRet !== 'SUCCESS') for (const it of frame.internals) it.rejected = true;
+  out.internalTxs = frame.internals;
 
   const fromFrozen = min(spent, frozenLeft);
   const burned = (spent - fromFrozen) * PARAMS.energyFee;

@@ -44,7 +44,8 @@ export interface AbiEntry {
   readonly inputs?: readonly { readonly name: string; readonly type: string; readonly indexed?: boolean }[];
   readonly outputs?: readonly { readonly name?: string; readonly type: string }[];
   readonly constant?: boolean;
-  readonly stateMutability?: 'View' | 'Nonpayable';
+  readonly stateMutability?: 'View' | 'Nonpayable' | 'Payable';
+  readonly payable?: boolean;
   readonly anonymous?: boolean;
 }
 
@@ -54,6 +55,10 @@ export function viewFn(name: string, inputs: { name: string; type: string }[], o
 
 export function writeFn(name: string, inputs: { name: string; type: string }[], outputs: { name?: string; type: string }[]): AbiEntry {
   return { name, type: 'Function', inputs, outputs, stateMutability: 'Nonpayable' };
+}
+
+export function payableFn(name: string, inputs: { name: string; type: string }[], outputs: { name?: string; type: string }[]): AbiEntry {
+  return { name, type: 'Function', inputs, outputs, payable: true, stateMutability: 'Payable' };
 }
 
 /** The canonical signature used for the selector, e.g. transfer(address,uint256). */

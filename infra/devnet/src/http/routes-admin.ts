@@ -49,6 +49,7 @@ export function adminRoutes(router: Router, node: DevnetNode): void {
       pool: a.pool.map(wallet),
       usdt_contract: toBase58(a.usdt),
       dex_pool: toBase58(a.dexPool),
+      forwarder_contract: toBase58(a.forwarder),
     });
   });
 

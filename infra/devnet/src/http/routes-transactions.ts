@@ -53,7 +53,17 @@ export function transactionRoutes(router: Router, node: DevnetNode): void {
     router.all(base + '/gettransactioninfobyid', (req, res) => {
       const p = paramsOf(req);
       const tx = known(p.value, true);
-      sendJson(res, p, tx ? txInfoJson(tx) : {});
+      sendJson(res, p, tx ? txInfoJson(tx, isVisible(p)) : {});
+    });
+    // Every transaction info of one block, in block order: a JSON array ([] for a block the view does
+    // not have or one without transactions); num <= 0 answers {} (GetTransactionInfoByBlockNumServlet).
+    router.all(base + '/gettransactioninfobyblocknum', (req, res) => {
+      const p = paramsOf(req);
+      const num = Number(readInt64(p.num, 'num'));
+      if (num <= 0) return sendJson(res, p, {});
+      const head = solidity ? node.chain.solidNumber() : node.chain.head().number;
+      const block = num <= head ? node.chain.blocks[num] : undefined;
+      sendJson(res, p, (block?.txs ?? []).map((tx) => txInfoJson(tx, isVisible(p))));
     });
   }
 }

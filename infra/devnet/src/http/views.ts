@@ -1,3 +1,4 @@
+import type { InternalTx } from '../actuators/context';
 import type { Block, StoredTx } from '../chain/block';
 import type { Chain } from '../chain/chain';
 import { ADDRESS_FIELDS } from '../tx/contracts';
@@ -107,8 +108,29 @@ export function unsignedTxJson(raw: StoredTx['raw'], txid: string, rawHex: strin
   return { visible, txID: txid, raw_data: rawData, raw_data_hex: rawHex };
 }
 
-/** TransactionInfo; only for a transaction already in a block. */
-export function txInfoJson(tx: StoredTx): Record<string, unknown> {
+const NOTE_CALL = Buffer.from('call', 'utf8').toString('hex');
+
+/**
+ * protocol.InternalTransaction as JsonFormat prints it: bytes as hex (note "call" too), addresses
+ * base58 when visible; a TRX-only call has one callValueInfo, `{}` when it carried nothing.
+ */
+function internalTxJson(it: InternalTx, visible: boolean): Record<string, unknown> {
+  return compact({
+    hash: it.hash,
+    caller_address: shownAddress(it.caller, visible),
+    transferTo_address: shownAddress(it.to, visible),
+    callValueInfo: [compact({ callValue: it.value })],
+    note: NOTE_CALL,
+    rejected: it.rejected,
+  });
+}
+
+/**
+ * TransactionInfo; only for a transaction already in a block. Log addresses are 20 bytes without the
+ * 41 prefix, as the TVM records them; with visible, java-tron's servlet prefixes them and prints
+ * base58 (Util.convertLogAddressToTronAddress), as it prints contract_address.
+ */
+export function txInfoJson(tx: StoredTx, visible = false): Record<string, unknown> {
   const o = tx.outcome;
   const isCall = tx.raw.contract.type === 'TriggerSmartContract';
   return compact({
@@ -117,7 +139,7 @@ export function txInfoJson(tx: StoredTx): Record<string, unknown> {
     blockNumber: BigInt(tx.blockNumber ?? 0),
     blockTimeStamp: BigInt(tx.blockTimestamp ?? 0),
     contractResult: [o.contractResult],
-    contract_address: o.contractAddress,
+    contract_address: o.contractAddress ? shownAddress(o.contractAddress, visible) : undefined,
     receipt: compact({
       energy_usage: o.energyUsage,
       energy_fee: o.energyFee,
@@ -126,11 +148,13 @@ export function txInfoJson(tx: StoredTx): Record<string, unknown> {
       net_fee: o.netFee,
       result: isCall ? o.contractRet : undefined,
     }),
-    log: o.logs,
+    log: visible ? o.logs.map((l) => ({ ...l, address: toBase58('41' + l.address) })) : o.logs,
     result: o.contractRet === 'SUCCESS' ? undefined : 'FAILED',
     resMessage: o.resMessage ? Buffer.from(o.resMessage, 'utf8').toString('hex') : undefined,
-    withdraw_expire_amount: o.withdrawExpireAmount,
     unfreeze_amount: o.unfreezeAmount,
+    // Blocks stored before internal transactions were recorded have none.
+    internal_transactions: (o.internalTxs ?? []).map((it) => internalTxJson(it, visible)),
+    withdraw_expire_amount: o.withdrawExpireAmount,
   });
 }
 
