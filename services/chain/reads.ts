@@ -76,7 +76,7 @@ export interface ConstantCallResult {
 /** At most this many blocks per range read (java-tron's own limit). */
 export const MAX_BLOCK_RANGE = 100;
 
-const base58 = (hexOrBase58: unknown): string | null => {
+export const base58 = (hexOrBase58: unknown): string | null => {
   if (typeof hexOrBase58 !== 'string' || hexOrBase58 === '') return null;
   if (hexOrBase58.startsWith('T')) return hexOrBase58;
   const hex = hexOrBase58.replace(/^0x/, '');
@@ -103,6 +103,24 @@ function txOf(raw: any): ChainTx {
   };
 }
 
+/** A java-tron TransactionInfo (visible) as read here. */
+export function txInfoOf(raw: any): TxInfo {
+  return {
+    txid: String(raw.id),
+    blockNumber: Number(raw.blockNumber ?? 0),
+    blockTimestamp: Number(raw.blockTimeStamp ?? 0),
+    receiptResult: raw.receipt?.result ?? null,
+    failed: raw.result === 'FAILED',
+    fee: BigInt(raw.fee ?? 0),
+    logs: (raw.log ?? []).map((l: any, index: number) => ({
+      index,
+      address: base58(l.address) ?? '',
+      topics: (l.topics ?? []).map((t: string) => t.toLowerCase()),
+      data: String(l.data ?? ''),
+    })),
+  };
+}
+
 function blockOf(raw: any): Block {
   return { ...headerOf(raw), transactions: (raw.transactions ?? []).map(txOf) };
 }
@@ -114,7 +132,8 @@ export class ChainReader {
     return new ChainReader(createTronWeb(cfg));
   }
 
-  private async call<T = any>(view: ChainView, path: string, payload: Record<string, unknown> = {}): Promise<T> {
+  /** One java-tron HTTP call (visible addresses); every failure becomes ChainUnavailable. */
+  async call<T = any>(view: ChainView, path: string, payload: Record<string, unknown> = {}): Promise<T> {
     const provider = view === 'solid' ? this.tronWeb.solidityNode : this.tronWeb.fullNode;
     const prefix = view === 'solid' ? 'walletsolidity' : 'wallet';
     try {
@@ -153,21 +172,7 @@ export class ChainReader {
   /** Transaction info with its logs; undefined until the transaction is in a block of the view. */
   async transactionInfo(txid: string, view: ChainView = 'solid'): Promise<TxInfo | undefined> {
     const raw = await this.call(view, 'gettransactioninfobyid', { value: txid });
-    if (!raw.id) return undefined;
-    return {
-      txid: String(raw.id),
-      blockNumber: Number(raw.blockNumber ?? 0),
-      blockTimestamp: Number(raw.blockTimeStamp ?? 0),
-      receiptResult: raw.receipt?.result ?? null,
-      failed: raw.result === 'FAILED',
-      fee: BigInt(raw.fee ?? 0),
-      logs: (raw.log ?? []).map((l: any, index: number) => ({
-        index,
-        address: base58(l.address) ?? '',
-        topics: (l.topics ?? []).map((t: string) => t.toLowerCase()),
-        data: String(l.data ?? ''),
-      })),
-    };
+    return raw.id ? txInfoOf(raw) : undefined;
   }
 
   /** An account's activation and TRX balance. */

@@ -1,14 +1,14 @@
 /**
  * The deposit watcher role: follows the solidified chain block by block through the chain adapter and
- * appends a `deposit.credit` command for every TRX transfer and USDT Transfer log to a deposit address
- * (current or retired) once its block has `DEPOSIT_CONFIRMATIONS` confirmations. Command ids derive from
- * (txid, log index), so re-reading blocks (a restart, a re-scan from zero) credits nothing twice. Its
+ * appends a `deposit.credit` command for every receipt of a deposit address (current or retired): a TRX
+ * transfer, TRX a contract sent (internal transaction), a USDT Transfer log whatever contract was called
+ * (receipts.ts), once its block has `DEPOSIT_CONFIRMATIONS` confirmations. Command ids derive from
+ * (txid, log index / internal transaction index), so re-reading blocks (a restart, a re-scan from zero) credits nothing twice. Its
  * position (next block to scan) is stored after the block's commands are appended, and it resumes there.
  * Pending-rate deposits are released (`deposit.release`, reason `rate`) once a rate is available.
  */
-import { TronWeb } from 'tronweb';
 import type { Command } from '../domain/commands';
-import { depositIdOf, type DepositFacts } from '../domain/deposits';
+import type { DepositFacts } from '../domain/deposits';
 import { derivedId } from '../domain/ids';
 import { ChainUnavailable } from '../chain/errors';
 import { ChainReader, MAX_BLOCK_RANGE, type Block } from '../chain/reads';
@@ -19,10 +19,9 @@ import type { Pool } from '../platform/db/pool';
 import { crashPoint } from '../platform/chaos';
 import { logger } from '../platform/logger';
 import { UsdtRateSource, type UsdtRate } from './rate';
+import { readReceipts } from './read-receipts';
 
 export const WATCHER_NAME = 'deposit-watcher';
-/** keccak256("Transfer(address,address,uint256)"). */
-const TRANSFER_TOPIC = 'ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
 
 export interface WatcherDeps {
   cfg: Config;
@@ -75,13 +74,11 @@ export class DepositWatcher {
   private readonly rate: UsdtRateSource;
   private stopped = false;
   private loop: Promise<void> | undefined;
-  private readonly usdtHex: string | null;
 
   constructor(private readonly deps: WatcherDeps) {
     this.reader = deps.reader ?? ChainReader.fromConfig(deps.cfg);
     // The watcher prices at credit time: a short cache, not rate_now's 60 s.
     this.rate = deps.rate ?? new UsdtRateSource(deps.cfg, this.reader, deps.clock, 1_000);
-    this.usdtHex = deps.cfg.USDT_CONTRACT ? TronWeb.address.toHex(deps.cfg.USDT_CONTRACT).slice(2).toLowerCase() : null;
   }
 
   start(): void {
@@ -136,29 +133,9 @@ export class DepositWatcher {
 
   /** Appends the deposit commands of these blocks; returns how many. */
   private async scan(blocks: Block[]): Promise<number> {
-    const seen: Omit<Seen, 'accountId'>[] = [];
-    const base = (b: Block) => ({ blockNumber: b.number, blockTimestamp: b.timestamp, confirmationsRequired: this.deps.cfg.DEPOSIT_CONFIRMATIONS });
-    for (const block of blocks) {
-      for (const tx of block.transactions) {
-        if (tx.contractRet !== 'SUCCESS') continue;
-        if (tx.type === 'TransferContract' && tx.to && tx.amountSun && tx.amountSun > 0n) {
-          seen.push({ ...base(block), depositId: depositIdOf(tx.txid, -1), asset: 'TRX', address: tx.to, sender: tx.owner, txid: tx.txid, logIndex: -1, amount: tx.amountSun });
-        }
-        if (tx.type === 'TriggerSmartContract' && this.usdtHex && tx.contract === this.deps.cfg.USDT_CONTRACT) {
-          const info = await this.reader.transactionInfo(tx.txid, 'solid');
-          if (!info) throw new ChainUnavailable(`no transaction info for ${tx.txid} in a solidified block`);
-          if (info.failed) continue;
-          for (const log of info.logs) {
-            if (log.address !== this.deps.cfg.USDT_CONTRACT || log.topics[0] !== TRANSFER_TOPIC || log.topics.length < 3) continue;
-            const to = TronWeb.address.fromHex(`41${log.topics[2].slice(-40)}`);
-            const from = TronWeb.address.fromHex(`41${log.topics[1].slice(-40)}`);
-            const amount = BigInt(`0x${log.data || '0'}`);
-            if (amount <= 0n) continue;
-            seen.push({ ...base(block), depositId: depositIdOf(tx.txid, log.index), asset: 'USDT', address: to, sender: from, txid: tx.txid, logIndex: log.index, amount });
-          }
-        }
-      }
-    }
+    const confirmationsRequired = this.deps.cfg.DEPOSIT_CONFIRMATIONS;
+    const receipts = await readReceipts(this.reader, blocks, this.deps.cfg.USDT_CONTRACT ?? null);
+    const seen: Omit<Seen, 'accountId'>[] = receipts.map((r) => ({ ...r, confirmationsRequired }));
     if (seen.length === 0) return 0;
     const owners = await ownersOf(this.deps.pool, [...new Set(seen.map((s) => s.address))]);
     const mine = seen.filter((s) => owners.has(s.address));

@@ -21,7 +21,7 @@ export const ledgerHeldStatuses: readonly DepositStatus[] = ['pending_rate', 'he
 export const USDT_UNIT = 1_000_000n;
 const BPS = 10_000n;
 
-/** One transfer to a deposit address: a TRX transfer (logIndex -1) or one USDT Transfer log. */
+/** One transfer to a deposit address: a TRX transfer (logIndex -1), TRX an internal transaction moved (≤ -2) or one USDT Transfer log. */
 export interface DepositFacts {
   depositId: string;
   asset: DepositAsset;
@@ -63,9 +63,19 @@ export interface Deposit extends DepositFacts {
   creditedAt: number | null;
 }
 
+/**
+ * The deposit id of a receipt: `txid` for the transaction's own TRX transfer (logIndex -1), `txid:N` for its
+ * N-th log (a USDT Transfer), `txid:internal:I` for TRX moved by its I-th internal transaction (logIndex
+ * -2 - I, see internalLogIndex).
+ */
 export function depositIdOf(txid: string, logIndex: number): string {
-  return logIndex < 0 ? txid : `${txid}:${logIndex}`;
+  if (logIndex >= 0) return `${txid}:${logIndex}`;
+  if (logIndex === -1) return txid;
+  return `${txid}:internal:${-2 - logIndex}`;
 }
+
+/** The logIndex recorded for TRX moved by internal transaction `index` of a transaction. */
+export const internalLogIndex = (index: number): number => -2 - index;
 
 export function rateAfterSpread(rateSun: bigint, spreadBps: number): bigint {
   return (rateSun * (BPS - BigInt(spreadBps))) / BPS;
