@@ -8,7 +8,7 @@
  */
 import type { Block } from '../chain/reads';
 import type { TxInfoWithInternals } from '../chain/receipts';
-import { depositIdOf, internalLogIndex, type DepositAsset } from '../domain/deposits';
+import { depositIdOf, internalLogIndex, type DepositFacts } from '../domain/deposits';
 import { ChainUnavailable } from '../chain/errors';
 
 /** keccak256("Transfer(address,address,uint256)"). */
@@ -16,19 +16,9 @@ export const TRANSFER_TOPIC = 'ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a1162
 
 export type ReceiptKind = 'transfer' | 'internal' | 'log';
 
-export interface Receipt {
-  depositId: string;
+/** A payment to an address as the chain shows it: the deposit facts short of the watcher's confirmations. */
+export interface Receipt extends Omit<DepositFacts, 'confirmationsRequired'> {
   kind: ReceiptKind;
-  asset: DepositAsset;
-  /** Receiving address, Base58. */
-  address: string;
-  sender: string | null;
-  txid: string;
-  logIndex: number;
-  blockNumber: number;
-  blockTimestamp: number;
-  /** SUN for TRX, base units for USDT. */
-  amount: bigint;
 }
 
 /** Whether the block has a successful contract call, whose infos (logs, internal transactions) must be read. */
