@@ -3,7 +3,7 @@
  * transaction info is the truth; each USDT Transfer log and each TRX internal transfer to a deposit address is
  * credited once, by two watchers scanning at the same time and again after a re-scan from zero. The deposits
  * reconcile check is clean when everything is credited, and names the receipts (direct, internal TRX, USDT log)
- * made before the watcher's start block, which were never credited.
+ * made before the watcher's start block, which were never credited, and a deposit row no receipt backs.
  */
 import { TronWeb } from 'tronweb';
 import { DepositWatcher } from '../../../services/deposits/watcher';
@@ -171,6 +171,24 @@ describe('deposits through a forwarding contract', () => {
     ].sort());
     expect(rows.find((r) => r.txid === direct)?.block_number).toBe(paid);
     expect(rows.map((r) => r.kind).sort()).toEqual(['internal', 'log', 'transfer']);
+
+    // A deposit row no receipt on chain backs (written by hand, removed after): reported the other way round.
+    const ghost = 'ab'.repeat(32);
+    await stack.rt.pool.query(
+      `INSERT INTO deposits (deposit_id, account_id, asset, address, sender, txid, log_index, block_number, block_timestamp, amount,
+         confirmations_required, status, amount_sun, seen_at)
+       VALUES ($1, $2, 'USDT', $3, NULL, $4, 0, $5, now(), 1, $6, 'held_below_min', 0, now())`,
+      [`${ghost}:0`, c.accountId, c.address, ghost, paid, CONFIRMATIONS],
+    );
+    try {
+      const withGhost = await check.run();
+      expect(withGhost.filter((r) => r.status === 'no_receipt_on_chain')).toEqual([{
+        address: c.address, txid: ghost, asset: 'USDT', amount: '1', status: 'no_receipt_on_chain', deposit_id: `${ghost}:0`, block_number: paid, kind: 'held_below_min',
+      }]);
+      expect(withGhost.filter((r) => r.status === 'not_credited')).toEqual(rows);
+    } finally {
+      await stack.rt.pool.query('DELETE FROM deposits WHERE deposit_id = $1', [`${ghost}:0`]);
+    }
     // Out of the range asked, nothing is reported.
     expect((await reconcileDeposits({ cfg: stack.world.cfg, pool: stack.rt.pool }, { fromBlock: paid + 1 })).rows).toEqual([]);
   });
