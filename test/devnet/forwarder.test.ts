@@ -138,6 +138,11 @@ describe('the forwarding contract', () => {
     expect(info.internal_transactions).toHaveLength(2);
     expect(info.internal_transactions.map((it: any) => it.rejected)).toEqual([true, true]);
     expect(info.internal_transactions[0].callValueInfo).toEqual([{ callValue: 1_000_000 }]);
+    expect(Buffer.from(info.resMessage, 'hex').toString('utf8')).toBe('REVERT opcode executed');
+    // With visible, resMessage is printed as text (a JsonFormat name field) and addresses in base58.
+    const visible = await devnet.post('/walletsolidity/gettransactioninfobyid', { value: txid, visible: true });
+    expect(visible.resMessage).toBe('REVERT opcode executed');
+    expect(visible.internal_transactions[0]).toMatchObject({ transferTo_address: c, rejected: true });
     const account: any = await faucet.trx.getAccount(c);
     expect(account.balance ?? 0).toBe(0);
     expect(await usdtBalance(forwarder)).toBe(held);

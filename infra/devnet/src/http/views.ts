@@ -150,7 +150,8 @@ export function txInfoJson(tx: StoredTx, visible = false): Record<string, unknow
     }),
     log: visible ? o.logs.map((l) => ({ ...l, address: toBase58('41' + l.address) })) : o.logs,
     result: o.contractRet === 'SUCCESS' ? undefined : 'FAILED',
-    resMessage: o.resMessage ? Buffer.from(o.resMessage, 'utf8').toString('hex') : undefined,
+    // resMessage is one of JsonFormat's text fields: hex, or the text itself with visible.
+    resMessage: o.resMessage ? (visible ? o.resMessage : Buffer.from(o.resMessage, 'utf8').toString('hex')) : undefined,
     unfreeze_amount: o.unfreezeAmount,
     // Blocks stored before internal transactions were recorded have none.
     internal_transactions: (o.internalTxs ?? []).map((it) => internalTxJson(it, visible)),
