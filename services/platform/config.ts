@@ -79,6 +79,10 @@ const schema = z.object({
   BUDGET_CHALLENGE_PER_ADDRESS_PER_MIN: z.coerce.number().int().min(1).default(5),
   BUDGET_READS_PER_SEC: z.coerce.number().int().min(1).default(50),
   BUDGET_WRITES_PER_SEC: z.coerce.number().int().min(1).default(20),
+  /** Public proofs (challenge verify, POST /v1/session, POST /v1/accounts with a signature): per IP per minute. */
+  BUDGET_PROOFS_PER_IP_PER_MIN: z.coerce.number().int().min(1).default(30),
+  /** Public reads without credentials (prices, the OpenAPI document): per IP per second. */
+  BUDGET_PUBLIC_READS_PER_IP_PER_SEC: z.coerce.number().int().min(1).default(50),
   /** Orders: JSON price rows overriding the network's defaults (services/domain/pricing.ts). */
   ORDER_PRICES: z.string().optional(),
   /** Orders: SUN charged to activate an inactive receiver; default per network (pricing.ts). */

@@ -1,10 +1,11 @@
 /**
  * Signed API-key requests: one 1002 answer for an unknown or revoked key, a bad signature, a timestamp
- * outside ±300 s and a replayed signature. Signatures are compared in constant time and accepted once
- * (Redis SET NX for the replay window).
+ * outside ±300 s and a replayed signature. Signatures are compared in constant time. A POST, PATCH or
+ * DELETE signature is accepted once (Redis SET NX for the replay window); GET and HEAD change nothing,
+ * so a polling bot may repeat one inside the window (contract.md section 2).
  */
 import type { Request } from 'express';
-import { tokenHash, signatureMatches, signRequest, timestampInWindow } from '../../identity/request-signing';
+import { tokenHash, signatureMatches, signatureSingleUse, signRequest, timestampInWindow } from '../../identity/request-signing';
 import { openSecret } from '../../platform/secret-box';
 import type { Runtime } from '../../platform/runtime';
 import { ApiError } from '../errors';
@@ -25,8 +26,10 @@ export async function verifySignedRequest(
   if (!signatureMatches(expected, sign)) throw rejected;
   const now = rt.clock.now();
   if (!timestampInWindow(timestamp, now)) throw rejected;
-  const fresh = await rt.redis.set(`${rt.cfg.topicPrefix}sig:${tokenHash(sign)}`, '1', 'EX', REPLAY_TTL_S, 'NX');
-  if (fresh !== 'OK') throw rejected;
+  if (signatureSingleUse(req.method)) {
+    const fresh = await rt.redis.set(`${rt.cfg.topicPrefix}sig:${tokenHash(sign)}`, '1', 'EX', REPLAY_TTL_S, 'NX');
+    if (fresh !== 'OK') throw rejected;
+  }
   await touchApiKey(rt.pool, key.id, now);
   return { kind: 'api_key', accountId: key.accountId, keyId: key.id, scopes: key.scopes };
 }

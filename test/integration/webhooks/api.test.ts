@@ -56,7 +56,7 @@ const signed = (secret: string, r: ReceivedRequest) =>
   verifySignature(secret, { timestamp: r.headers['x-api-timestamp'], signature: r.headers['x-api-sign'] }, r.raw, Math.floor(Date.now() / 1000));
 
 beforeAll(async () => {
-  w = await startWebhookWorld('whapi', { BUDGET_CHALLENGE_PER_IP_PER_MIN: '100000', BUDGET_READS_PER_SEC: '100000', BUDGET_WRITES_PER_SEC: '100000' });
+  w = await startWebhookWorld('whapi', { BUDGET_CHALLENGE_PER_IP_PER_MIN: '100000', BUDGET_PROOFS_PER_IP_PER_MIN: '100000', BUDGET_READS_PER_SEC: '100000', BUDGET_WRITES_PER_SEC: '100000' });
   ({ rt, bus } = w);
   base = await listen(createApp({ rt, bus, webhooks: { ca: testCa().ca, resolve } }));
   // A second app would register its metrics twice: the webhook routes alone, as production configures them.
