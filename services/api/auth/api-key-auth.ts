@@ -6,10 +6,11 @@
  */
 import type { Request } from 'express';
 import { tokenHash, signatureMatches, signatureSingleUse, signRequest, timestampInWindow } from '../../identity/request-signing';
-import { openSecret } from '../../platform/secret-box';
+import { logger } from '../../platform/logger';
+import { openWithAny } from '../../platform/secret-box';
 import type { Runtime } from '../../platform/runtime';
 import { ApiError } from '../errors';
-import { findApiKey, touchApiKey } from '../stores/api-keys';
+import { apiKeyContext, findApiKey, touchApiKey } from '../stores/api-keys';
 import type { AuthContext } from './context';
 
 const REPLAY_TTL_S = 600;
@@ -22,7 +23,15 @@ export async function verifySignedRequest(
   if (!timestamp || !sign || !/^key_[0-9a-f]{24}$/.test(keyId)) throw rejected;
   const key = await findApiKey(rt.pool, keyId);
   if (!key || key.revokedAt !== null) throw rejected;
-  const expected = signRequest(openSecret(rt.cfg.API_KEY_ENCRYPTION_KEY, key.secretEnc, `api_key:${key.id}`), timestamp, req.method, req.originalUrl, req.rawBody ?? Buffer.alloc(0));
+  let secret: string;
+  try {
+    secret = openWithAny(rt.cfg.API_KEY_DECRYPTION_KEYS, key.secretEnc, apiKeyContext(key.id)).plaintext;
+  } catch {
+    // Sealed under a key this process does not hold (a rotation half done): the key cannot sign here.
+    logger.error({ keyId: key.id }, 'API-key secret opens with no configured key; finish or undo the key rotation');
+    throw rejected;
+  }
+  const expected = signRequest(secret, timestamp, req.method, req.originalUrl, req.rawBody ?? Buffer.alloc(0));
   if (!signatureMatches(expected, sign)) throw rejected;
   const now = rt.clock.now();
   if (!timestampInWindow(timestamp, now)) throw rejected;

@@ -4,6 +4,7 @@ import { envelopeBytes, newEndpointSecret, signedRequest, signPayload, streamKey
 import { subscribes, webhookEventTypes } from '../../../services/webhooks/event-types';
 import { webhookSecretBox } from '../../../services/webhooks/secrets';
 import { parseJson } from '../../../services/platform/json';
+import { freshKeys } from '../support/keys';
 
 const MIN = 60_000;
 
@@ -99,11 +100,17 @@ describe('signature, envelope, headers', () => {
     const secret = newEndpointSecret();
     expect(secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
     expect(newEndpointSecret()).not.toBe(secret);
-    const box = webhookSecretBox({ WEBHOOK_SECRET_KEY: undefined });
+    const { WEBHOOK_SECRET_KEY: key } = freshKeys();
+    const box = webhookSecretBox({ WEBHOOK_SECRET_KEY: key, WEBHOOK_DECRYPTION_KEYS: [key] });
     const sealed = box.seal('whk_a', secret);
     expect(sealed).not.toContain(secret);
     expect(box.open('whk_a', sealed)).toBe(secret);
     expect(() => box.open('whk_b', sealed)).toThrow();
-    expect(() => webhookSecretBox({ WEBHOOK_SECRET_KEY: 'ab'.repeat(32) }).open('whk_a', sealed)).toThrow();
+    const other = 'ab'.repeat(32);
+    expect(() => webhookSecretBox({ WEBHOOK_SECRET_KEY: other, WEBHOOK_DECRYPTION_KEYS: [other] }).open('whk_a', sealed)).toThrow();
+    // During a rotation the previous key still opens what it sealed; new secrets are sealed under the new key.
+    const rotating = webhookSecretBox({ WEBHOOK_SECRET_KEY: other, WEBHOOK_DECRYPTION_KEYS: [other, key] });
+    expect(rotating.open('whk_a', sealed)).toBe(secret);
+    expect(box.open.bind(null, 'whk_a', rotating.seal('whk_a', secret))).toThrow();
   });
 });
