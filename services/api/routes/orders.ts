@@ -180,10 +180,12 @@ export function ordersRouter(deps: OrderRouteDeps): Router {
       status: q.status as OrderStatus[] | undefined, resource: q.resource, receiver: q.receiver, clientOrderId: q.client_order_id,
       createdAfter: date(q.created_after), createdBefore: date(q.created_before), from: date(q.from), to: date(q.to),
     };
+    // Decoded before either format, so a crafted cursor is refused (2000) for CSV as well; CSV starts after it.
+    const cursor = q.cursor ? decodeCursor(q.cursor) : undefined;
     if (q.format === 'csv') {
       res.status(200).type('text/csv; charset=utf-8').setHeader('content-disposition', 'attachment; filename="orders.csv"');
       res.write(csvHeader());
-      let after: OrderCursor | undefined;
+      let after: OrderCursor | undefined = cursor;
       for (;;) {
         const page = await listOrders(rt.pool, accountId, filter, 500, after);
         for (const o of page) res.write(csvLine(JSON.parse(JSON.stringify(orderJson(o), (_k, v) => (typeof v === 'bigint' ? v.toString() : v)))));
@@ -194,7 +196,7 @@ export function ordersRouter(deps: OrderRouteDeps): Router {
       return;
     }
     const limit = Number(q.limit ?? 50);
-    const page = await listOrders(rt.pool, accountId, filter, limit + 1, q.cursor ? decodeCursor(q.cursor) : undefined);
+    const page = await listOrders(rt.pool, accountId, filter, limit + 1, cursor);
     const data = page.slice(0, limit);
     const last = data[data.length - 1];
     sendJson(res, 200, {
