@@ -37,6 +37,10 @@ describe('retry schedule', () => {
     expect(maxAttemptsFor({ order_id: 'ord_1', tier: '5m' })).toBe(4);
     expect(maxAttemptsFor({ order_id: 'ord_1', tier: '1h' })).toBe(10);
     expect(maxAttemptsFor({ reason: 'deposit' })).toBe(10);
+    // order.expired / reclaimed / refunded carry no tier: the order's tier decides.
+    expect(maxAttemptsFor({ order_id: 'ord_1' }, '5m')).toBe(4);
+    expect(maxAttemptsFor({ order_id: 'ord_1' }, '1d')).toBe(10);
+    expect(maxAttemptsFor({ order_id: 'ord_1' }, null)).toBe(10);
     const fourth = { targetAttempt: 4, maxAttempts: 4, failedOver: false, alternateEndpointId: null };
     expect(afterAttempt({ ...fourth, targetAttempt: 3 }, { ok: false }, 0)).toEqual({ state: 'failed', nextAttemptAt: 3 * MIN });
     expect(afterAttempt(fourth, { ok: false }, 0)).toEqual({ state: 'dead' });
