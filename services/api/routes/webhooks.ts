@@ -141,7 +141,14 @@ export function webhooksRouter(deps: WebhookRouteDeps): Router {
       eventId: randomId('event'), type: event, eventVersion: EVENT_VERSION, createdAt: now, accountId: endpoint.accountId,
       network: rt.cfg.NETWORK, data: sampleEventData(event, now),
     }, true);
-    const request = signedRequest(box.open(endpoint.id, endpoint.secretSealed), body, {
+    let secret: string;
+    try {
+      secret = box.open(endpoint.id, endpoint.secretSealed);
+    } catch {
+      // Sealed under a key this process does not hold (a key rotation half done): nothing can be signed.
+      throw new ApiError('service_unavailable', 'The endpoint secret cannot be read right now; retry later.');
+    }
+    const request = signedRequest(secret, body, {
       eventId: JSON.parse(body.toString('utf8')).event_id, eventType: event, eventVersion: EVENT_VERSION, deliveryId, attempt: 1,
       timestampSeconds: Math.floor(now / 1000), userAgent: `${rt.cfg.BRAND}-webhook/1`,
     });

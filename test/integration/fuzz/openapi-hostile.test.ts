@@ -248,6 +248,23 @@ test('the probe\'s 500s answer 400 2000 with the field', async () => {
   expect(await digest()).toBe(before);
 });
 
+test('hostile credentials headers answer 401, never 500', async () => {
+  const before = await digest();
+  const headerSets: Array<Record<string, string>> = [
+    { cookie: 'session=%E0%A4%A' }, { cookie: 'session=%00' }, { cookie: 'session=' }, { authorization: 'Bearer abt_%00' },
+    { 'x-api-key': 'key_%00', 'x-api-timestamp': '1', 'x-api-sign': 'x' }, { 'x-api-key': `key_${'0'.repeat(24)}`, 'x-api-timestamp': '99999999999999999999', 'x-api-sign': '=' },
+  ];
+  for (const headers of headerSets) {
+    for (const [method, path] of [['GET', '/v1/session'], ['GET', '/v1/account'], ['POST', '/v1/orders']]) {
+      const reply = await call(stack.base, method, path, { headers, raw: method === 'POST' ? '{}' : undefined });
+      expect([method, path, headers, reply.status]).toEqual([method, path, headers, expect.any(Number)]);
+      expect(reply.status).toBeGreaterThanOrEqual(400);
+      expect(reply.status).toBeLessThan(500);
+    }
+  }
+  expect(await digest()).toBe(before);
+});
+
 test('every route, hostile input: no 5xx, a 4xx envelope, nothing changed', async () => {
   const before = await digest();
   const failures: string[] = [];
