@@ -176,6 +176,13 @@ const LEGACY_DEV_KEYS = {
   WEBHOOK_SECRET_KEY: '6465762d6f6e6c792d776562686f6f6b2d7365637265742d6b65792d2d2d2d21',
 };
 
+/** Not a key anyone could read from the repository (the old public constants) or guess (few distinct digits). */
+function realKey(key: string): boolean {
+  const lower = key.toLowerCase();
+  if (Object.values(LEGACY_DEV_KEYS).includes(lower)) return false;
+  return new Set(lower).size >= 8;
+}
+
 function readableKeys(current: string, previous: string | undefined, localProfile: boolean, legacy: string): string[] {
   const keys = [current, previous, localProfile ? legacy : undefined].filter((k): k is string => !!k).map((k) => k.toLowerCase());
   return [...new Set(keys)];
@@ -195,8 +202,12 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     throw new Error('Invalid configuration:\n  WEBHOOK_ALLOW_PRIVATE_TARGETS: only on the local and test profiles (STACK_PROFILE), never on mainnet');
   }
   for (const name of SECRET_KEY_NAMES) {
-    if (!cfg[name]) {
+    const key = cfg[name];
+    if (!key) {
       throw new Error(`Invalid configuration:\n  ${name}: required (64 hex). The local and test profiles generate one under .stack/ (infra/env/keys.sh); a deployment sets its own.`);
+    }
+    if (!realKey(key)) {
+      throw new Error(`Invalid configuration:\n  ${name}: a published or patterned value, not a key; generate one (openssl rand -hex 32)`);
     }
   }
   if (cfg.NETWORK === 'mainnet' && cfg.CHAOS_CRASH_POINTS) {

@@ -30,6 +30,11 @@ describe('config', () => {
       expect(() => parseConfig({ ...env, API_KEY_ENCRYPTION_KEY: keys.API_KEY_ENCRYPTION_KEY })).toThrow(/WEBHOOK_SECRET_KEY: required/);
     }
     expect(() => parseConfig({ ...keys, API_KEY_ENCRYPTION_KEY: 'ab' })).toThrow(/64 hex/);
+    // The constants earlier versions shipped, and patterned values, are not keys on any profile.
+    for (const published of ['6465762d6f6e6c792d6170692d6b65792d656e6372797074696f6e2d6b657921', 'a'.repeat(64), 'ab'.repeat(32)]) {
+      expect(() => parseConfig({ ...keys, STACK_PROFILE: 'local', API_KEY_ENCRYPTION_KEY: published })).toThrow(/not a key/);
+    }
+    expect(() => parseConfig({ ...keys, WEBHOOK_SECRET_KEY: '6465762d6f6e6c792d776562686f6f6b2d7365637265742d6b65792d2d2d2d21' })).toThrow(/not a key/);
   });
   it('reads with the previous key during a rotation; the retired public dev keys only on local and test', () => {
     const keys = freshKeys();
