@@ -16,18 +16,9 @@ if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then
   set -euo pipefail
 fi
 
-_envload_main() {
-  local profile="${1:-${STACK_PROFILE:-local}}"
-  local dir file
-  dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-  if [[ -f "$profile" ]]; then file="$profile"; else file="$dir/$profile.env"; fi
-  if [[ ! -f "$file" ]]; then
-    echo "load.sh: no profile '$profile' (looked for $file)" >&2
-    return 1
-  fi
-
-  local line key value name lineno=0
-  _ENVLOAD_SET=()
+# _envload_file FILE: exports every KEY=VALUE of FILE the caller has not set (appends to _ENVLOAD_SET).
+_envload_file() {
+  local file="$1" line key value name lineno=0
   while IFS= read -r line || [[ -n "$line" ]]; do
     lineno=$((lineno + 1))
     line="${line%$'\r'}"
@@ -50,14 +41,38 @@ _envload_main() {
     export "$key=$value"
     _ENVLOAD_SET+=("$key")
   done <"$file"
+}
+
+_envload_main() {
+  local profile="${1:-${STACK_PROFILE:-local}}"
+  local dir file
+  dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+  if [[ -f "$profile" ]]; then file="$profile"; else file="$dir/$profile.env"; fi
+  if [[ ! -f "$file" ]]; then
+    echo "load.sh: no profile '$profile' (looked for $file)" >&2
+    return 1
+  fi
+
+  _ENVLOAD_SET=()
+  _envload_file "$file" || return 1
   export STACK_PROFILE="${STACK_PROFILE:-$(basename "$file" .env)}"
+  # The local and test profiles carry per-installation secret keys under STACK_DIR (never committed),
+  # generated on first use; every other profile brings its own (the service refuses to start without).
+  case "$STACK_PROFILE" in
+    local|test)
+      "$dir/keys.sh" "${STACK_DIR:-.stack}" || return 1
+      local stack="${STACK_DIR:-.stack}"
+      [[ "$stack" == /* ]] || stack="$dir/../../$stack"
+      _envload_file "$stack/keys.env" || return 1
+      ;;
+  esac
 }
 
 if [[ "${BASH_SOURCE[0]}" != "$0" ]]; then
   # Sourced: export into the caller's shell.
   _envload_main "${1:-}"
   _envload_rc=$?
-  unset -f _envload_main
+  unset -f _envload_main _envload_file
   unset _ENVLOAD_SET
   # shellcheck disable=SC2317  # return when sourced
   return $_envload_rc 2>/dev/null || true

@@ -3,6 +3,7 @@ import express, { type Express } from 'express';
 import type { CommandBus } from '../platform/command-bus';
 import type { Runtime } from '../platform/runtime';
 import { httpRequests } from '../platform/metrics';
+import { publicReadBudget } from './auth/budget';
 import { jsonBody } from './body';
 import { ApiError, errorHandler, sendJson } from './errors';
 import { healthRouter } from './health';
@@ -41,7 +42,7 @@ export function createApp(deps: ApiDeps): Express {
   });
   app.use(jsonBody);
   app.use(healthRouter(deps.rt));
-  app.get('/v1/openapi.json', validator.for('openapi'), (_req, res) => sendJson(res, 200, doc));
+  app.get('/v1/openapi.json', validator.for('openapi'), publicReadBudget(deps.rt), (_req, res) => sendJson(res, 200, doc));
   // rate_now of the deposit-address reads: the USDT rate, cached 60 s.
   const rates = new UsdtRateSource(deps.rt.cfg, ChainReader.fromConfig(deps.rt.cfg), deps.rt.clock);
   app.use(...identityRouters({ rt: deps.rt, bus: deps.bus, validator, rate: rates.rateNow }));

@@ -1,15 +1,37 @@
 /**
  * Request validation from the OpenAPI document: each operation's JSON body and query parameters are
  * checked against the schemas declared there. Unknown fields, wrong types and bad formats answer 400 2000
- * with `details.field` naming the first offending field.
+ * with `details.field` naming the first offending field. Before any schema, every string of the path
+ * parameters, the query and the body must be text PostgreSQL can store (no U+0000, no lone surrogate).
  */
 import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import type { RequestHandler } from 'express';
 import type { OpenApiDocument, Operation } from './openapi/document';
+import { unstorableField } from '../identity/text-rules';
 import { ApiError } from './errors';
 
 const DOC_ID = 'https://energy-rental.local/openapi.json';
+
+const ajvDateTime = addFormats.get('date-time') as { validate: (s: string) => boolean } | ((s: string) => boolean);
+const rfc3339 = typeof ajvDateTime === 'function' ? ajvDateTime : ajvDateTime.validate;
+
+/**
+ * RFC 3339 date-times that are also instants the service can compute with and store: a leap second
+ * (23:59:60) is valid RFC 3339 but no JavaScript Date (nor PostgreSQL timestamptz value), and years
+ * outside 0001..9999 are refused, so a filter never becomes an invalid date inside a query.
+ */
+export function storableDateTime(text: string): boolean {
+  if (!rfc3339(text)) return false;
+  const ms = Date.parse(text);
+  if (Number.isNaN(ms)) return false;
+  const year = new Date(ms).getUTCFullYear();
+  return year >= 1 && year <= 9999;
+}
+
+function unstorable(field: string, where: string): ApiError {
+  return new ApiError('invalid_request', `\`${field}\` must not contain U+0000 or unpaired surrogates (${where}).`, { field });
+}
 
 function fieldOf(error: ErrorObject, root: string): string {
   const path = error.instancePath
@@ -39,6 +61,7 @@ export class RequestValidator {
   constructor(doc: OpenApiDocument) {
     for (const ajv of [this.bodyAjv, this.queryAjv]) {
       addFormats(ajv);
+      ajv.addFormat('date-time', storableDateTime);
       ajv.addSchema({ $id: DOC_ID, components: doc.components } as object);
     }
     for (const [, methods] of Object.entries(doc.paths)) {
@@ -71,6 +94,13 @@ export class RequestValidator {
     const entry = this.byOperation.get(operationId);
     if (!entry) throw new Error(`operation ${operationId} is not in the OpenAPI document`);
     return (req, _res, next) => {
+      for (const [name, value] of Object.entries(req.params ?? {})) {
+        if (unstorableField(value) !== null) return next(unstorable(name, 'path'));
+      }
+      const badQuery = unstorableField(req.query);
+      if (badQuery !== null) return next(unstorable(badQuery, 'query'));
+      const badBody = unstorableField(req.body);
+      if (badBody !== null) return next(unstorable(badBody, 'body'));
       const query = { ...(req.query as Record<string, unknown>) };
       if (entry.query && !entry.query(query)) {
         const err = entry.query.errors![0];

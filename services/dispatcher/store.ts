@@ -8,7 +8,7 @@ import { insertRows } from '../platform/db/bulk';
 import type { Pool, PoolClient } from '../platform/db/pool';
 import { envelopeBytes, streamKeyOf, type EnvelopeSource } from '../webhooks/signing';
 import { failoverTarget, initialTarget, type EndpointRoute } from '../webhooks/routing';
-import { maxAttemptsFor, type NextStep } from '../webhooks/schedule';
+import { maxAttemptsFor, orderIdOf, type NextStep } from '../webhooks/schedule';
 
 export interface IncomingEvent extends EnvelopeSource {
   /** Position in the account's partition: events of one stream are delivered in this order. */
@@ -26,17 +26,26 @@ export async function endpointRoutes(db: Pool | PoolClient, accountIds: string[]
   return out;
 }
 
+/** Tiers of the orders named by events that carry no tier of their own (order.expired, .reclaimed, .refunded). */
+async function orderTiers(client: PoolClient, events: IncomingEvent[]): Promise<Map<string, string | null>> {
+  const ids = [...new Set(events.filter((e) => !(e.data as { tier?: unknown }).tier).map((e) => orderIdOf(e.data)).filter((id): id is string => id !== null))];
+  if (ids.length === 0) return new Map();
+  const { rows } = await client.query('SELECT id, tier FROM orders WHERE id = ANY($1::text[])', [ids]);
+  return new Map(rows.map((r) => [r.id as string, r.tier as string | null]));
+}
+
 /** Inserts one delivery per event that some endpoint of its account takes; a repeated event is ignored. */
 export async function insertDeliveries(client: PoolClient, events: IncomingEvent[], now: number): Promise<number> {
   if (events.length === 0) return 0;
   const routes = await endpointRoutes(client, [...new Set(events.map((e) => e.accountId))]);
+  const tiers = await orderTiers(client, events);
   const rows: unknown[][] = [];
   for (const event of events) {
     const target = initialTarget(routes.get(event.accountId) ?? [], event.type);
     if (!target) continue;
     rows.push([
       derivedId('delivery', event.eventId), event.eventId, event.type, event.accountId, target.id, target.id,
-      streamKeyOf(event.accountId, event.data), event.seq, envelopeBytes(event, false), maxAttemptsFor(event.data),
+      streamKeyOf(event.accountId, event.data), event.seq, envelopeBytes(event, false), maxAttemptsFor(event.data, tiers.get(orderIdOf(event.data) ?? '') ?? null),
       'pending', new Date(now), new Date(event.createdAt), new Date(now), new Date(now),
     ]);
   }
@@ -65,8 +74,10 @@ export interface ClaimedDelivery {
 }
 
 /**
- * Claims up to `limit` deliveries that are due (or whose claim lapsed), on active endpoints, with no
- * earlier event of the same stream still open, and marks them delivering with one attempt more.
+ * Claims up to `limit` deliveries that are due (or whose claim lapsed), on active endpoints, and marks
+ * them delivering with one attempt more. An earlier event of the same stream holds a delivery back only
+ * while it waits for its first attempt on an active endpoint or has an attempt in flight (the delivery
+ * order rule in services/webhooks/schedule.ts): a failing earlier event never stalls the later ones behind it.
  */
 export async function claimDue(pool: Pool, opts: { now: number; limit: number; token: string; leaseMs: number }): Promise<ClaimedDelivery[]> {
   const { rows } = await pool.query(
@@ -75,8 +86,9 @@ export async function claimDue(pool: Pool, opts: { now: number; limit: number; t
        WHERE ((d.state IN ('pending', 'failed') AND d.next_attempt_at <= $1) OR (d.state = 'delivering' AND d.lease_until < now()))
          AND e.is_active
          AND NOT EXISTS (
-           SELECT 1 FROM webhook_deliveries p
-           WHERE p.account_id = d.account_id AND p.stream_key = d.stream_key AND p.seq < d.seq AND p.state NOT IN ('delivered', 'dead'))
+           SELECT 1 FROM webhook_deliveries p JOIN webhook_endpoints pe ON pe.id = p.endpoint_id
+           WHERE p.account_id = d.account_id AND p.stream_key = d.stream_key AND p.seq < d.seq
+             AND (p.state = 'delivering' OR (p.state = 'pending' AND p.attempt = 0 AND pe.is_active)))
        ORDER BY d.next_attempt_at, d.seq
        LIMIT $2
        FOR UPDATE OF d SKIP LOCKED)

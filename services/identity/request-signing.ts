@@ -23,9 +23,19 @@ export function signatureMatches(expected: string, sent: string): boolean {
   return timingSafeEqual(a, a.length === b.length ? b : a) && a.length === b.length;
 }
 
+/**
+ * X-API-TIMESTAMP is Unix seconds (up to 12 digits) or Unix milliseconds (exactly 13 digits, for clients
+ * that send the same request more than once a second); either must be within the window of `nowMs`.
+ */
 export function timestampInWindow(timestamp: string, nowMs: number): boolean {
+  if (/^\d{13}$/.test(timestamp)) return Math.abs(Number(timestamp) - nowMs) <= SIGNATURE_WINDOW_S * 1000;
   if (!/^\d{1,12}$/.test(timestamp)) return false;
   return Math.abs(Number(timestamp) - Math.floor(nowMs / 1000)) <= SIGNATURE_WINDOW_S;
+}
+
+/** Signatures of these methods are single use inside the window; GET and HEAD may be repeated (polling). */
+export function signatureSingleUse(method: string): boolean {
+  return method !== 'GET' && method !== 'HEAD';
 }
 
 /** A random token with a prefix, and the SHA-256 under which it is stored. */

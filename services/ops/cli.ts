@@ -13,6 +13,7 @@ import { createRuntime, type Runtime } from '../platform/runtime';
 import { replayAndVerify } from './replay';
 import { rotateDepositAddress } from './rotate-deposit-address';
 import { creditHeldDeposit } from './credit-held';
+import { rotateEncryptionKeys } from './rotate-encryption-key';
 
 const help = `Usage: ./bin/ops <command> [options]
 
@@ -32,6 +33,10 @@ Commands:
   refund-order --order <ord_id> --reason <incident_credit|dispute|partial_delivery|support_adjustment>
       Reverses a delivered order: credits back what was not refunded yet, order.refunded and a matching
       balance.credited (reason refund). Prints the order as JSON.
+  rotate-encryption-key
+      Re-seals every stored API-key and webhook secret under the current API_KEY_ENCRYPTION_KEY and
+      WEBHOOK_SECRET_KEY, opening them with the *_PREVIOUS keys as needed (set both during the change).
+      Prints one line per table; exits non-zero if a secret opens with no configured key.
   replay --verify [--keep]
       Rebuilds every table from account-commands into an empty database, compares it with the live one,
       exits non-zero on a difference. --keep leaves the rebuilt database in place.
@@ -105,7 +110,7 @@ async function run(argv: string[]): Promise<number> {
   const cfg = loadConfig();
   logger.level = cfg.LOG_LEVEL === 'info' ? 'warn' : cfg.LOG_LEVEL;
 
-  if (!['create-account', 'adjust', 'replay', 'rotate-deposit-address', 'credit-held', 'refund-order', 'set-low-balance-alert'].includes(command)) throw new UsageError(`unknown command ${command}`);
+  if (!['create-account', 'adjust', 'replay', 'rotate-deposit-address', 'credit-held', 'refund-order', 'set-low-balance-alert', 'rotate-encryption-key'].includes(command)) throw new UsageError(`unknown command ${command}`);
   let amount = 0n;
   if (command === 'adjust') {
     need(values, 'account');
@@ -182,6 +187,11 @@ async function run(argv: string[]): Promise<number> {
         failOn(result);
         console.log(stringifyJson(result.body));
         return 0;
+      }
+      case 'rotate-encryption-key': {
+        const reports = await rotateEncryptionKeys(rt.pool, cfg);
+        for (const r of reports) console.log(`${r.table.padEnd(18)} resealed ${r.resealed}  already current ${r.current}  unreadable ${r.unreadable.length}`);
+        return reports.some((r) => r.unreadable.length > 0) ? 1 : 0;
       }
       case 'adjust': {
         const result = await withBus(rt, (bus) =>

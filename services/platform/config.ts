@@ -2,11 +2,16 @@
  * The one place that reads the environment. Every role imports `loadConfig()`; nothing else touches
  * process.env, so a missing or malformed variable fails the start with one clear message.
  */
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { z } from 'zod';
+import { repoRoot } from './paths';
 
 const boolFromEnv = z
   .enum(['true', 'false', '1', '0'])
   .transform((v) => v === 'true' || v === '1');
+
+const hexKey = z.string().regex(/^[0-9a-fA-F]{64}$/, '64 hex characters');
 
 const schema = z.object({
   NETWORK: z.enum(['mainnet', 'nile']).default('nile'),
@@ -32,8 +37,14 @@ const schema = z.object({
   WEBHOOK_ALLOW_PRIVATE_TARGETS: boolFromEnv.default(false),
   /** Webhook deliveries in flight at once per dispatcher process. */
   WEBHOOK_SEND_CONCURRENCY: z.coerce.number().int().min(1).max(512).default(32),
-  /** 32-byte key (64 hex) encrypting webhook secrets at rest; a fixed dev default off mainnet (secret-box.ts). */
-  WEBHOOK_SECRET_KEY: z.string().regex(/^[0-9a-fA-F]{64}$/, '64 hex characters').optional(),
+  /**
+   * 32-byte key (64 hex) encrypting webhook secrets at rest. Required everywhere: the local and test
+   * profiles get per-installation keys generated under .stack/ (infra/env/keys.sh); nothing in the
+   * repository decrypts a database dump.
+   */
+  WEBHOOK_SECRET_KEY: hexKey.optional(),
+  /** The key being rotated away from: still accepted for reading until `./bin/ops rotate-encryption-key` has run. */
+  WEBHOOK_SECRET_KEY_PREVIOUS: hexKey.optional(),
   PROCESSOR_MAX_BATCH: z.coerce.number().int().min(1).max(10_000).default(500),
   /** Topic name prefix; must start with the network. Tests give each file its own world with it. */
   TOPIC_PREFIX: z.string().regex(/^[a-z0-9._-]+\.$/, 'lower-case, ends with a dot').optional(),
@@ -52,8 +63,14 @@ const schema = z.object({
    * test mnemonic "test test ... junk", so anyone can sweep it; required explicitly on mainnet.
    */
   DEPOSIT_XPUB: z.string().regex(/^[xt]pub[1-9A-HJ-NP-Za-km-z]{100,112}$/, 'an extended public key').optional(),
-  /** 32-byte key (64 hex) encrypting API-key secrets at rest; a fixed dev default off mainnet. */
-  API_KEY_ENCRYPTION_KEY: z.string().regex(/^[0-9a-fA-F]{64}$/, '64 hex characters').optional(),
+  /** 32-byte key (64 hex) encrypting API-key secrets at rest; required like WEBHOOK_SECRET_KEY. */
+  API_KEY_ENCRYPTION_KEY: hexKey.optional(),
+  API_KEY_ENCRYPTION_KEY_PREVIOUS: hexKey.optional(),
+  /**
+   * The env profile the process was started under (infra/env/load.sh sets it). Only `local` and `test`
+   * may open private webhook targets; unset counts as a real deployment.
+   */
+  STACK_PROFILE: z.string().optional(),
   /** Blocks waited before a deposit is credited (DepositAddress.confirmations_required). */
   DEPOSIT_CONFIRMATIONS: z.coerce.number().int().min(1).max(1000).default(19),
   /** TRC-20 USDT contract accepted for deposits (DepositAddress.contract); unset: null on reads. */
@@ -79,6 +96,10 @@ const schema = z.object({
   BUDGET_CHALLENGE_PER_ADDRESS_PER_MIN: z.coerce.number().int().min(1).default(5),
   BUDGET_READS_PER_SEC: z.coerce.number().int().min(1).default(50),
   BUDGET_WRITES_PER_SEC: z.coerce.number().int().min(1).default(20),
+  /** Public proofs (challenge verify, POST /v1/session, POST /v1/accounts with a signature): per IP per minute. */
+  BUDGET_PROOFS_PER_IP_PER_MIN: z.coerce.number().int().min(1).default(30),
+  /** Public reads without credentials (prices, the OpenAPI document): per IP per second. */
+  BUDGET_PUBLIC_READS_PER_IP_PER_SEC: z.coerce.number().int().min(1).default(50),
   /** Orders: JSON price rows overriding the network's defaults (services/domain/pricing.ts). */
   ORDER_PRICES: z.string().optional(),
   /** Orders: SUN charged to activate an inactive receiver; default per network (pricing.ts). */
@@ -100,21 +121,72 @@ const schema = z.object({
   ORDER_MAX_DELEGATION_SUN: z.coerce.bigint().min(1_000_000n).optional(),
 });
 
-export type Config = Omit<z.infer<typeof schema>, 'DEPOSIT_XPUB' | 'API_KEY_ENCRYPTION_KEY'> & {
+export type Config = Omit<z.infer<typeof schema>, 'DEPOSIT_XPUB' | 'API_KEY_ENCRYPTION_KEY' | 'WEBHOOK_SECRET_KEY'> & {
   /** Topic and consumer-group names carry the network, so two worlds never share a topic. */
   topicPrefix: string;
   DEPOSIT_XPUB: string;
+  /** The key new secrets are sealed with. */
   API_KEY_ENCRYPTION_KEY: string;
+  WEBHOOK_SECRET_KEY: string;
+  /** Keys a sealed secret may be opened with, the current one first (then the previous one, during a rotation). */
+  API_KEY_DECRYPTION_KEYS: string[];
+  WEBHOOK_DECRYPTION_KEYS: string[];
+  /** Started under the local or test profile (private webhook targets may be opened). */
+  localProfile: boolean;
 };
 
-/** Public test values, accepted only off mainnet (see DEPOSIT_XPUB and API_KEY_ENCRYPTION_KEY). */
+/** The secret keys (`.stack/keys.env`, written by infra/env/keys.sh) of this installation's local stack. */
+const SECRET_KEY_NAMES = ['API_KEY_ENCRYPTION_KEY', 'WEBHOOK_SECRET_KEY'] as const;
+
+/**
+ * A process started without a profile on a machine that runs the local stack (`./bin/ops` typed in a
+ * shell) finds that installation's generated keys; a deployment has no such file and must set them.
+ */
+function installationKeys(): Record<string, string> {
+  let file: string;
+  try {
+    file = path.join(repoRoot(), '.stack', 'keys.env');
+  } catch {
+    return {};
+  }
+  if (!existsSync(file)) return {};
+  const out: Record<string, string> = {};
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    const m = /^([A-Z_]+)=([0-9a-fA-F]{64})$/.exec(line.trim());
+    if (m && (SECRET_KEY_NAMES as readonly string[]).includes(m[1])) out[m[1]] = m[2];
+  }
+  return out;
+}
+
+/** Public test values, accepted only off mainnet (see DEPOSIT_XPUB); never a secret key. */
 export const devDefaults = {
   DEPOSIT_XPUB: 'xpub6BuRy7ZmkGfP2RWhoor1kWB1w9DvrtmJbFBvnC1bQ4SB5NbCHTyQYCJSXZtxDbFyHTmC7wkU2he3nYYdpZ3Vf6qUAkXSnL6RPif4BDtDEKr',
-  API_KEY_ENCRYPTION_KEY: '6465762d6f6e6c792d6170692d6b65792d656e6372797074696f6e2d6b657921',
   /** The devnet's genesis is derived from DEVNET_SEED; these are its USDT contract and DEX pool for the default seed `devnet`. */
   USDT_CONTRACT: 'TR8Z6FdC3iES8WMMpQkMdmm3yPqHec3Cud',
   DEX_POOL_ADDRESS: 'TWxhtfzs4rwtHpJitQJxKhzJxPbpzNbtuQ',
 };
+
+/**
+ * The public constants earlier versions used when no key was set. Never used to seal; accepted for
+ * reading on the local and test profiles only, so a local database made before per-installation keys
+ * keeps working until `./bin/ops rotate-encryption-key` re-seals it. A deployment never accepts them.
+ */
+const LEGACY_DEV_KEYS = {
+  API_KEY_ENCRYPTION_KEY: '6465762d6f6e6c792d6170692d6b65792d656e6372797074696f6e2d6b657921',
+  WEBHOOK_SECRET_KEY: '6465762d6f6e6c792d776562686f6f6b2d7365637265742d6b65792d2d2d2d21',
+};
+
+/** Not a key anyone could read from the repository (the old public constants) or guess (few distinct digits). */
+function realKey(key: string): boolean {
+  const lower = key.toLowerCase();
+  if (Object.values(LEGACY_DEV_KEYS).includes(lower)) return false;
+  return new Set(lower).size >= 8;
+}
+
+function readableKeys(current: string, previous: string | undefined, localProfile: boolean, legacy: string): string[] {
+  const keys = [current, previous, localProfile ? legacy : undefined].filter((k): k is string => !!k).map((k) => k.toLowerCase());
+  return [...new Set(keys)];
+}
 
 let cached: Config | undefined;
 
@@ -125,18 +197,23 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     throw new Error(`Invalid configuration:\n${problems}`);
   }
   const cfg = parsed.data;
-  if (cfg.NETWORK === 'mainnet' && cfg.WEBHOOK_ALLOW_PRIVATE_TARGETS) {
-    throw new Error('Invalid configuration:\n  WEBHOOK_ALLOW_PRIVATE_TARGETS: refused when NETWORK is mainnet');
+  const localProfile = cfg.STACK_PROFILE === 'local' || cfg.STACK_PROFILE === 'test';
+  if (cfg.WEBHOOK_ALLOW_PRIVATE_TARGETS && (cfg.NETWORK === 'mainnet' || !localProfile)) {
+    throw new Error('Invalid configuration:\n  WEBHOOK_ALLOW_PRIVATE_TARGETS: only on the local and test profiles (STACK_PROFILE), never on mainnet');
+  }
+  for (const name of SECRET_KEY_NAMES) {
+    const key = cfg[name];
+    if (!key) {
+      throw new Error(`Invalid configuration:\n  ${name}: required (64 hex). The local and test profiles generate one under .stack/ (infra/env/keys.sh); a deployment sets its own.`);
+    }
+    if (!realKey(key)) {
+      throw new Error(`Invalid configuration:\n  ${name}: a published or patterned value, not a key; generate one (openssl rand -hex 32)`);
+    }
   }
   if (cfg.NETWORK === 'mainnet' && cfg.CHAOS_CRASH_POINTS) {
     throw new Error('Invalid configuration:\n  CHAOS_CRASH_POINTS: refused when NETWORK is mainnet');
   }
-  if (cfg.NETWORK === 'mainnet' && !cfg.WEBHOOK_SECRET_KEY) {
-    throw new Error('Invalid configuration:\n  WEBHOOK_SECRET_KEY: required when NETWORK is mainnet');
-  }
-  for (const name of ['DEPOSIT_XPUB', 'API_KEY_ENCRYPTION_KEY'] as const) {
-    if (cfg.NETWORK === 'mainnet' && !cfg[name]) throw new Error(`Invalid configuration:\n  ${name}: required when NETWORK is mainnet`);
-  }
+  if (cfg.NETWORK === 'mainnet' && !cfg.DEPOSIT_XPUB) throw new Error('Invalid configuration:\n  DEPOSIT_XPUB: required when NETWORK is mainnet');
   const topicPrefix = cfg.TOPIC_PREFIX ?? `${cfg.NETWORK}.`;
   if (!topicPrefix.startsWith(`${cfg.NETWORK}.`)) {
     throw new Error(`Invalid configuration:\n  TOPIC_PREFIX: must start with "${cfg.NETWORK}." so topic names carry the network`);
@@ -145,13 +222,18 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     ...cfg,
     topicPrefix,
     DEPOSIT_XPUB: cfg.DEPOSIT_XPUB ?? devDefaults.DEPOSIT_XPUB,
-    API_KEY_ENCRYPTION_KEY: cfg.API_KEY_ENCRYPTION_KEY ?? devDefaults.API_KEY_ENCRYPTION_KEY,
+    API_KEY_ENCRYPTION_KEY: cfg.API_KEY_ENCRYPTION_KEY!,
+    WEBHOOK_SECRET_KEY: cfg.WEBHOOK_SECRET_KEY!,
+    API_KEY_DECRYPTION_KEYS: readableKeys(cfg.API_KEY_ENCRYPTION_KEY!, cfg.API_KEY_ENCRYPTION_KEY_PREVIOUS, localProfile, LEGACY_DEV_KEYS.API_KEY_ENCRYPTION_KEY),
+    WEBHOOK_DECRYPTION_KEYS: readableKeys(cfg.WEBHOOK_SECRET_KEY!, cfg.WEBHOOK_SECRET_KEY_PREVIOUS, localProfile, LEGACY_DEV_KEYS.WEBHOOK_SECRET_KEY),
+    localProfile,
     USDT_CONTRACT: cfg.USDT_CONTRACT ?? (cfg.NETWORK === 'mainnet' ? undefined : devDefaults.USDT_CONTRACT),
     DEX_POOL_ADDRESS: cfg.DEX_POOL_ADDRESS ?? (cfg.NETWORK === 'mainnet' ? undefined : devDefaults.DEX_POOL_ADDRESS),
   };
 }
 
 export function loadConfig(): Config {
-  cached ??= parseConfig(process.env);
+  const env = process.env;
+  cached ??= parseConfig(env.STACK_PROFILE === undefined && SECRET_KEY_NAMES.some((k) => !env[k]) ? { ...installationKeys(), ...env } : env);
   return cached;
 }

@@ -1,6 +1,7 @@
 /**
- * Secrets the service must read back later (webhook signing secrets), stored encrypted with AES-256-GCM
- * under a 32-byte key from config. The context (associated data, e.g. `webhook:<endpoint id>`) binds a
+ * Secrets the service must read back later (API-key and webhook signing secrets), stored encrypted with
+ * AES-256-GCM under a 32-byte key from config. During a key rotation a value may be sealed under the
+ * previous key: `openWithAny` tries the readable keys in order (GCM's tag tells a wrong key at once). The context (associated data, e.g. `webhook:<endpoint id>`) binds a
  * sealed value to its row: copied into another row, it no longer opens.
  * Stored form: `v1.` + base64url(iv 12 bytes | tag 16 bytes | ciphertext).
  */
@@ -30,4 +31,16 @@ export function openSecret(keyHex: string, sealed: string, context: string): str
   decipher.setAAD(Buffer.from(context, 'utf8'));
   decipher.setAuthTag(raw.subarray(12, 28));
   return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+}
+
+/** Opens with the first of `keys` that fits; `keyIndex` 0 means sealed under the current key. */
+export function openWithAny(keys: readonly string[], sealed: string, context: string): { plaintext: string; keyIndex: number } {
+  for (let i = 0; i < keys.length; i++) {
+    try {
+      return { plaintext: openSecret(keys[i], sealed, context), keyIndex: i };
+    } catch {
+      // Not this key (or not a sealed value): try the next.
+    }
+  }
+  throw new Error('the sealed secret opens with none of the configured keys');
 }

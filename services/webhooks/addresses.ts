@@ -1,6 +1,7 @@
 /**
  * Classification of IP addresses a webhook may (not) be delivered to. Works on the 16 bytes of an
- * address, so IPv4-mapped, NAT64 and 6to4 forms are judged by the IPv4 address they carry.
+ * address, so every IPv6 form that embeds an IPv4 address (mapped, translated, compatible, NAT64, 6to4,
+ * Teredo, ISATAP) is judged by the IPv4 address it carries.
  */
 import { isIP } from 'node:net';
 
@@ -81,12 +82,40 @@ function classifyV4(bytes: ArrayLike<number>): AddressClass {
   return ipv4Ranges.find((r) => matches(bytes, r))?.cls ?? 'public';
 }
 
-/** The IPv4 address an IPv6 address carries, for the forms that reach an IPv4 host. */
-function embeddedIpv4(b: Uint8Array): number[] | null {
-  const zero = (from: number, to: number) => b.slice(from, to).every((x) => x === 0);
-  if (zero(0, 10) && b[10] === 0xff && b[11] === 0xff) return [...b.slice(12)]; // ::ffff:a.b.c.d
-  if (b[0] === 0x00 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b && zero(4, 12)) return [...b.slice(12)]; // 64:ff9b::/96
-  if (b[0] === 0x20 && b[1] === 0x02) return [...b.slice(2, 6)]; // 6to4 2002::/16
+const RANK: Record<AddressClass, number> = {
+  public: 0, reserved: 1, multicast: 2, cgnat: 3, private: 4, link_local: 5, loopback: 6, unspecified: 7, metadata: 8,
+};
+
+/** The most dangerous of several classes (an address is only as safe as everything it may reach). */
+function worst(classes: AddressClass[]): AddressClass {
+  return classes.reduce((a, b) => (RANK[b] > RANK[a] ? b : a), 'public');
+}
+
+const eq = (b: Uint8Array, from: number, bytes: number[]) => bytes.every((x, i) => b[from + i] === x);
+const zero = (b: Uint8Array, from: number, to: number) => b.slice(from, to).every((x) => x === 0);
+const pick = (b: Uint8Array, ...at: number[]) => at.map((i) => b[i]);
+
+/**
+ * Every IPv4 address an IPv6 address may carry, by the forms that reach an IPv4 host: IPv4-mapped
+ * (::ffff:0:0/96), IPv4-translated (::ffff:0:0:0/96), IPv4-compatible (::/96), NAT64 well-known
+ * (64:ff9b::/96) and local-use (64:ff9b:1::/48, where the operator picks any RFC 6052 layout, so every
+ * layout is a candidate), 6to4 (2002::/16), Teredo (2001::/32: server, and the client XOR ffffffff) and
+ * ISATAP interface ids (::0:5efe:a.b.c.d, ::200:5efe:a.b.c.d). `translated` is true for the forms whose
+ * IPv6 prefix means nothing but "the IPv4 inside", so the IPv4 alone decides.
+ */
+export function embeddedIpv4(b: Uint8Array): { candidates: number[][]; translated: boolean } | null {
+  const last4 = pick(b, 12, 13, 14, 15);
+  if (zero(b, 0, 10) && eq(b, 10, [0xff, 0xff])) return { candidates: [last4], translated: true };
+  if (zero(b, 0, 8) && eq(b, 8, [0xff, 0xff]) && zero(b, 10, 12)) return { candidates: [last4], translated: true };
+  if (zero(b, 0, 12) && !zero(b, 12, 15)) return { candidates: [last4], translated: true };
+  if (eq(b, 0, [0x00, 0x64, 0xff, 0x9b]) && zero(b, 4, 12)) return { candidates: [last4], translated: true };
+  if (eq(b, 0, [0x00, 0x64, 0xff, 0x9b, 0x00, 0x01])) {
+    // RFC 6052 layouts for prefixes /48, /56, /64 and /96 inside the local-use /48 (byte 8 is the u octet).
+    return { candidates: [pick(b, 6, 7, 9, 10), pick(b, 7, 9, 10, 11), pick(b, 9, 10, 11, 12), last4], translated: true };
+  }
+  if (eq(b, 0, [0x20, 0x02])) return { candidates: [pick(b, 2, 3, 4, 5)], translated: false };
+  if (eq(b, 0, [0x20, 0x01, 0x00, 0x00])) return { candidates: [pick(b, 4, 5, 6, 7), last4.map((x) => x ^ 0xff)], translated: false };
+  if ((b[8] === 0x00 || b[8] === 0x02) && eq(b, 9, [0x00, 0x5e, 0xfe])) return { candidates: [last4], translated: false };
   return null;
 }
 
@@ -96,9 +125,12 @@ export function classifyAddress(address: string): AddressClass {
   if (family === 4) return classifyV4(address.split('.').map(Number));
   if (family !== 6) throw new Error(`not an IP address: ${address}`);
   const bytes = ipv6Bytes(address);
+  const outer = ipv6Ranges.find((r) => matches(bytes, r))?.cls ?? 'public';
+  if (zero(bytes, 0, 15) && (bytes[15] === 0 || bytes[15] === 1)) return outer; // :: and ::1
   const inner = embeddedIpv4(bytes);
-  if (inner) return classifyV4(inner);
-  return ipv6Ranges.find((r) => matches(bytes, r))?.cls ?? 'public';
+  if (!inner) return outer;
+  const carried = worst(inner.candidates.map(classifyV4));
+  return inner.translated ? carried : worst([carried, outer]);
 }
 
 /** Whether a delivery may connect to this address. Private targets (tests, local runs) open loopback and private ranges only. */

@@ -15,11 +15,31 @@ export const SHORT_TIER_ATTEMPTS = 4;
 /** A receiver answering later than this (on the clock) has failed the attempt. */
 export const ANSWER_LIMIT_MS = 10 * SECOND;
 
-/** Attempts per endpoint for an event: the 5m tier cuts the schedule after attempt 4. */
-export function maxAttemptsFor(data: unknown): number {
-  const tier = data && typeof data === 'object' ? (data as { tier?: unknown }).tier : undefined;
+/**
+ * Attempts per endpoint for an event: every event of a 5m order stops after attempt 4. Some order
+ * events (order.expired, order.reclaimed, order.refunded) carry no `tier`; for them the caller passes
+ * the tier of the order they name (`orderTier`), so the cut-off follows the order, not the event shape.
+ */
+export function maxAttemptsFor(data: unknown, orderTier: string | null = null): number {
+  const own = data && typeof data === 'object' ? (data as { tier?: unknown }).tier : undefined;
+  const tier = typeof own === 'string' ? own : orderTier;
   return tier === '5m' ? SHORT_TIER_ATTEMPTS : FULL_SCHEDULE_ATTEMPTS;
 }
+
+/** The order an event is about, if any (its tier decides the cut-off when the event has none). */
+export function orderIdOf(data: unknown): string | null {
+  const id = data && typeof data === 'object' ? (data as { order_id?: unknown }).order_id : undefined;
+  return typeof id === 'string' && id ? id : null;
+}
+
+/*
+ * The per-order delivery order a receiver can rely on (README, "Delivery order"): events of one order
+ * (of one account, for events about no order) get their FIRST attempt in event order, but an earlier
+ * event holds a later one back only while it waits for that first attempt on an active endpoint or has
+ * an attempt in flight. Once an attempt of the earlier event has failed, later events go ahead and the
+ * earlier one is retried on its own schedule, so a failing event never stalls the rest of its order.
+ * The dispatcher's claim query (services/dispatcher/store.ts, claimDue) applies it.
+ */
 
 export type AttemptResult = { ok: true } | { ok: false };
 

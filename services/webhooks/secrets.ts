@@ -1,19 +1,18 @@
 /** Webhook endpoint secrets at rest: sealed with WEBHOOK_SECRET_KEY, bound to their endpoint id. */
 import type { Config } from '../platform/config';
-import { openSecret, sealSecret } from '../platform/secret-box';
-
-/** Public development key, used only off mainnet when WEBHOOK_SECRET_KEY is unset (config refuses mainnet without one). */
-export const DEV_WEBHOOK_SECRET_KEY = '6465762d6f6e6c792d776562686f6f6b2d7365637265742d6b65792d2d2d2d21';
+import { openWithAny, sealSecret } from '../platform/secret-box';
 
 export interface WebhookSecretBox {
   seal(endpointId: string, secret: string): string;
   open(endpointId: string, sealed: string): string;
 }
 
-export function webhookSecretBox(cfg: Pick<Config, 'WEBHOOK_SECRET_KEY'>): WebhookSecretBox {
-  const key = cfg.WEBHOOK_SECRET_KEY ?? DEV_WEBHOOK_SECRET_KEY;
+export const webhookContext = (endpointId: string) => `webhook:${endpointId}`;
+
+/** Seals under the current key; opens with any readable key (the previous one during a rotation). */
+export function webhookSecretBox(cfg: Pick<Config, 'WEBHOOK_SECRET_KEY' | 'WEBHOOK_DECRYPTION_KEYS'>): WebhookSecretBox {
   return {
-    seal: (endpointId, secret) => sealSecret(key, secret, `webhook:${endpointId}`),
-    open: (endpointId, sealed) => openSecret(key, sealed, `webhook:${endpointId}`),
+    seal: (endpointId, secret) => sealSecret(cfg.WEBHOOK_SECRET_KEY, secret, webhookContext(endpointId)),
+    open: (endpointId, sealed) => openWithAny(cfg.WEBHOOK_DECRYPTION_KEYS, sealed, webhookContext(endpointId)).plaintext,
   };
 }

@@ -1,10 +1,11 @@
 import { parseConfig } from '../../services/platform/config';
 import { scaledClock, SteppedClock } from '../../services/platform/clock';
 import { parseJson, stringifyJson } from '../../services/platform/json';
+import { freshKeys } from './support/keys';
 
 describe('config', () => {
   it('applies defaults and names topics after the network', () => {
-    const cfg = parseConfig({});
+    const cfg = parseConfig({ ...freshKeys() });
     expect(cfg.NETWORK).toBe('nile');
     expect(cfg.topicPrefix).toBe('nile.');
     expect(cfg.API_PORT).toBe(3000);
@@ -12,9 +13,37 @@ describe('config', () => {
   it('fails fast with every problem named', () => {
     expect(() => parseConfig({ API_PORT: 'x', NETWORK: 'moon' })).toThrow(/API_PORT[\s\S]*NETWORK|NETWORK[\s\S]*API_PORT/);
   });
-  it('refuses private webhook targets on mainnet', () => {
-    expect(() => parseConfig({ NETWORK: 'mainnet', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' })).toThrow(/mainnet/);
-    expect(parseConfig({ NETWORK: 'nile', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' }).WEBHOOK_ALLOW_PRIVATE_TARGETS).toBe(true);
+  it('opens private webhook targets on the local and test profiles only, never on mainnet', () => {
+    const keys = freshKeys();
+    expect(() => parseConfig({ ...keys, NETWORK: 'mainnet', STACK_PROFILE: 'local', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' })).toThrow(/mainnet/);
+    for (const profile of [undefined, 'nile', 'production']) {
+      expect(() => parseConfig({ ...keys, NETWORK: 'nile', STACK_PROFILE: profile, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' })).toThrow(/WEBHOOK_ALLOW_PRIVATE_TARGETS/);
+    }
+    for (const profile of ['local', 'test']) {
+      expect(parseConfig({ ...keys, NETWORK: 'nile', STACK_PROFILE: profile, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' }).WEBHOOK_ALLOW_PRIVATE_TARGETS).toBe(true);
+    }
+  });
+  it('refuses to start without real secret keys on every network and profile', () => {
+    const keys = freshKeys();
+    for (const env of [{}, { NETWORK: 'nile' }, { STACK_PROFILE: 'local' }, { STACK_PROFILE: 'test' }]) {
+      expect(() => parseConfig({ ...env, WEBHOOK_SECRET_KEY: keys.WEBHOOK_SECRET_KEY })).toThrow(/API_KEY_ENCRYPTION_KEY: required/);
+      expect(() => parseConfig({ ...env, API_KEY_ENCRYPTION_KEY: keys.API_KEY_ENCRYPTION_KEY })).toThrow(/WEBHOOK_SECRET_KEY: required/);
+    }
+    expect(() => parseConfig({ ...keys, API_KEY_ENCRYPTION_KEY: 'ab' })).toThrow(/64 hex/);
+    // The constants earlier versions shipped, and patterned values, are not keys on any profile.
+    for (const published of ['6465762d6f6e6c792d6170692d6b65792d656e6372797074696f6e2d6b657921', 'a'.repeat(64), 'ab'.repeat(32)]) {
+      expect(() => parseConfig({ ...keys, STACK_PROFILE: 'local', API_KEY_ENCRYPTION_KEY: published })).toThrow(/not a key/);
+    }
+    expect(() => parseConfig({ ...keys, WEBHOOK_SECRET_KEY: '6465762d6f6e6c792d776562686f6f6b2d7365637265742d6b65792d2d2d2d21' })).toThrow(/not a key/);
+  });
+  it('reads with the previous key during a rotation; the retired public dev keys only on local and test', () => {
+    const keys = freshKeys();
+    const previous = freshKeys().API_KEY_ENCRYPTION_KEY;
+    const rotating = parseConfig({ ...keys, API_KEY_ENCRYPTION_KEY_PREVIOUS: previous, STACK_PROFILE: 'nile' });
+    expect(rotating.API_KEY_DECRYPTION_KEYS).toEqual([keys.API_KEY_ENCRYPTION_KEY, previous]);
+    expect(rotating.WEBHOOK_DECRYPTION_KEYS).toEqual([keys.WEBHOOK_SECRET_KEY]);
+    expect(parseConfig({ ...keys, STACK_PROFILE: 'local' }).API_KEY_DECRYPTION_KEYS).toHaveLength(2);
+    expect(parseConfig({ ...keys }).API_KEY_DECRYPTION_KEYS).toEqual([keys.API_KEY_ENCRYPTION_KEY]);
   });
 });
 

@@ -7,6 +7,7 @@ import { depositAddressAt } from '../../services/identity/deposit-derivation';
 import { signatureMatches, signRequest, timestampInWindow } from '../../services/identity/request-signing';
 import { cleanTitle } from '../../services/identity/text-rules';
 import { devDefaults, parseConfig } from '../../services/platform/config';
+import { freshKeys } from './support/keys';
 
 const DAY = 86_400_000;
 const ctx = { network: 'nile' as const, brand: 'energy' };
@@ -24,9 +25,10 @@ test('deposit addresses derive from the xpub at m/44\'/195\'/0\'/0/i (the test m
   expect(depositAddressAt(devDefaults.DEPOSIT_XPUB, 1)).not.toBe(depositAddressAt(devDefaults.DEPOSIT_XPUB, 0));
 });
 
-test('mainnet refuses to start without DEPOSIT_XPUB and API_KEY_ENCRYPTION_KEY', () => {
-  expect(() => parseConfig({ NETWORK: 'mainnet', WEBHOOK_SECRET_KEY: 'a'.repeat(64) })).toThrow(/DEPOSIT_XPUB/);
-  expect(parseConfig({}).DEPOSIT_XPUB).toBe(devDefaults.DEPOSIT_XPUB);
+test('mainnet refuses to start without DEPOSIT_XPUB; the secret keys are required everywhere', () => {
+  expect(() => parseConfig({ NETWORK: 'mainnet', ...freshKeys() })).toThrow(/DEPOSIT_XPUB/);
+  expect(() => parseConfig({ NETWORK: 'nile', WEBHOOK_SECRET_KEY: 'a'.repeat(64) })).toThrow(/API_KEY_ENCRYPTION_KEY/);
+  expect(parseConfig({ ...freshKeys() }).DEPOSIT_XPUB).toBe(devDefaults.DEPOSIT_XPUB);
 });
 
 test('addresses need a valid checksum, not only the shape', () => {

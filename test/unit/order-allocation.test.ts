@@ -1,6 +1,7 @@
 import { inFlightSun, lessInFlight, planDelegation, SUN_PER_TRX, trxFor, unitsFor } from '../../services/chain/allocation';
 import { devnetKey, poolSigners } from '../../services/chain/pool-keys';
 import { parseConfig } from '../../services/platform/config';
+import { freshKeys } from './support/keys';
 
 const ratio = { limit: 180_000_000_000n, weight: 8_030_000_000n };
 
@@ -50,7 +51,7 @@ test('stake of stored delegations still in flight is taken off each address befo
 });
 
 test('devnet pool keys derive from the seed; mainnet needs configured keys', () => {
-  const cfg = parseConfig({ NETWORK: 'nile', DEVNET_SEED: 'devnet', DEVNET_POOL: '2' });
+  const cfg = parseConfig({ NETWORK: 'nile', DEVNET_SEED: 'devnet', DEVNET_POOL: '2', ...freshKeys() });
   const signers = poolSigners(cfg);
   expect(signers.map((s) => s.privateKey)).toEqual([devnetKey('devnet', 'pool:0'), devnetKey('devnet', 'pool:1')]);
   expect(signers[0].address).toMatch(/^T/);

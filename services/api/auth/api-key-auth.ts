@@ -1,14 +1,16 @@
 /**
  * Signed API-key requests: one 1002 answer for an unknown or revoked key, a bad signature, a timestamp
- * outside ±300 s and a replayed signature. Signatures are compared in constant time and accepted once
- * (Redis SET NX for the replay window).
+ * outside ±300 s and a replayed signature. Signatures are compared in constant time. A POST, PATCH or
+ * DELETE signature is accepted once (Redis SET NX for the replay window); GET and HEAD change nothing,
+ * so a polling bot may repeat one inside the window (contract.md section 2).
  */
 import type { Request } from 'express';
-import { tokenHash, signatureMatches, signRequest, timestampInWindow } from '../../identity/request-signing';
-import { openSecret } from '../../platform/secret-box';
+import { tokenHash, signatureMatches, signatureSingleUse, signRequest, timestampInWindow } from '../../identity/request-signing';
+import { logger } from '../../platform/logger';
+import { openWithAny } from '../../platform/secret-box';
 import type { Runtime } from '../../platform/runtime';
 import { ApiError } from '../errors';
-import { findApiKey, touchApiKey } from '../stores/api-keys';
+import { apiKeyContext, findApiKey, touchApiKey } from '../stores/api-keys';
 import type { AuthContext } from './context';
 
 const REPLAY_TTL_S = 600;
@@ -21,12 +23,22 @@ export async function verifySignedRequest(
   if (!timestamp || !sign || !/^key_[0-9a-f]{24}$/.test(keyId)) throw rejected;
   const key = await findApiKey(rt.pool, keyId);
   if (!key || key.revokedAt !== null) throw rejected;
-  const expected = signRequest(openSecret(rt.cfg.API_KEY_ENCRYPTION_KEY, key.secretEnc, `api_key:${key.id}`), timestamp, req.method, req.originalUrl, req.rawBody ?? Buffer.alloc(0));
+  let secret: string;
+  try {
+    secret = openWithAny(rt.cfg.API_KEY_DECRYPTION_KEYS, key.secretEnc, apiKeyContext(key.id)).plaintext;
+  } catch {
+    // Sealed under a key this process does not hold (a rotation half done): the key cannot sign here.
+    logger.error({ keyId: key.id }, 'API-key secret opens with no configured key; finish or undo the key rotation');
+    throw rejected;
+  }
+  const expected = signRequest(secret, timestamp, req.method, req.originalUrl, req.rawBody ?? Buffer.alloc(0));
   if (!signatureMatches(expected, sign)) throw rejected;
   const now = rt.clock.now();
   if (!timestampInWindow(timestamp, now)) throw rejected;
-  const fresh = await rt.redis.set(`${rt.cfg.topicPrefix}sig:${tokenHash(sign)}`, '1', 'EX', REPLAY_TTL_S, 'NX');
-  if (fresh !== 'OK') throw rejected;
+  if (signatureSingleUse(req.method)) {
+    const fresh = await rt.redis.set(`${rt.cfg.topicPrefix}sig:${tokenHash(sign)}`, '1', 'EX', REPLAY_TTL_S, 'NX');
+    if (fresh !== 'OK') throw rejected;
+  }
   await touchApiKey(rt.pool, key.id, now);
   return { kind: 'api_key', accountId: key.accountId, keyId: key.id, scopes: key.scopes };
 }

@@ -17,7 +17,14 @@ function header(req: Request, name: string): string | undefined {
 export function cookieValue(req: Request, name: string): string | undefined {
   for (const part of (header(req, 'cookie') ?? '').split(';')) {
     const [k, ...rest] = part.trim().split('=');
-    if (k === name && rest.length) return decodeURIComponent(rest.join('='));
+    if (k === name && rest.length) {
+      // A malformed escape (`session=%E0`) is not a session the service issued: keep it as sent, it matches nothing.
+      try {
+        return decodeURIComponent(rest.join('='));
+      } catch {
+        return rest.join('=');
+      }
+    }
   }
   return undefined;
 }

@@ -2,14 +2,14 @@
  * `requireAuth(requirement)`: the one authentication middleware. It leaves the caller in
  * `res.locals.auth` (read it with `authOf(res)`) or answers with the contract's codes:
  * 1001 no credentials, 1002 bad signed request, 1011/1012 bootstrap token, 1013 session, 1014 CSRF,
- * 1015 key scope, 1016 session role, 1020 budget. The app puts the Runtime in `app.locals.rt`.
+ * 1015 key scope, 1016 session role, 1020 budget (every caller: API key, bootstrap token, session). The app puts the Runtime in `app.locals.rt`.
  */
 import type { Request, RequestHandler, Response } from 'express';
 import type { Runtime } from '../../platform/runtime';
 import { ApiError } from '../errors';
 import { verifySignedRequest } from './api-key-auth';
 import { verifyBootstrap } from './bootstrap-auth';
-import { spendBudget } from './budget';
+import { spendCallerBudget } from './budget';
 import type { AuthContext, AuthRequirement, MemberRole } from './context';
 import { presentedCredentials } from './credentials';
 import { checkCsrf, loadSession, sessionContext, type LiveSession } from './session-auth';
@@ -29,12 +29,14 @@ async function authenticate(req: Request, res: Response, need: AuthRequirement):
       if (!need.apiKey) throw new ApiError('scope_missing', 'No API-key scope opens this endpoint; it needs a dashboard session.', { scope: null });
       const scope = need.apiKey.scope;
       if (scope && !auth.scopes.includes(scope)) throw new ApiError('scope_missing', `The API key lacks the scope \`${scope}\`.`, { scope });
-      const write = req.method !== 'GET' && req.method !== 'HEAD';
-      await spendBudget(rt, write ? 'writes' : 'reads', auth.keyId, write ? rt.cfg.BUDGET_WRITES_PER_SEC : rt.cfg.BUDGET_READS_PER_SEC, 1_000);
+      await spendCallerBudget(rt, req.method, auth.keyId);
       return auth;
     }
-    case 'bootstrap':
-      return verifyBootstrap(rt, presented.token, need.bootstrap === true);
+    case 'bootstrap': {
+      const auth = await verifyBootstrap(rt, presented.token, need.bootstrap === true);
+      await spendCallerBudget(rt, req.method, auth.tokenId);
+      return auth;
+    }
     case 'session': {
       if (!need.session) throw new ApiError('authentication_required', 'This endpoint takes an API key, not a dashboard session.');
       const session: LiveSession = await loadSession(rt, presented.token, res);
@@ -43,6 +45,7 @@ async function authenticate(req: Request, res: Response, need: AuthRequirement):
         throw new ApiError('role_forbidden', `This needs the role \`${need.session.minRole}\` or above.`, { role: need.session.minRole });
       }
       res.locals.session = session;
+      await spendCallerBudget(rt, req.method, session.row.id);
       return sessionContext(session);
     }
     case 'none':

@@ -8,7 +8,7 @@ import { allScopes, type ApiKeyScope } from '../auth/context';
 import { accountIdOf, requireAuth } from '../auth/require-auth';
 import { ApiError, sendJson } from '../errors';
 import type { IdentityDeps } from '../identity-deps';
-import { insertApiKey, listApiKeys, revokeApiKey, type ApiKeyRow } from '../stores/api-keys';
+import { apiKeyContext, insertApiKey, listApiKeys, revokeApiKey, type ApiKeyRow } from '../stores/api-keys';
 import { loadAccount } from '../stores/accounts';
 
 export const MAX_ACTIVE_KEYS = 10;
@@ -29,7 +29,7 @@ export function apiKeysRouter(deps: IdentityDeps): Router {
     const row: ApiKeyRow = {
       id, accountId, name: req.body?.name ?? null,
       scopes: (req.body?.scopes as ApiKeyScope[] | undefined) ?? [...allScopes],
-      secretEnc: sealSecret(rt.cfg.API_KEY_ENCRYPTION_KEY, secret, `api_key:${id}`), createdAt: rt.clock.now(), lastUsedAt: null, revokedAt: null,
+      secretEnc: sealSecret(rt.cfg.API_KEY_ENCRYPTION_KEY, secret, apiKeyContext(id)), createdAt: rt.clock.now(), lastUsedAt: null, revokedAt: null,
     };
     if (!(await insertApiKey(rt.pool, row, MAX_ACTIVE_KEYS))) throw new ApiError('api_key_limit_reached', undefined, { limit: MAX_ACTIVE_KEYS });
     sendJson(res, 201, { ...keyJson(row), secret });

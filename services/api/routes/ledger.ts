@@ -4,6 +4,7 @@ import { ledgerHeldStatuses, usdtDecimal } from '../../domain/deposits';
 import { toIso } from '../../platform/clock';
 import type { Runtime } from '../../platform/runtime';
 import { accountIdOf, requireAuth } from '../auth/require-auth';
+import { cursorInstant, invalidCursor } from '../cursor';
 import { ApiError, sendJson } from '../errors';
 import { loadAccount } from '../stores/accounts';
 import type { RequestValidator } from '../validate';
@@ -19,11 +20,8 @@ function encodeCursor(c: Cursor): string {
 
 function decodeCursor(text: string): Cursor {
   const [at, id] = Buffer.from(text, 'base64url').toString('utf8').split('|');
-  const createdAt = new Date(at ?? '');
-  if (!id || !/^jrn_[0-9a-f]+$/.test(id) || Number.isNaN(createdAt.getTime())) {
-    throw new ApiError('invalid_request', 'The cursor is not valid.', { field: 'cursor' });
-  }
-  return { createdAt, id };
+  if (!id || !/^jrn_[0-9a-f]{1,64}$/.test(id)) throw invalidCursor();
+  return { createdAt: cursorInstant(at ?? ''), id };
 }
 
 function depositJson(d: Record<string, any>, status: string) {

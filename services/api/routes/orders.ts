@@ -14,8 +14,10 @@ import {
   chargeFor, priceFor, priceRowJson, priceTable, quoteMatches, QUOTE_TTL_MS, tierSeconds, type DelegatedResource, type OrderResource, type PriceTable, type Tier,
 } from '../../domain/pricing';
 import type { Runtime } from '../../platform/runtime';
+import { publicReadBudget } from '../auth/budget';
 import { accountIdOf, requireAuth } from '../auth/require-auth';
 import { ApiError, sendJson } from '../errors';
+import { cursorInstant, invalidCursor } from '../cursor';
 import { checkAddress } from '../identity-deps';
 import { insertQuote, listOrders, orderByRef, quoteById, type OrderCursor, type OrderFilter } from '../stores/orders';
 import type { RequestValidator } from '../validate';
@@ -80,8 +82,8 @@ function encodeCursor(c: OrderCursor): string {
 
 function decodeCursor(text: string): OrderCursor {
   const m = /^(\d{1,15}):(ord_[0-9a-f]{24})$/.exec(Buffer.from(text, 'base64url').toString('utf8'));
-  if (!m) throw new ApiError('invalid_request', 'The cursor is not valid.', { field: 'cursor' });
-  return { createdAt: new Date(Number(m[1])), id: m[2] };
+  if (!m) throw invalidCursor();
+  return { createdAt: cursorInstant(Number(m[1])), id: m[2] };
 }
 
 async function submit(bus: CommandBus, body: NewCommand): Promise<{ status: number; body: Record<string, unknown> }> {
@@ -104,7 +106,7 @@ export function ordersRouter(deps: OrderRouteDeps): Router {
     }
   };
 
-  router.get('/v1/prices', validator.for('getPrices'), (_req, res) => {
+  router.get('/v1/prices', validator.for('getPrices'), publicReadBudget(rt), (_req, res) => {
     const table = pricesOf(rt);
     sendJson(res, 200, { network: table.network, data: table.rows.map(priceRowJson), activation_fee_sun: table.activationFeeSun, as_of: new Date(rt.clock.now()).toISOString() });
   });
@@ -178,10 +180,12 @@ export function ordersRouter(deps: OrderRouteDeps): Router {
       status: q.status as OrderStatus[] | undefined, resource: q.resource, receiver: q.receiver, clientOrderId: q.client_order_id,
       createdAfter: date(q.created_after), createdBefore: date(q.created_before), from: date(q.from), to: date(q.to),
     };
+    // Decoded before either format, so a crafted cursor is refused (2000) for CSV as well; CSV starts after it.
+    const cursor = q.cursor ? decodeCursor(q.cursor) : undefined;
     if (q.format === 'csv') {
       res.status(200).type('text/csv; charset=utf-8').setHeader('content-disposition', 'attachment; filename="orders.csv"');
       res.write(csvHeader());
-      let after: OrderCursor | undefined;
+      let after: OrderCursor | undefined = cursor;
       for (;;) {
         const page = await listOrders(rt.pool, accountId, filter, 500, after);
         for (const o of page) res.write(csvLine(JSON.parse(JSON.stringify(orderJson(o), (_k, v) => (typeof v === 'bigint' ? v.toString() : v)))));
@@ -192,7 +196,7 @@ export function ordersRouter(deps: OrderRouteDeps): Router {
       return;
     }
     const limit = Number(q.limit ?? 50);
-    const page = await listOrders(rt.pool, accountId, filter, limit + 1, q.cursor ? decodeCursor(q.cursor) : undefined);
+    const page = await listOrders(rt.pool, accountId, filter, limit + 1, cursor);
     const data = page.slice(0, limit);
     const last = data[data.length - 1];
     sendJson(res, 200, {

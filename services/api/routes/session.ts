@@ -7,6 +7,7 @@ import { newToken, tokenHash } from '../../identity/request-signing';
 import { toIso } from '../../platform/clock';
 import { ensureAccount } from '../account-provisioning';
 import { proveAddress } from '../auth/challenge-proof';
+import { proofBudget } from '../auth/budget';
 import { clientIp } from '../auth/credentials';
 import type { MemberRole } from '../auth/context';
 import { authOf, requireAuth } from '../auth/require-auth';
@@ -51,7 +52,7 @@ export function sessionRouter(deps: IdentityDeps): Router {
     return { account, role: 'owner' };
   }
 
-  router.post('/v1/session', validator.for('createSession'), async (req, res) => {
+  router.post('/v1/session', validator.for('createSession'), proofBudget(rt), async (req, res) => {
     const address = checkAddress(req.body.address, 'address');
     await proveAddress(rt, address, req.body.nonce, req.body.signature);
     const { account, role } = await accountFor(address, req.body.account_id);

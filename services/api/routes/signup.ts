@@ -8,7 +8,7 @@ import { newToken, tokenHash } from '../../identity/request-signing';
 import { toIso } from '../../platform/clock';
 import { ensureAccount, withDepositAddress } from '../account-provisioning';
 import { BOOTSTRAP_TTL_MS, verifyBootstrap } from '../auth/bootstrap-auth';
-import { spendBudget } from '../auth/budget';
+import { MINUTE_MS, proofBudget, spendBudget } from '../auth/budget';
 import { CHALLENGE_TTL_MS, proveAddress } from '../auth/challenge-proof';
 import { clientIp, presentedCredentials } from '../auth/credentials';
 import { accountIdOf, requireAuth } from '../auth/require-auth';
@@ -19,7 +19,7 @@ import { saveBootstrapToken } from '../stores/bootstrap-tokens';
 import { saveChallenge } from '../stores/challenges';
 import { depositRows } from '../views/account-view';
 
-const MINUTE = 60_000;
+const MINUTE = MINUTE_MS;
 
 export function signupRouter(deps: IdentityDeps): Router {
   const { rt, validator } = deps;
@@ -41,7 +41,7 @@ export function signupRouter(deps: IdentityDeps): Router {
     sendJson(res, 201, { nonce, address, purpose, message, issued_at: toIso(issuedAt), expires_at: toIso(expiresAt) });
   });
 
-  router.post('/v1/accounts/challenge/verify', validator.for('verifyChallenge'), async (req, res) => {
+  router.post('/v1/accounts/challenge/verify', validator.for('verifyChallenge'), proofBudget(rt), async (req, res) => {
     const address = checkAddress(req.body.address, 'address');
     await proveAddress(rt, address, req.body.nonce, req.body.signature);
     const now = rt.clock.now();
@@ -65,6 +65,7 @@ export function signupRouter(deps: IdentityDeps): Router {
       const auth = await verifyBootstrap(rt, presented.token, true);
       if (auth.address !== address) throw new ApiError('bootstrap_token_invalid', 'The bootstrap token was issued to another address.');
     } else if (typeof req.body.nonce === 'string' && typeof req.body.signature === 'string') {
+      await spendBudget(rt, 'proofs', clientIp(req) ?? 'unknown', rt.cfg.BUDGET_PROOFS_PER_IP_PER_MIN, MINUTE);
       await proveAddress(rt, address, req.body.nonce, req.body.signature);
     } else {
       throw new ApiError('authentication_required', 'Send a bootstrap token, or `nonce` and `signature` of a challenge.');

@@ -17,6 +17,7 @@ import {
   deleteEndpoint, findEndpoint, insertEndpoint, listDeliveries, listEndpoints, updateEndpoint, type DeliveryCursor, type DeliveryLogRow, type EndpointRow,
 } from '../../webhooks/endpoint-store';
 import { accountIdOf, requireAuth } from '../auth/require-auth';
+import { cursorInstant, cursorSeq, invalidCursor } from '../cursor';
 import { ApiError, sendJson } from '../errors';
 import type { RequestValidator } from '../validate';
 
@@ -51,11 +52,18 @@ function encodeCursor(d: DeliveryLogRow): string {
 
 function decodeCursor(text: string): DeliveryCursor {
   const [at, seq, id] = Buffer.from(text, 'base64url').toString('utf8').split('|');
-  const createdAt = new Date(at ?? '');
-  if (!id || !/^\d{1,19}$/.test(seq ?? '') || Number.isNaN(createdAt.getTime())) {
-    throw new ApiError('invalid_request', 'The cursor is not valid.', { field: 'cursor' });
-  }
-  return { createdAt, seq: BigInt(seq), id };
+  if (!id || !/^dlv_[0-9A-Za-z_-]{1,64}$/.test(id)) throw invalidCursor();
+  return { createdAt: cursorInstant(at ?? ''), seq: cursorSeq(seq ?? ''), id };
+}
+
+/**
+ * What the test delivery tells its caller about a failure: a refused URL keeps its reason, but every
+ * transport failure (refused, reset, TLS, timeout) is the one `connection_failed`, so the endpoint
+ * cannot be used to tell a closed port from an open one.
+ */
+export function testError(error: string | null): string | null {
+  if (error === null || error.startsWith('url_rejected')) return error;
+  return 'connection_failed';
 }
 
 export function webhooksRouter(deps: WebhookRouteDeps): Router {
@@ -133,7 +141,14 @@ export function webhooksRouter(deps: WebhookRouteDeps): Router {
       eventId: randomId('event'), type: event, eventVersion: EVENT_VERSION, createdAt: now, accountId: endpoint.accountId,
       network: rt.cfg.NETWORK, data: sampleEventData(event, now),
     }, true);
-    const request = signedRequest(box.open(endpoint.id, endpoint.secretSealed), body, {
+    let secret: string;
+    try {
+      secret = box.open(endpoint.id, endpoint.secretSealed);
+    } catch {
+      // Sealed under a key this process does not hold (a key rotation half done): nothing can be signed.
+      throw new ApiError('service_unavailable', 'The endpoint secret cannot be read right now; retry later.');
+    }
+    const request = signedRequest(secret, body, {
       eventId: JSON.parse(body.toString('utf8')).event_id, eventType: event, eventVersion: EVENT_VERSION, deliveryId, attempt: 1,
       timestampSeconds: Math.floor(now / 1000), userAgent: `${rt.cfg.BRAND}-webhook/1`,
     });
@@ -142,7 +157,7 @@ export function webhooksRouter(deps: WebhookRouteDeps): Router {
     });
     sendJson(res, 200, {
       delivered: answer.ok, event, delivery_id: deliveryId, response_status: answer.status,
-      response_body_excerpt: answer.excerpt, error: answer.error, duration_ms: answer.durationMs,
+      response_body_excerpt: answer.excerpt, error: testError(answer.error), duration_ms: answer.durationMs,
     });
   });
 

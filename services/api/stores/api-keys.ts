@@ -14,6 +14,9 @@ export interface ApiKeyRow {
   revokedAt: number | null;
 }
 
+/** Associated data binding a sealed API-key secret to its row. */
+export const apiKeyContext = (id: string) => `api_key:${id}`;
+
 const columns = 'id, account_id, name, scopes, secret_enc, created_at, last_used_at, revoked_at';
 
 const ms = (d: Date | null) => (d === null ? null : d.getTime());

@@ -88,7 +88,9 @@ function expected(e: Endpoint, cred: Cred): [number, number | null] {
     case 'none': return [401, sessionOnly ? 1013 : 1001];
     case 'bootstrap': return e.need.bootstrap ? [200, null] : [401, 1012];
     case 'expired bootstrap': return e.need.bootstrap ? [401, 1011] : [401, 1012];
-    case 'bad signature': case 'replayed signature': case 'stale timestamp': case 'revoked key': return [401, 1002];
+    // GET and HEAD signatures may repeat inside the window (contract.md section 2): a replayed GET is the owner's key.
+    case 'replayed signature': if (!unsafe) return e.need.apiKey ? [200, null] : [403, 1015]; return [401, 1002];
+    case 'bad signature': case 'stale timestamp': case 'revoked key': return [401, 1002];
     case 'key without the scope': return [403, 1015];
     case 'no session': return e.need.session ? [401, 1013] : [401, 1001];
     case 'session without CSRF':

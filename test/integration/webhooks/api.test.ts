@@ -56,7 +56,7 @@ const signed = (secret: string, r: ReceivedRequest) =>
   verifySignature(secret, { timestamp: r.headers['x-api-timestamp'], signature: r.headers['x-api-sign'] }, r.raw, Math.floor(Date.now() / 1000));
 
 beforeAll(async () => {
-  w = await startWebhookWorld('whapi', { BUDGET_CHALLENGE_PER_IP_PER_MIN: '100000', BUDGET_READS_PER_SEC: '100000', BUDGET_WRITES_PER_SEC: '100000' });
+  w = await startWebhookWorld('whapi', { BUDGET_CHALLENGE_PER_IP_PER_MIN: '100000', BUDGET_PROOFS_PER_IP_PER_MIN: '100000', BUDGET_READS_PER_SEC: '100000', BUDGET_WRITES_PER_SEC: '100000' });
   ({ rt, bus } = w);
   base = await listen(createApp({ rt, bus, webhooks: { ca: testCa().ca, resolve } }));
   // A second app would register its metrics twice: the webhook routes alone, as production configures them.
@@ -116,6 +116,13 @@ test('every rejected URL form answers 422 3020 with the reason, on create and on
     ['https://127.0.0.1/x', 'forbidden_address'],
     ['https://[::1]/x', 'forbidden_address'],
     ['https://[::ffff:127.0.0.1]/x', 'forbidden_address'],
+    // IPv6 forms embedding IPv4 are judged by the IPv4 inside (issue 12, item 4).
+    ['https://[64:ff9b:1::a9fe:a9fe]/', 'forbidden_address'],
+    ['https://[64:ff9b::a9fe:a9fe]/', 'forbidden_address'],
+    ['https://[::ffff:0:7f00:1]/', 'forbidden_address'],
+    ['https://[::a9fe:a9fe]/', 'forbidden_address'],
+    ['https://[2002:a9fe:a9fe::1]/', 'forbidden_address'],
+    ['https://[2001:0:7f00:1::]/', 'forbidden_address'],
     ['https://10.1.2.3/x', 'forbidden_address'],
     ['https://172.16.5.4/x', 'forbidden_address'],
     ['https://192.168.1.1/x', 'forbidden_address'],
@@ -187,6 +194,25 @@ test('the test delivery: signed, test: true, 512-byte excerpt, not retried, not 
   await new Promise((r) => setTimeout(r, 1_000));
   expect(failing.requests).toHaveLength(1);
   expect((await as(c).get(`/v1/webhooks/${ep.id}/deliveries`)).body).toEqual({ data: [], next_cursor: null });
+});
+
+test('the test delivery tells no port from another: refused, plain-TCP and closed ports all read connection_failed', async () => {
+  const c = await signUp(base);
+  const ep = (await as(c).post('/v1/webhooks', { url: 'https://127.0.0.1:9/x' })).body;
+  // An open port that speaks no TLS (this API itself), and a port nothing listens on.
+  const plain = new URL(base).port;
+  const closed = await new Promise<number>((r) => {
+    const s = express().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as AddressInfo).port;
+      s.close(() => r(port));
+    });
+  });
+  const answers = [];
+  for (const port of [plain, closed]) {
+    await as(c).patch(`/v1/webhooks/${ep.id}`, { url: `https://127.0.0.1:${port}/x` });
+    answers.push((await as(c).post(`/v1/webhooks/${ep.id}/test`, { event: 'balance.credited' })).body);
+  }
+  for (const a of answers) expect(a).toMatchObject({ delivered: false, response_status: null, response_body_excerpt: null, error: 'connection_failed' });
 });
 
 test('the delivery log: newest first, cursor paging, API key with webhooks.read or a session', async () => {

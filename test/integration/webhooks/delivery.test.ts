@@ -190,15 +190,73 @@ test('a secret rotated between two attempts: the next attempt is signed with the
   expect(signedBy(ep.secret, rcv.requests[1])).toBe(false);
 });
 
-test("events of one stream never overtake each other: the second waits for the first's retries", async () => {
-  const rcv = await receiver((_r, n) => (n <= 2 ? { status: 500 } : { status: 200 }));
+test("one order's events: first attempts in event order, but a failing earlier event does not hold the later ones back", async () => {
+  // The first event fails twice; the second must not wait for those retries (README, "Delivery order").
+  let first: string | undefined;
+  const rcv = await receiver((r) => {
+    first ??= r.headers['x-event-id'];
+    return r.headers['x-event-id'] === first && Number(r.headers['x-delivery-attempt']) <= 2 ? { status: 500 } : { status: 200 };
+  });
   const account = await createAccount(rt, bus);
   await insertEndpoint(rt, account, rcv.url);
   await credit(bus, account, 1_000n);
   await credit(bus, account, 2_000n);
   const rows = await allDelivered(account, 2);
-  const order = rcv.requests.map((r) => r.headers['x-event-id']);
-  expect(order).toEqual([rows[0].event_id, rows[0].event_id, rows[0].event_id, rows[1].event_id]);
+  const order = rcv.requests.map((r) => `${r.headers['x-event-id']}#${r.headers['x-delivery-attempt']}`);
+  const [e0, e1] = [rows[0].event_id, rows[1].event_id];
+  // e0 went first; e1 went out once e0's first attempt failed, before e0's retries were done.
+  expect(order[0]).toBe(`${e0}#1`);
+  expect(order.indexOf(`${e1}#1`)).toBeLessThan(order.indexOf(`${e0}#3`));
+  expect(order.filter((x) => x.startsWith(e0))).toEqual([`${e0}#1`, `${e0}#2`, `${e0}#3`]);
+  expect(order.filter((x) => x.startsWith(e1))).toEqual([`${e1}#1`]);
+});
+
+test('an earlier event not yet attempted (or in flight) still holds back the later one of its order', async () => {
+  const rcv = await receiver();
+  const account = await createAccount(rt, bus);
+  const endpoint = await insertEndpoint(rt, account, rcv.url, { active: false });
+  const base = rt.clock.now();
+  const events: IncomingEvent[] = [0, 1].map((i) => ({
+    eventId: `evt_hold${randomUUID().replace(/-/g, '').slice(0, 16)}${i}`, type: 'order.confirmed', eventVersion: 1, createdAt: base + i,
+    accountId: account, network: 'nile', data: { order_id: `ord_hold${account.slice(4, 12)}`, tier: '1h' }, seq: BigInt(1_000 + i),
+  }));
+  await inTransaction(rt.pool, (c) => insertDeliveries(c, events, rt.clock.now()));
+  await rt.pool.query('UPDATE webhook_endpoints SET is_active = true WHERE id = $1', [endpoint.id]);
+  await allDelivered(account, 2);
+  expect(rcv.requests.map((r) => r.headers['x-event-id'])).toEqual(events.map((e) => e.eventId));
+});
+
+test('the 5m cut-off applies to every event of a 5m order, also those without data.tier', async () => {
+  const account = await createAccount(rt, bus);
+  await insertEndpoint(rt, account, 'https://127.0.0.1:9/never');
+  const client = await rt.pool.connect();
+  try {
+    // Inside a transaction rolled back: the order row exists only for intake to read its tier.
+    await client.query('BEGIN');
+    const now = new Date(rt.clock.now());
+    const orders = [['5m', `ord_cut5m${account.slice(4, 12)}`], ['1h', `ord_cut1h${account.slice(4, 12)}`]];
+    for (const [tier, id] of orders) {
+      await client.query(
+        `INSERT INTO orders (id, account_id, request_hash, resource, amount, tier, duration_seconds, receiver, source, status, confirm_status,
+           pay_amount_sun, activate_amount_sun, total_amount_sun, refunded_amount_sun, supplier, allocations, undelegations, created_at, updated_at)
+         VALUES ($1, $2, 'h', 'energy', 65000, $3, 300, 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8', 'api', 'expired', 'confirmed', 1, 0, 1, 0, 'pool', '[]', '[]', $4, $4)`,
+        [id, account, tier, now],
+      );
+    }
+    const events: IncomingEvent[] = orders.flatMap(([tier, id], k) => (['order.expired', 'order.reclaimed', 'order.refunded', 'order.confirmed'] as const).map((type, i) => ({
+      eventId: `evt_cut${k}${i}${randomUUID().replace(/-/g, '').slice(0, 12)}`, type, eventVersion: 1, createdAt: now.getTime(), accountId: account,
+      network: 'nile', data: type === 'order.confirmed' ? { order_id: id, tier } : { order_id: id }, seq: BigInt(2_000 + k * 10 + i),
+    })));
+    await insertDeliveries(client, events, now.getTime());
+    const { rows } = await client.query('SELECT event_type, stream_key, max_attempts FROM webhook_deliveries WHERE account_id = $1 ORDER BY seq', [account]);
+    expect(rows.map((r) => [r.event_type, r.max_attempts])).toEqual([
+      ['order.expired', 4], ['order.reclaimed', 4], ['order.refunded', 4], ['order.confirmed', 4],
+      ['order.expired', 10], ['order.reclaimed', 10], ['order.refunded', 10], ['order.confirmed', 10],
+    ]);
+  } finally {
+    await client.query('ROLLBACK');
+    client.release();
+  }
 });
 
 test('the URL is checked again at delivery: a forbidden address is never connected to', async () => {

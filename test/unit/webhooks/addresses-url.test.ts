@@ -12,11 +12,20 @@ describe('address classification', () => {
     ['224.0.0.1', 'multicast'], ['239.255.255.250', 'multicast'], ['ff02::1', 'multicast'],
     ['0.0.0.0', 'unspecified'], ['::', 'unspecified'],
     ['240.0.0.1', 'reserved'], ['255.255.255.255', 'reserved'], ['192.0.2.10', 'reserved'], ['198.18.0.1', 'reserved'],
-    ['2001:db8::1', 'reserved'], ['::7f00:1', 'reserved'],
+    ['2001:db8::1', 'reserved'], ['::7f00:1', 'loopback'], ['::8.8.8.8', 'public'],
     ['::ffff:127.0.0.1', 'loopback'], ['::ffff:7f00:1', 'loopback'], ['::ffff:169.254.169.254', 'metadata'],
     ['::ffff:10.0.0.1', 'private'], ['64:ff9b::a00:1', 'private'], ['2002:7f00:1::', 'loopback'],
     ['8.8.8.8', 'public'], ['172.32.0.1', 'public'], ['100.128.0.1', 'public'], ['2606:4700::1111', 'public'],
     ['::ffff:8.8.8.8', 'public'],
+    // Every IPv6 form embedding IPv4 is judged by the IPv4 inside (issue 12, item 4).
+    ['64:ff9b:1::a9fe:a9fe', 'metadata'], ['64:ff9b:1:a9fe:a9:fe00::', 'metadata'],
+    // Local-use NAT64: the layout is the operator's choice, so every layout must carry a public IPv4; with
+    // 8.8.8.8 in the /96 layout the /48 layout reads 0.0.8.8, so the address is refused.
+    ['64:ff9b:1::808:808', 'unspecified'], ['64:ff9b::169.254.169.254', 'metadata'], ['64:ff9b::8.8.8.8', 'public'],
+    ['::ffff:0:7f00:1', 'loopback'], ['::ffff:0:127.0.0.1', 'loopback'], ['::ffff:0:a9fe:a9fe', 'metadata'], ['::ffff:0:808:808', 'public'],
+    ['::a9fe:a9fe', 'metadata'], ['2002:a9fe:a9fe::1', 'metadata'], ['2002:808:808::1', 'public'],
+    ['2001:0:7f00:1::', 'loopback'], ['2001:0:808:808::80ff:fefe', 'loopback'], ['2001:0:808:808::f7f7:f7f7', 'reserved'],
+    ['2606:4700::5efe:7f00:1', 'loopback'], ['2606:4700::200:5efe:a9fe:a9fe', 'metadata'],
   ])('%s is %s', (address, cls) => {
     expect(classifyAddress(address)).toBe(cls);
   });
@@ -27,6 +36,10 @@ describe('address classification', () => {
     expect(addressAllowed('169.254.169.254', true)).toEqual({ ok: false, cls: 'metadata' });
     expect(addressAllowed('100.64.0.1', true)).toEqual({ ok: false, cls: 'cgnat' });
     expect(addressAllowed('127.0.0.1', false)).toEqual({ ok: false, cls: 'loopback' });
+    expect(addressAllowed('::ffff:0:7f00:1', false)).toEqual({ ok: false, cls: 'loopback' });
+    expect(addressAllowed('64:ff9b:1::a9fe:a9fe', true)).toEqual({ ok: false, cls: 'metadata' });
+    // Local-use NAT64 with the /64 layout (127.0.0.1 in bytes 9..12): refused whichever layout the operator chose.
+    expect(addressAllowed('64:ff9b:1:0:7f:0:100::', false).ok).toBe(false);
   });
 });
 

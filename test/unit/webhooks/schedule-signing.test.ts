@@ -4,6 +4,7 @@ import { envelopeBytes, newEndpointSecret, signedRequest, signPayload, streamKey
 import { subscribes, webhookEventTypes } from '../../../services/webhooks/event-types';
 import { webhookSecretBox } from '../../../services/webhooks/secrets';
 import { parseJson } from '../../../services/platform/json';
+import { freshKeys } from '../support/keys';
 
 const MIN = 60_000;
 
@@ -36,6 +37,10 @@ describe('retry schedule', () => {
     expect(maxAttemptsFor({ order_id: 'ord_1', tier: '5m' })).toBe(4);
     expect(maxAttemptsFor({ order_id: 'ord_1', tier: '1h' })).toBe(10);
     expect(maxAttemptsFor({ reason: 'deposit' })).toBe(10);
+    // order.expired / reclaimed / refunded carry no tier: the order's tier decides.
+    expect(maxAttemptsFor({ order_id: 'ord_1' }, '5m')).toBe(4);
+    expect(maxAttemptsFor({ order_id: 'ord_1' }, '1d')).toBe(10);
+    expect(maxAttemptsFor({ order_id: 'ord_1' }, null)).toBe(10);
     const fourth = { targetAttempt: 4, maxAttempts: 4, failedOver: false, alternateEndpointId: null };
     expect(afterAttempt({ ...fourth, targetAttempt: 3 }, { ok: false }, 0)).toEqual({ state: 'failed', nextAttemptAt: 3 * MIN });
     expect(afterAttempt(fourth, { ok: false }, 0)).toEqual({ state: 'dead' });
@@ -99,11 +104,17 @@ describe('signature, envelope, headers', () => {
     const secret = newEndpointSecret();
     expect(secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
     expect(newEndpointSecret()).not.toBe(secret);
-    const box = webhookSecretBox({ WEBHOOK_SECRET_KEY: undefined });
+    const { WEBHOOK_SECRET_KEY: key } = freshKeys();
+    const box = webhookSecretBox({ WEBHOOK_SECRET_KEY: key, WEBHOOK_DECRYPTION_KEYS: [key] });
     const sealed = box.seal('whk_a', secret);
     expect(sealed).not.toContain(secret);
     expect(box.open('whk_a', sealed)).toBe(secret);
     expect(() => box.open('whk_b', sealed)).toThrow();
-    expect(() => webhookSecretBox({ WEBHOOK_SECRET_KEY: 'ab'.repeat(32) }).open('whk_a', sealed)).toThrow();
+    const other = 'ab'.repeat(32);
+    expect(() => webhookSecretBox({ WEBHOOK_SECRET_KEY: other, WEBHOOK_DECRYPTION_KEYS: [other] }).open('whk_a', sealed)).toThrow();
+    // During a rotation the previous key still opens what it sealed; new secrets are sealed under the new key.
+    const rotating = webhookSecretBox({ WEBHOOK_SECRET_KEY: other, WEBHOOK_DECRYPTION_KEYS: [other, key] });
+    expect(rotating.open('whk_a', sealed)).toBe(secret);
+    expect(box.open.bind(null, 'whk_a', rotating.seal('whk_a', secret))).toThrow();
   });
 });

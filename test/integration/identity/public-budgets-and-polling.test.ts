@@ -1,0 +1,97 @@
+/**
+ * Budgets on every public route (issue 12, item 5): public proofs (challenge verify, sign-in, account
+ * creation by signature) per IP per minute, bootstrap-token and session calls per caller per second,
+ * public reads per IP per second; each answered 429 1020 with Retry-After. And the polling contract
+ * (contract.md section 2): GET signatures may repeat, POST ones may not; X-API-TIMESTAMP in milliseconds.
+ */
+import { signRequest } from '../../../services/identity/request-signing';
+import {
+  call, newWallet, sessionHeaders, signedChallenge, signedHeaders, signIn, signUp, startIdentityStack, type IdentityStack, type Reply,
+} from '../../support/identity';
+
+let stack: IdentityStack;
+beforeAll(async () => {
+  stack = await startIdentityStack('pubbudget', { BUDGET_PROOFS_PER_IP_PER_MIN: '6', BUDGET_PUBLIC_READS_PER_IP_PER_SEC: '4', BUDGET_READS_PER_SEC: '4', BUDGET_WRITES_PER_SEC: '4' });
+});
+afterAll(async () => {
+  await stack?.stop();
+});
+/** Only this world's budget keys (the test Redis is shared). */
+async function resetBudgets(): Promise<void> {
+  const keys = await stack.rt.redis.keys(`${stack.rt.cfg.topicPrefix}budget:*`);
+  if (keys.length) await stack.rt.redis.del(...keys);
+}
+function expectLimited(replies: Reply[]): void {
+  const limited = replies.filter((r) => r.status === 429);
+  expect(limited.length).toBeGreaterThan(0);
+  for (const r of limited) {
+    expect(r.body.error.code).toBe(1020);
+    expect(Number(r.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+  }
+}
+
+test('public proofs: verify and sign-in share 6 per minute per IP, 300 at once are not all answered', async () => {
+  await resetBudgets();
+  const wallet = await newWallet();
+  // Bad signatures cost a proof too: the budget is spent before the proof is checked.
+  const bad = { address: wallet.address, nonce: 'n'.repeat(32), signature: `0x${'a'.repeat(130)}` };
+  const replies = await Promise.all(Array.from({ length: 300 }, (_, i) => call(stack.base, 'POST', i % 2 ? '/v1/session' : '/v1/accounts/challenge/verify', { body: bad })));
+  const counts = { 401: 0, 429: 0, other: 0 } as Record<string, number>;
+  for (const r of replies) counts[r.status === 401 || r.status === 429 ? r.status : 'other']++;
+  // 6 per minute window; a burst that straddles a minute boundary may see two windows.
+  expect(counts.other).toBe(0);
+  expect(counts[401]).toBeGreaterThanOrEqual(6);
+  expect(counts[401]).toBeLessThanOrEqual(12);
+  expectLimited(replies);
+  expect(Number(replies.find((r) => r.status === 429)!.headers.get('retry-after'))).toBeLessThanOrEqual(60);
+});
+
+test('public reads (prices, the document) are budgeted per IP per second', async () => {
+  await resetBudgets();
+  const replies = await Promise.all(Array.from({ length: 12 }, (_, i) => call(stack.base, 'GET', i % 2 ? '/v1/prices' : '/v1/openapi.json')));
+  expect(replies.filter((r) => r.status === 200).length).toBeLessThanOrEqual(4 + 4); // at most one window change inside the burst
+  expectLimited(replies);
+});
+
+test('bootstrap-token reads and session calls are budgeted per caller', async () => {
+  await resetBudgets();
+  const wallet = await newWallet();
+  const proof = await signedChallenge(stack.base, wallet);
+  const verified = await call(stack.base, 'POST', '/v1/accounts/challenge/verify', { body: proof });
+  const bearer = { authorization: `Bearer ${verified.body.bootstrap_token}` };
+  expect((await call(stack.base, 'POST', '/v1/accounts', { body: { address: wallet.address }, headers: bearer })).status).toBe(201);
+  await resetBudgets();
+  expectLimited(await Promise.all(Array.from({ length: 12 }, () => call(stack.base, 'GET', '/v1/accounts/deposit-address', { headers: bearer }))));
+  await resetBudgets();
+  const session = await signIn(stack.base, wallet);
+  expectLimited(await Promise.all(Array.from({ length: 12 }, () => call(stack.base, 'GET', '/v1/session', { headers: sessionHeaders(session) }))));
+});
+
+test('a polling bot may repeat a GET signature; a POST signature is single use; millisecond timestamps are accepted', async () => {
+  await resetBudgets();
+  const customer = await signUp(stack.base);
+  await resetBudgets();
+  const headers = signedHeaders(customer.key, 'GET', '/v1/balance');
+  const polls = [];
+  for (let i = 0; i < 3; i++) polls.push((await call(stack.base, 'GET', '/v1/balance', { headers })).status);
+  expect(polls).toEqual([200, 200, 200]);
+
+  const ms = String(Date.now());
+  const msHeaders = { 'x-api-key': customer.key.id, 'x-api-timestamp': ms, 'x-api-sign': signRequest(customer.key.secret, ms, 'GET', '/v1/account', '') };
+  expect((await call(stack.base, 'GET', '/v1/account', { headers: msHeaders })).status).toBe(200);
+  const stale = String(Date.now() - 301_000);
+  const staleHeaders = { ...msHeaders, 'x-api-timestamp': stale, 'x-api-sign': signRequest(customer.key.secret, stale, 'GET', '/v1/account', '') };
+  expect((await call(stack.base, 'GET', '/v1/account', { headers: staleHeaders })).body.error.code).toBe(1002);
+
+  await resetBudgets();
+  const body = JSON.stringify({ url: 'https://203.0.113.9/hook' });
+  const post = signedHeaders(customer.key, 'POST', '/v1/webhooks', body);
+  const first = await call(stack.base, 'POST', '/v1/webhooks', { raw: body, headers: post });
+  const second = await call(stack.base, 'POST', '/v1/webhooks', { raw: body, headers: post });
+  expect(first.status).not.toBe(401);
+  expect([second.status, second.body.error.code]).toEqual([401, 1002]);
+  // The same POST signed afresh (a millisecond timestamp) is a new request, not a replay.
+  const again = String(Date.now() + 1);
+  const fresh = await call(stack.base, 'POST', '/v1/webhooks', { raw: body, headers: { ...post, 'x-api-timestamp': again, 'x-api-sign': signRequest(customer.key.secret, again, 'POST', '/v1/webhooks', body) } });
+  expect(fresh.status).not.toBe(401);
+});
