@@ -131,6 +131,7 @@ export function txInfoJson(tx: StoredTx): Record<string, unknown> {
     resMessage: o.resMessage ? Buffer.from(o.resMessage, 'utf8').toString('hex') : undefined,
     withdraw_expire_amount: o.withdrawExpireAmount,
     unfreeze_amount: o.unfreezeAmount,
+    assetIssueID: o.assetIssueId,
   });
 }
 
