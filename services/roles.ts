@@ -18,8 +18,9 @@ import { appendOnlyBus } from './broadcaster/work';
 import { startConfirmer } from './confirmer/confirmer';
 import { startScheduler } from './scheduler/scheduler';
 import { startPromoGranter } from './promo/granter';
+import { startForwardWatcher } from './promo/forward-watcher';
 
-export const allRoles = ['api', 'processor', 'relay', 'dispatcher', 'deposit-watcher', 'broadcaster', 'confirmer', 'scheduler', 'promo-granter'] as const;
+export const allRoles = ['api', 'processor', 'relay', 'dispatcher', 'deposit-watcher', 'broadcaster', 'confirmer', 'scheduler', 'promo-granter', 'promo-forward-watcher'] as const;
 export type Role = (typeof allRoles)[number];
 
 export interface Stoppable {
@@ -49,6 +50,7 @@ export async function startRoles(rt: Runtime, roles: Role[]): Promise<Stoppable[
     if (roles.includes(role)) running.push(await chainRoles[role]({ cfg: rt.cfg, pool: rt.pool, bus: appendOnlyBus(rt), clock: rt.clock }));
   }
   if (roles.includes('promo-granter')) running.push(await startPromoGranter({ cfg: rt.cfg, pool: rt.pool, bus: appendOnlyBus(rt), clock: rt.clock }));
+  if (roles.includes('promo-forward-watcher')) running.push(await startForwardWatcher({ cfg: rt.cfg, pool: rt.pool, bus: appendOnlyBus(rt), clock: rt.clock }));
   if (roles.includes('processor')) {
     running.push(
       await startProcessor({

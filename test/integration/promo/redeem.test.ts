@@ -3,76 +3,43 @@
  * promo state, 3038 / 3039 / 3040, 20 concurrent claims against a cap of 5 (exactly 5), the cap's reset
  * at UTC midnight on an injected clock, and the grant read from the chain: delegated, then returned.
  */
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
-import { createApp } from '../../../services/api/app';
-import type { CommandBus } from '../../../services/platform/command-bus';
-import type { Runtime } from '../../../services/platform/runtime';
-import { startRoles, type Stoppable } from '../../../services/roles';
 import { promoOff, promoSet } from '../../../services/ops/promo';
-import { call, newWallet, OPEN_BUDGETS, sign, type Wallet } from '../../support/identity';
-import { dropWorld, eventually, newWorld, openBus, openRuntime, type World } from '../../support/world';
-import { startDevnet, type Devnet } from '../../devnet/start-devnet';
+import { call, newWallet, sign, type Wallet } from '../../support/identity';
+import { dropToken, energyLimit as limitOf, signedPromoClaim, startPromoStack, type PromoStack } from '../../support/promo';
+import { eventually } from '../../support/world';
 
 jest.setTimeout(240_000);
 
-let devnet: Devnet;
-let world: World;
-let rt: Runtime;
-let bus: CommandBus;
-let roles: Stoppable[] = [];
-let server: Server;
+let stack: PromoStack;
 let base: string;
 let tokenId: string;
 let holders: Wallet[];
-/** The injected clock: real time plus this offset. */
-let offsetMs = 0;
 
 beforeAll(async () => {
-  devnet = await startDevnet();
-  world = newWorld('promoredeem', { ...OPEN_BUDGETS, TRON_FULL_HOST: devnet.url, PROMO_CACHE_MS: '0', CHAIN_POLL_MS: '200' });
-  rt = await openRuntime(world);
-  Object.assign(rt, { clock: { now: () => Date.now() + offsetMs, realDelay: (ms: number) => ms } });
-  bus = await openBus(rt);
-  roles = await startRoles(rt, ['processor', 'relay', 'promo-granter']);
-  server = await new Promise((resolve) => {
-    const s = createApp({ rt, bus }).listen(0, '127.0.0.1', () => resolve(s));
-  });
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  stack = await startPromoStack('promoredeem', ['promo-granter']);
+  base = stack.base;
   holders = await Promise.all(Array.from({ length: 22 }, () => newWallet()));
-  const drop = await devnet.post('/admin/promo-token', { name: 'PROMO', holders: holders.map((h) => h.address), amount: 1 });
-  tokenId = drop.token_id;
-  // ops promo set reads the token from solidified state.
-  await eventually(async () => (await fetch(`${devnet.url}/walletsolidity/getassetissuebyid?value=${tokenId}`).then((r) => r.json()) as any).id, 20_000, 'token solidified');
+  tokenId = (await dropToken(stack, holders)).token_id;
 });
 
 afterAll(async () => {
-  await new Promise((r) => server?.close(r));
-  await Promise.allSettled(roles.map((r) => r.stop()));
-  await bus?.stop();
-  if (world) await dropWorld(world, rt);
-  await rt?.close();
-  await devnet?.stop();
+  await stack?.stop();
 });
 
 const promo = async () => (await call(base, 'GET', '/v1/promo')).body;
 const setPromo = async (options: Record<string, string>) => {
-  const result = await promoSet(rt, bus, { 'token-id': tokenId, 'grant-energy': '50000', 'grant-seconds': '6', ...options });
+  const result = await promoSet(stack.rt, stack.bus, { 'token-id': tokenId, 'grant-energy': '50000', 'grant-seconds': '6', ...options });
   expect(result.outcome).toBe('applied');
 };
 const challenge = (w: Wallet) => call(base, 'POST', '/v1/promo/redeem/challenge', { body: { address: w.address } });
 async function signedClaim(w: Wallet) {
-  const c = await challenge(w);
-  if (c.status !== 201) throw new Error(`challenge ${c.status} ${c.text}`);
-  expect(c.body.purpose).toBe('promo_redeem');
-  return { address: w.address, nonce: c.body.nonce, signature: sign(c.body.message, w) };
+  const { purpose, ...claim } = await signedPromoClaim(stack, w);
+  expect(purpose).toBe('promo_redeem');
+  return claim;
 }
 const redeem = (body: unknown) => call(base, 'POST', '/v1/promo/redeem', { body });
-const rowCount = async () => (await rt.pool.query('SELECT count(*)::int AS n FROM promo_redemptions')).rows[0].n as number;
-const energyLimit = async (address: string) => {
-  const r: any = await fetch(`${devnet.url}/wallet/getaccountresource`, { method: 'POST', body: JSON.stringify({ address, visible: true }) }).then((x) => x.json());
-  return Number(r.EnergyLimit ?? 0);
-};
+const rowCount = async () => (await stack.rt.pool.query('SELECT count(*)::int AS n FROM promo_redemptions')).rows[0].n as number;
+const energyLimit = (address: string) => limitOf(stack, address);
 const nextMidnight = (ms: number) => (Math.floor(ms / 86_400_000) + 1) * 86_400_000;
 
 test('off: every field after state is null, and nothing can be claimed', async () => {
@@ -112,7 +79,7 @@ test('20 concurrent claims against a cap of 5: exactly 5 accepted; cap_reached_t
   }
   expect(await rowCount()).toBe(5);
 
-  const now = Date.now() + offsetMs;
+  const now = Date.now() + stack.offset();
   const capped = await promo();
   expect(capped).toMatchObject({ state: 'cap_reached_today', left_today: 0, resets_at: new Date(nextMidnight(now)).toISOString() });
   expect((await challenge(holders[20])).body.error.code).toBe(3040);
@@ -124,7 +91,7 @@ test('20 concurrent claims against a cap of 5: exactly 5 accepted; cap_reached_t
   }
 
   // The injected clock passes the next UTC midnight: a new day, a new cap.
-  offsetMs = nextMidnight(now) + 1_000 - Date.now();
+  stack.setOffset(nextMidnight(now) + 1_000 - Date.now());
   expect(await promo()).toMatchObject({ state: 'active', left_today: 5 });
 });
 
@@ -162,7 +129,7 @@ test('an eligible wallet redeems once: delegated on chain, returned at the end; 
   // The grant lasts 6 s: then the stake goes back to the pool.
   await eventually(async () => (await energyLimit(wallet.address)) === 0, 60_000, 'undelegated');
   const stored = await eventually(async () => {
-    const { rows } = await rt.pool.query('SELECT returned_at, undelegate_tx_id FROM promo_redemptions WHERE address = $1', [wallet.address]);
+    const { rows } = await stack.rt.pool.query('SELECT returned_at, undelegate_tx_id FROM promo_redemptions WHERE address = $1', [wallet.address]);
     return rows[0].returned_at !== null ? rows[0] : undefined;
   }, 30_000, 'returned');
   expect(stored.undelegate_tx_id).toMatch(/^[0-9a-f]{64}$/);
@@ -170,7 +137,7 @@ test('an eligible wallet redeems once: delegated on chain, returned at the end; 
 });
 
 test('ops promo off: state off, challenges refused', async () => {
-  expect((await promoOff(rt, bus)).outcome).toBe('applied');
+  expect((await promoOff(stack.rt, stack.bus)).outcome).toBe('applied');
   expect((await promo()).state).toBe('off');
   expect((await challenge(holders[20])).body.error.code).toBe(3040);
 });
