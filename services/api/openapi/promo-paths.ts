@@ -54,6 +54,13 @@ export const promoPaths: Record<string, Record<string, Operation>> = {
       responses: { '201': json('claim accepted', ref('PromoRedeemResult')), ...errors('400', '401', '403', '409', '429', '500', '503') },
     },
   },
+  '/v1/session/wallet-ticket': {
+    post: {
+      operationId: 'exchangeWalletTicket', summary: "A promo claim's wallet ticket (once, within ten minutes) for a dashboard session.", tags: ['session'], security: [],
+      requestBody: body(obj({ token: { type: 'string', maxLength: 128 } })),
+      responses: { '201': json('session', ref('Session')), ...errors('400', '401', '429', '500', '503') },
+    },
+  },
   '/v1/promo/redemptions/{address}': {
     get: {
       operationId: 'getPromoRedemption', summary: "An address's redemption.", tags: ['promo'], security: [],

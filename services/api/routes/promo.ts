@@ -5,7 +5,6 @@
  */
 import { Router } from 'express';
 import { PROMO_KEY } from '../../domain/commands';
-import { newToken, tokenHash } from '../../identity/request-signing';
 import { toIso } from '../../platform/clock';
 import type { CommandBus } from '../../platform/command-bus';
 import type { Runtime } from '../../platform/runtime';
@@ -17,12 +16,12 @@ import { grantsOnDay, loadPromoConfig, loadRedemption } from '../../promo/store'
 import { proveAddress } from '../auth/challenge-proof';
 import { clientIp } from '../auth/credentials';
 import { issueChallenge } from '../auth/issue-challenge';
+import { issueWalletTicket } from '../auth/wallet-ticket';
 import { ApiError, sendJson } from '../errors';
 import { checkAddress, submitCommand } from '../identity-deps';
 import { accountIdFor } from '../stores/accounts';
 import type { RequestValidator } from '../validate';
 
-export const WALLET_TICKET_TTL_MS = 10 * 60_000;
 
 export interface PromoRouteDeps {
   rt: Runtime;
@@ -31,9 +30,6 @@ export interface PromoRouteDeps {
   /** The drop log (tests may share one); default: read through the chain adapter on TRON_FULL_HOST. */
   drops?: DropLog;
 }
-
-/** Redis key of a wallet ticket (POST /v1/session/wallet-ticket takes it once). */
-export const walletTicketKey = (topicPrefix: string, token: string) => `${topicPrefix}wallet-ticket:${tokenHash(token)}`;
 
 export function promoRouter(deps: PromoRouteDeps): Router {
   const { rt, bus, validator } = deps;
@@ -87,13 +83,11 @@ export function promoRouter(deps: PromoRouteDeps): Router {
     await checkEligible(config, address);
     const result = await submitCommand(bus, { type: 'promo.redeem', accountId: PROMO_KEY, address, method: 'signature', forwardTxId: null });
     cached = null;
-    const ticket = newToken('wtk_');
-    const expiresAt = rt.clock.now() + WALLET_TICKET_TTL_MS;
-    await rt.redis.set(walletTicketKey(rt.cfg.topicPrefix, ticket), address, 'PX', WALLET_TICKET_TTL_MS);
+    const ticket = await issueWalletTicket(rt, address);
     sendJson(res, 201, {
       ...result.body,
       has_account: await hasAccount(rt, address),
-      wallet_ticket: { token: ticket, expires_at: toIso(expiresAt) },
+      wallet_ticket: { token: ticket.token, expires_at: toIso(ticket.expiresAt) },
     });
   });
 

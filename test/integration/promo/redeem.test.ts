@@ -103,6 +103,15 @@ test('an eligible wallet redeems once: delegated on chain, returned at the end; 
   expect(claimed.status).toBe(201);
   expect(claimed.body).toMatchObject({ address: wallet.address, method: 'signature', status: 'granting', energy: 50_000, has_account: false });
 
+  // The wallet ticket opens a dashboard session of the wallet's account, once (two exchanges at once: one wins).
+  const ticket = claimed.body.wallet_ticket.token;
+  const exchanges = await Promise.all([0, 1].map(() => call(base, 'POST', '/v1/session/wallet-ticket', { body: { token: ticket } })));
+  const opened = exchanges.find((e) => e.status === 201);
+  expect(exchanges.map((e) => e.status).sort()).toEqual([201, 401]);
+  expect(opened?.body).toMatchObject({ address: wallet.address, owner_address: wallet.address, role: 'owner' });
+  expect(opened?.headers.get('set-cookie')).toMatch(/^session=/);
+  expect(exchanges.find((e) => e.status === 401)?.body.error.code).toBe(1010);
+
   const delegated = await eventually(async () => {
     const r = await call(base, 'GET', `/v1/promo/redemptions/${wallet.address}`);
     return r.body.status === 'delegated' ? r.body : undefined;
