@@ -226,11 +226,22 @@ export interface GrantPromoCommand {
   failure: string | null;
 }
 
+/** POST /v1/promo/dev/claim: a wallet's personal test-network code (the code drawn by the API); one per wallet. */
+export interface ClaimDevCodeCommand {
+  type: 'promo.dev_code';
+  address: string;
+  code: string;
+  /** Routing-fee cap in basis points (300 = 3 %). */
+  feeBps: number;
+  durationDays: number;
+  activateBy: number | null;
+}
+
 export type CommandBody =
   | SetLowBalanceAlertCommand
   | CreateAccountCommand | AdjustBalanceCommand | CommandRefusedMarker | RenameAccountCommand | AssignDepositAddressCommand | CreditDepositCommand | ReleaseDepositCommand
   | CreateOrderCommand | AllocateOrderCommand | SettleOrderCommand | CloseOrderCommand | RefundOrderCommand
-  | ConfigurePromoCommand | RedeemPromoCommand | GrantPromoCommand;
+  | ConfigurePromoCommand | RedeemPromoCommand | GrantPromoCommand | ClaimDevCodeCommand;
 export type CommandType = CommandBody['type'];
 export type Command = CommandMeta & CommandBody;
 export type CommandOf<T extends CommandType> = CommandMeta & Extract<CommandBody, { type: T }>;

@@ -6,7 +6,7 @@ import type { DomainEvent } from './events';
 import type { Deposit } from './deposits';
 import type { Journal } from './ledger';
 import type { IdempotencyRecord, Order } from './orders';
-import type { PromoConfig, Redemption } from '../promo/rules';
+import type { DevCode, PromoConfig, Redemption } from '../promo/rules';
 
 export interface Effects {
   /** Final state of every account the command changed (or created). */
@@ -23,6 +23,7 @@ export interface Effects {
   /** Promo commands only: the new configuration, redemptions created or changed. */
   promoConfig?: PromoConfig;
   redemptions?: Redemption[];
+  devCodes?: DevCode[];
 }
 
 export type Outcome =
@@ -45,6 +46,7 @@ export interface PromoView {
   redemption(address: string): Redemption | undefined;
   /** Claims counted against a UTC day (YYYY-MM-DD). */
   grantsOn(day: string): number;
+  devCode(address: string): DevCode | undefined;
 }
 
 export interface OrderView {

@@ -22,6 +22,7 @@ export const replayedTables: ReplayedTable[] = [
   { table: 'undecodable_records', key: ['topic', 'partition', 'offset'], volatile: ['seen_at'] },
   { table: 'promo_config', key: ['id'], volatile: [] },
   { table: 'promo_redemptions', key: ['address'], volatile: [] },
+  { table: 'promo_dev_codes', key: ['address'], volatile: [] },
 ];
 
 /** Tables that are not state derived from the log. */

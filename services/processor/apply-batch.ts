@@ -106,6 +106,7 @@ export async function applyBatch(
     for (const record of effects.idempotency ?? []) orders.putRecord(record);
     if (effects.promoConfig) promo.putConfig(effects.promoConfig, command.commandId);
     for (const redemption of effects.redemptions ?? []) promo.putRedemption(redemption);
+    for (const code of effects.devCodes ?? []) promo.putDevCode(code);
     for (const deposit of effects.deposits ?? []) {
       deposits.set(deposit.depositId, deposit);
       changedDeposits.set(deposit.depositId, deposit);

@@ -98,3 +98,21 @@ export function claimRefusal(config: PromoConfig | null, now: number, grantsToda
 export function redemptionView(r: Redemption): Record<string, unknown> {
   return { address: r.address, method: r.method, redeemed_at: iso(r.redeemedAt), status: r.status, energy: r.energy, expires_at: iso(r.expiresAt) };
 }
+
+/** A wallet's test-network promo code (PromoDevCode). */
+export interface DevCode {
+  address: string;
+  code: string;
+  feeBps: number;
+  durationDays: number;
+  activateBy: number | null;
+  issuedAt: number;
+}
+
+/** Spec: a 3 % routing fee for 30 days from entry; entered within 30 days of issue. */
+export const DEV_CODE_FEE_BPS = 300;
+export const DEV_CODE_DAYS = 30;
+
+export function devCodeView(c: DevCode, used: boolean): Record<string, unknown> {
+  return { code: c.code, fee_pct: c.feeBps / 100, duration_days: c.durationDays, activate_by: iso(c.activateBy), used };
+}

@@ -7,7 +7,7 @@ import type { Command } from '../domain/commands';
 import type { PromoView } from '../domain/outcome';
 import { insertRows } from '../platform/db/bulk';
 import type { Pool, PoolClient } from '../platform/db/pool';
-import { utcDay, type PromoConfig, type Redemption } from './rules';
+import { utcDay, type DevCode, type PromoConfig, type Redemption } from './rules';
 
 type Queryable = Pick<Pool, 'query'>;
 
@@ -66,7 +66,16 @@ export async function openRedemptions(db: Queryable, limit: number): Promise<Red
   return rows.map(redemptionFromRow);
 }
 
-const promoTypes = new Set(['promo.configure', 'promo.redeem', 'promo.grant']);
+const devCodeFromRow = (r: Record<string, any>): DevCode => ({
+  address: r.address, code: r.code, feeBps: r.fee_bps, durationDays: r.duration_days, activateBy: ms(r.activate_by), issuedAt: ms(r.issued_at) as number,
+});
+
+export async function loadDevCode(db: Queryable, address: string): Promise<DevCode | undefined> {
+  const { rows } = await db.query('SELECT * FROM promo_dev_codes WHERE address = $1', [address]);
+  return rows[0] ? devCodeFromRow(rows[0]) : undefined;
+}
+
+const promoTypes = new Set(['promo.configure', 'promo.redeem', 'promo.grant', 'promo.dev_code']);
 
 export class PromoState implements PromoView {
   private configValue: PromoConfig | null = null;
@@ -74,6 +83,8 @@ export class PromoState implements PromoView {
   private readonly byAddress = new Map<string, Redemption>();
   private readonly counts = new Map<string, number>();
   private readonly changed = new Map<string, Redemption>();
+  private readonly codes = new Map<string, DevCode>();
+  private readonly newCodes: DevCode[] = [];
 
   static async load(client: PoolClient, commands: Command[]): Promise<PromoState> {
     const state = new PromoState();
@@ -84,6 +95,8 @@ export class PromoState implements PromoView {
     if (addresses.length) {
       const { rows } = await client.query(`SELECT ${selected} FROM promo_redemptions WHERE address = ANY($1::text[])`, [addresses]);
       for (const r of rows) state.byAddress.set(r.address, redemptionFromRow(r));
+      const codes = await client.query('SELECT * FROM promo_dev_codes WHERE address = ANY($1::text[])', [addresses]);
+      for (const r of codes.rows) state.codes.set(r.address, devCodeFromRow(r));
     }
     for (const day of new Set(promo.filter((c) => c.type === 'promo.redeem').map((c) => utcDay(c.issuedAt)))) {
       state.counts.set(day, await grantsOnDay(client, day));
@@ -101,6 +114,15 @@ export class PromoState implements PromoView {
 
   grantsOn(day: string): number {
     return this.counts.get(day) ?? 0;
+  }
+
+  devCode(address: string): DevCode | undefined {
+    return this.codes.get(address);
+  }
+
+  putDevCode(code: DevCode): void {
+    this.codes.set(code.address, code);
+    this.newCodes.push(code);
   }
 
   putConfig(config: PromoConfig, commandId: string): void {
@@ -125,6 +147,10 @@ export class PromoState implements PromoView {
         [c.on, c.tokenId, c.tokenName, c.dropAddress, date(c.startsAt), date(c.endsAt), c.capPerDay, c.grantEnergy, c.grantSeconds, c.forwardAddress, this.configCommandId],
       );
     }
+    await insertRows(
+      client, 'promo_dev_codes', ['address', 'code', 'fee_bps', 'duration_days', 'activate_by', 'issued_at'],
+      this.newCodes.map((c) => [c.address, c.code, c.feeBps, c.durationDays, date(c.activateBy), new Date(c.issuedAt)]),
+    );
     const updates = redemptionColumns.filter((k) => k !== 'address').map((k) => `${k} = EXCLUDED.${k}`);
     await insertRows(client, 'promo_redemptions', redemptionColumns, [...this.changed.values()].map(redemptionToRow), `ON CONFLICT (address) DO UPDATE SET ${updates.join(', ')}`);
   }

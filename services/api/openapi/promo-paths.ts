@@ -28,6 +28,9 @@ export const promoSchemas = {
     forward_address: { type: ['string', 'null'] },
   }),
   PromoRedemption: obj(redemption),
+  PromoDevCode: obj({
+    code: { type: 'string' }, fee_pct: { type: 'number' }, duration_days: { type: 'integer' }, activate_by: nullable(dateTime), used: { type: 'boolean' },
+  }),
   PromoRedeemResult: obj({
     ...redemption, has_account: { type: 'boolean' }, wallet_ticket: obj({ token: { type: 'string' }, expires_at: dateTime }),
   }),
@@ -52,6 +55,23 @@ export const promoPaths: Record<string, Record<string, Operation>> = {
       operationId: 'redeemPromo', summary: 'Claim the grant with the signed challenge; one grant per address.', tags: ['promo'], security: [],
       requestBody: body(obj(signed)),
       responses: { '201': json('claim accepted', ref('PromoRedeemResult')), ...errors('400', '401', '403', '409', '429', '500', '503') },
+    },
+  },
+  '/v1/promo/dev/challenge': {
+    post: {
+      operationId: 'createPromoDevChallenge', summary: 'Challenge (purpose promo_dev_code) for a wallet of the test-network drop.', tags: ['promo'], security: [],
+      requestBody: body(obj({ address: ref('Address') })),
+      responses: { '201': json('challenge', ref('AccountChallenge')), ...errors('400', '403', '409', '429', '500', '503') },
+    },
+  },
+  '/v1/promo/dev/claim': {
+    post: {
+      operationId: 'claimPromoDevCode', summary: "The wallet's personal code: 201 issued now, 200 the same code later.", tags: ['promo'], security: [],
+      requestBody: body(obj(signed)),
+      responses: {
+        '200': json('the code issued earlier', ref('PromoDevCode')), '201': json('code issued', ref('PromoDevCode')),
+        ...errors('400', '401', '403', '409', '429', '500', '503'),
+      },
     },
   },
   '/v1/session/wallet-ticket': {

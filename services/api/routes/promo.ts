@@ -3,6 +3,7 @@
  * redemption read. Claims go through the log (promo.redeem on the PROMO_KEY partition), so the daily cap
  * and "one grant per address" are decided by the processor, one claim after another.
  */
+import { randomBytes } from 'node:crypto';
 import { Router } from 'express';
 import { PROMO_KEY } from '../../domain/commands';
 import { toIso } from '../../platform/clock';
@@ -11,7 +12,7 @@ import type { Runtime } from '../../platform/runtime';
 import { Trc10Reader } from '../../chain/trc10';
 import { ChainUnavailable } from '../../chain/errors';
 import { DropLog } from '../../promo/drop-log';
-import { claimRefusal, promoView, redemptionView, utcDay, type PromoConfig } from '../../promo/rules';
+import { claimRefusal, DAY_MS, DEV_CODE_DAYS, DEV_CODE_FEE_BPS, promoView, redemptionView, utcDay, type PromoConfig } from '../../promo/rules';
 import { grantsOnDay, loadPromoConfig, loadRedemption } from '../../promo/store';
 import { proveAddress } from '../auth/challenge-proof';
 import { clientIp } from '../auth/credentials';
@@ -89,6 +90,33 @@ export function promoRouter(deps: PromoRouteDeps): Router {
       has_account: await hasAccount(rt, address),
       wallet_ticket: { token: ticket.token, expires_at: toIso(ticket.expiresAt) },
     });
+  });
+
+  /** Test network only: the promo set up (3040), the wallet in the drop (3038; 5003 when unreadable). */
+  const checkDevEligible = async (address: string) => {
+    const config = await loadPromoConfig(rt.pool);
+    if (rt.cfg.NETWORK !== 'nile' || !config || !config.on) throw new ApiError('promo_redeem_unavailable');
+    await checkEligible(config, address);
+    return config;
+  };
+
+  router.post('/v1/promo/dev/challenge', validator.for('createPromoDevChallenge'), async (req, res) => {
+    const address = checkAddress(req.body.address, 'address');
+    await checkDevEligible(address);
+    sendJson(res, 201, await issueChallenge(rt, clientIp(req), address, 'promo_dev_code'));
+  });
+
+  router.post('/v1/promo/dev/claim', validator.for('claimPromoDevCode'), async (req, res) => {
+    const address = checkAddress(req.body.address, 'address');
+    await proveAddress(rt, address, req.body.nonce, req.body.signature);
+    const config = await checkDevEligible(address);
+    const now = rt.clock.now();
+    const activateBy = config.endsAt ?? now + DEV_CODE_DAYS * DAY_MS;
+    const code = `DEV-${randomBytes(6).toString('hex').toUpperCase()}`;
+    const result = await submitCommand(bus, {
+      type: 'promo.dev_code', accountId: PROMO_KEY, address, code, feeBps: DEV_CODE_FEE_BPS, durationDays: DEV_CODE_DAYS, activateBy,
+    });
+    sendJson(res, result.status, result.body);
   });
 
   router.get('/v1/promo/redemptions/:address', validator.for('getPromoRedemption'), async (req, res) => {

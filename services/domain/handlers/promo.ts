@@ -5,7 +5,7 @@
 import type { CommandOf } from '../commands';
 import { domainError } from '../errors';
 import { noEffects, rejected, type Handler, type Outcome, type PromoView } from '../outcome';
-import { claimRefusal, redemptionView, utcDay, type PromoConfig, type Redemption } from '../../promo/rules';
+import { claimRefusal, devCodeView, redemptionView, utcDay, type DevCode, type PromoConfig, type Redemption } from '../../promo/rules';
 
 const promoOf = (view: PromoView | undefined): PromoView => {
   if (!view) throw new Error('promo state not loaded for a promo command');
@@ -58,4 +58,13 @@ export const grantPromo: Handler<CommandOf<'promo.grant'>> = (state, c) => {
       if (r.status !== 'delegated' || r.returnedAt !== null) return unchanged;
       return changed({ ...r, returnedAt: c.at });
   }
+};
+
+/** One personal code per wallet: 201 when issued now, 200 with the same code on any later claim. */
+export const claimDevCode: Handler<CommandOf<'promo.dev_code'>> = (state, c, ctx) => {
+  if (ctx.network !== 'nile') return rejected(domainError('promo_redeem_unavailable', 'Dev codes exist on the test network only.'));
+  const existing = promoOf(state.promo).devCode(c.address);
+  if (existing) return { kind: 'applied', status: 200, body: devCodeView(existing, false), effects: noEffects() };
+  const code: DevCode = { address: c.address, code: c.code, feeBps: c.feeBps, durationDays: c.durationDays, activateBy: c.activateBy, issuedAt: c.issuedAt };
+  return { kind: 'applied', status: 201, body: devCodeView(code, false), effects: { ...noEffects(), devCodes: [code] } };
 };

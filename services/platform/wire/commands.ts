@@ -96,6 +96,12 @@ function bodyToWire(body: CommandBody): WireBody {
           stake_sun: optLong(body.stakeSun), at: BigInt(body.at), failure: body.failure,
         },
       };
+    case 'promo.dev_code':
+      return {
+        [`${ns}ClaimDevCode`]: {
+          address: body.address, code: body.code, fee_bps: body.feeBps, duration_days: body.durationDays, activate_by: optLong(body.activateBy),
+        },
+      };
   }
 }
 
@@ -161,6 +167,11 @@ function bodyFromWire(wire: WireBody): CommandBody {
       return {
         type: 'promo.grant', address: value.address, step: value.step, txId: value.tx_id, signedTx: value.signed_tx, poolAddress: value.pool_address,
         stakeSun: value.stake_sun === null ? null : BigInt(value.stake_sun), at: Number(value.at), failure: value.failure,
+      };
+    case 'ClaimDevCode':
+      return {
+        type: 'promo.dev_code', address: value.address, code: value.code, feeBps: value.fee_bps, durationDays: value.duration_days,
+        activateBy: optNumber(value.activate_by),
       };
     default:
       throw new Error(`unknown command body ${name}`);

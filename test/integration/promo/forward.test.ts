@@ -4,9 +4,9 @@
  * nothing; the watcher killed and restarted (its position lost, so it re-reads the same blocks): still once.
  */
 import { TronWeb } from 'tronweb';
-import { promoSet } from '../../../services/ops/promo';
+import { promoOff, promoSet } from '../../../services/ops/promo';
 import type { Stoppable } from '../../../services/roles';
-import { newWallet, type Wallet } from '../../support/identity';
+import { call, newWallet, sign, type Wallet } from '../../support/identity';
 import { dropToken, energyLimit, redemptionOf, startPromoStack, type PromoStack } from '../../support/promo';
 import { eventually } from '../../support/world';
 
@@ -81,4 +81,43 @@ test('forwarding the token redeems once, delegated on chain; forwarding again do
   expect(await forwardResults()).toEqual([{ outcome: 'applied', n: 1 }, { outcome: 'rejected', n: 1 }]);
   expect(await energyLimit(stack, holder.address)).toBeGreaterThanOrEqual(40_000);
   expect(await energyLimit(stack, holder.address)).toBeLessThan(80_000);
+});
+
+test('dev codes: 201 issued, 200 the same code later; 3038 outside the drop; 5003 when the drop log cannot be read; 3040 when off', async () => {
+  const signedDev = async (w: Wallet) => {
+    const c = await call(stack.base, 'POST', '/v1/promo/dev/challenge', { body: { address: w.address } });
+    expect(c.status).toBe(201);
+    expect(c.body.purpose).toBe('promo_dev_code');
+    return { address: w.address, nonce: c.body.nonce, signature: sign(c.body.message, w) };
+  };
+  const devClaim = async (w: Wallet) => call(stack.base, 'POST', '/v1/promo/dev/claim', { body: await signedDev(w) });
+  // Two claims of one wallet at once: one issues the code, the other answers it with 200.
+  const bodies = await Promise.all([signedDev(holder), signedDev(holder)]);
+  const both = await Promise.all(bodies.map((body) => call(stack.base, 'POST', '/v1/promo/dev/claim', { body })));
+  expect(both.map((b) => b.status).sort()).toEqual([200, 201]);
+  expect(both[0].body).toEqual(both[1].body);
+  const first = both.find((b) => b.status === 201)!;
+  expect(first.body).toMatchObject({ fee_pct: 3, duration_days: 30, used: false });
+  expect(first.body.code).toMatch(/^DEV-[0-9A-F]{12}$/);
+  const activateBy = Date.parse(first.body.activate_by) - Date.now();
+  expect(activateBy).toBeGreaterThan(29 * 86_400_000);
+  expect(activateBy).toBeLessThanOrEqual(30 * 86_400_000);
+  const again = await devClaim(holder);
+  expect(again.status).toBe(200);
+  expect(again.body).toEqual(first.body);
+
+  const notInDrop = await call(stack.base, 'POST', '/v1/promo/dev/challenge', { body: { address: outsider.address } });
+  expect(notInDrop.status).toBe(409);
+  expect(notInDrop.body.error.code).toBe(3038);
+
+  await stack.devnet.post('/admin/faults', { fail_reads_ms: 5_000 });
+  const unreadable = await call(stack.base, 'POST', '/v1/promo/dev/challenge', { body: { address: (await newWallet()).address } });
+  await stack.devnet.post('/admin/faults', { clear: true });
+  expect(unreadable.status).toBe(503);
+  expect(unreadable.body.error.code).toBe(5003);
+
+  await promoOff(stack.rt, stack.bus);
+  const off = await call(stack.base, 'POST', '/v1/promo/dev/challenge', { body: { address: holder.address } });
+  expect(off.status).toBe(409);
+  expect(off.body.error.code).toBe(3040);
 });
