@@ -7,7 +7,9 @@ CREATE TABLE promo_dev_codes (
   fee_bps integer NOT NULL,
   duration_days integer NOT NULL,
   activate_by timestamptz,
-  issued_at timestamptz NOT NULL
+  issued_at timestamptz NOT NULL,
+  entered_account_id text,
+  entered_at timestamptz
 );
 
 -- Down Migration

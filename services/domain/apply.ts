@@ -12,7 +12,7 @@ import { setLowBalanceAlert } from './handlers/set-low-balance-alert';
 import { balanceLowEvent } from './balance-low';
 import { allocateOrder, closeOrder, createOrder, refundOrder, settleOrder } from './handlers/orders';
 import type { ApplyContext, Handler, Outcome, StateView } from './outcome';
-import { claimDevCode, configurePromo, grantPromo, redeemPromo } from './handlers/promo';
+import { claimDevCode, configurePromo, enterDevCode, grantPromo, redeemPromo } from './handlers/promo';
 
 type HandlerTable = { [T in Exclude<CommandType, 'command.refused'>]: Handler<Extract<Command, { type: T }>> };
 
@@ -33,6 +33,7 @@ const handlers: HandlerTable = {
   'promo.redeem': redeemPromo,
   'promo.grant': grantPromo,
   'promo.dev_code': claimDevCode,
+  'promo.dev_code_enter': enterDevCode,
 };
 
 export function applyCommand(state: StateView, command: Exclude<Command, { type: 'command.refused' }>, ctx: ApplyContext): Outcome {

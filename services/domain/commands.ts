@@ -237,11 +237,18 @@ export interface ClaimDevCodeCommand {
   activateBy: number | null;
 }
 
+/** POST /v1/account/promo: an account enters a dev code (single use, decided on the PROMO_KEY partition). */
+export interface EnterDevCodeCommand {
+  type: 'promo.dev_code_enter';
+  code: string;
+  targetAccountId: string;
+}
+
 export type CommandBody =
   | SetLowBalanceAlertCommand
   | CreateAccountCommand | AdjustBalanceCommand | CommandRefusedMarker | RenameAccountCommand | AssignDepositAddressCommand | CreditDepositCommand | ReleaseDepositCommand
   | CreateOrderCommand | AllocateOrderCommand | SettleOrderCommand | CloseOrderCommand | RefundOrderCommand
-  | ConfigurePromoCommand | RedeemPromoCommand | GrantPromoCommand | ClaimDevCodeCommand;
+  | ConfigurePromoCommand | RedeemPromoCommand | GrantPromoCommand | ClaimDevCodeCommand | EnterDevCodeCommand;
 export type CommandType = CommandBody['type'];
 export type Command = CommandMeta & CommandBody;
 export type CommandOf<T extends CommandType> = CommandMeta & Extract<CommandBody, { type: T }>;

@@ -47,6 +47,7 @@ export interface PromoView {
   /** Claims counted against a UTC day (YYYY-MM-DD). */
   grantsOn(day: string): number;
   devCode(address: string): DevCode | undefined;
+  devCodeByCode(code: string): DevCode | undefined;
 }
 
 export interface OrderView {

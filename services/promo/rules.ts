@@ -107,12 +107,22 @@ export interface DevCode {
   durationDays: number;
   activateBy: number | null;
   issuedAt: number;
+  enteredAccountId: string | null;
+  enteredAt: number | null;
 }
 
 /** Spec: a 3 % routing fee for 30 days from entry; entered within 30 days of issue. */
 export const DEV_CODE_FEE_BPS = 300;
 export const DEV_CODE_DAYS = 30;
 
-export function devCodeView(c: DevCode, used: boolean): Record<string, unknown> {
-  return { code: c.code, fee_pct: c.feeBps / 100, duration_days: c.durationDays, activate_by: iso(c.activateBy), used };
+export function devCodeView(c: DevCode): Record<string, unknown> {
+  return { code: c.code, fee_pct: c.feeBps / 100, duration_days: c.durationDays, activate_by: iso(c.activateBy), used: c.enteredAt !== null };
+}
+
+/** Why an account cannot enter this code now, or null. */
+export function entryRefusal(c: DevCode | undefined, now: number): ErrorSlug | null {
+  if (!c) return 'not_found';
+  if (c.enteredAt !== null) return 'promo_already_redeemed';
+  if (c.activateBy !== null && now > c.activateBy) return 'promo_redeem_unavailable';
+  return null;
 }

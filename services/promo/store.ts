@@ -68,6 +68,7 @@ export async function openRedemptions(db: Queryable, limit: number): Promise<Red
 
 const devCodeFromRow = (r: Record<string, any>): DevCode => ({
   address: r.address, code: r.code, feeBps: r.fee_bps, durationDays: r.duration_days, activateBy: ms(r.activate_by), issuedAt: ms(r.issued_at) as number,
+  enteredAccountId: r.entered_account_id, enteredAt: ms(r.entered_at),
 });
 
 export async function loadDevCode(db: Queryable, address: string): Promise<DevCode | undefined> {
@@ -75,7 +76,7 @@ export async function loadDevCode(db: Queryable, address: string): Promise<DevCo
   return rows[0] ? devCodeFromRow(rows[0]) : undefined;
 }
 
-const promoTypes = new Set(['promo.configure', 'promo.redeem', 'promo.grant', 'promo.dev_code']);
+const promoTypes = new Set(['promo.configure', 'promo.redeem', 'promo.grant', 'promo.dev_code', 'promo.dev_code_enter']);
 
 export class PromoState implements PromoView {
   private configValue: PromoConfig | null = null;
@@ -84,7 +85,7 @@ export class PromoState implements PromoView {
   private readonly counts = new Map<string, number>();
   private readonly changed = new Map<string, Redemption>();
   private readonly codes = new Map<string, DevCode>();
-  private readonly newCodes: DevCode[] = [];
+  private readonly changedCodes = new Map<string, DevCode>();
 
   static async load(client: PoolClient, commands: Command[]): Promise<PromoState> {
     const state = new PromoState();
@@ -96,6 +97,11 @@ export class PromoState implements PromoView {
       const { rows } = await client.query(`SELECT ${selected} FROM promo_redemptions WHERE address = ANY($1::text[])`, [addresses]);
       for (const r of rows) state.byAddress.set(r.address, redemptionFromRow(r));
       const codes = await client.query('SELECT * FROM promo_dev_codes WHERE address = ANY($1::text[])', [addresses]);
+      for (const r of codes.rows) state.codes.set(r.address, devCodeFromRow(r));
+    }
+    const entered = promo.flatMap((c) => (c.type === 'promo.dev_code_enter' ? [c.code] : []));
+    if (entered.length) {
+      const codes = await client.query('SELECT * FROM promo_dev_codes WHERE code = ANY($1::text[])', [entered]);
       for (const r of codes.rows) state.codes.set(r.address, devCodeFromRow(r));
     }
     for (const day of new Set(promo.filter((c) => c.type === 'promo.redeem').map((c) => utcDay(c.issuedAt)))) {
@@ -120,9 +126,14 @@ export class PromoState implements PromoView {
     return this.codes.get(address);
   }
 
+  devCodeByCode(code: string): DevCode | undefined {
+    for (const c of this.codes.values()) if (c.code === code) return c;
+    return undefined;
+  }
+
   putDevCode(code: DevCode): void {
     this.codes.set(code.address, code);
-    this.newCodes.push(code);
+    this.changedCodes.set(code.address, code);
   }
 
   putConfig(config: PromoConfig, commandId: string): void {
@@ -148,8 +159,11 @@ export class PromoState implements PromoView {
       );
     }
     await insertRows(
-      client, 'promo_dev_codes', ['address', 'code', 'fee_bps', 'duration_days', 'activate_by', 'issued_at'],
-      this.newCodes.map((c) => [c.address, c.code, c.feeBps, c.durationDays, date(c.activateBy), new Date(c.issuedAt)]),
+      client, 'promo_dev_codes', ['address', 'code', 'fee_bps', 'duration_days', 'activate_by', 'issued_at', 'entered_account_id', 'entered_at'],
+      [...this.changedCodes.values()].map((c) => [
+        c.address, c.code, c.feeBps, c.durationDays, date(c.activateBy), new Date(c.issuedAt), c.enteredAccountId, date(c.enteredAt),
+      ]),
+      'ON CONFLICT (address) DO UPDATE SET entered_account_id = EXCLUDED.entered_account_id, entered_at = EXCLUDED.entered_at',
     );
     const updates = redemptionColumns.filter((k) => k !== 'address').map((k) => `${k} = EXCLUDED.${k}`);
     await insertRows(client, 'promo_redemptions', redemptionColumns, [...this.changed.values()].map(redemptionToRow), `ON CONFLICT (address) DO UPDATE SET ${updates.join(', ')}`);

@@ -74,6 +74,20 @@ export const promoPaths: Record<string, Record<string, Operation>> = {
       },
     },
   },
+  '/v1/account/promo': {
+    post: {
+      operationId: 'enterPromoCode', summary: 'Enter a test-network promo code (single use, by activate_by).', tags: ['promo'],
+      security: [{ session: [] }, { apiKey: ['orders.write'] }],
+      requestBody: body(obj({ code: { type: 'string', minLength: 1, maxLength: 64 } })),
+      responses: {
+        '200': json('code entered', obj({
+          code: { type: 'string' }, fee_pct: { type: 'number' }, duration_days: { type: 'integer' }, activate_by: nullable(dateTime), used: { type: 'boolean' },
+          account_id: { type: 'string' }, entered_at: dateTime, active_until: dateTime,
+        })),
+        ...errors('400', '401', '403', '404', '409', '429', '500', '503'),
+      },
+    },
+  },
   '/v1/session/wallet-ticket': {
     post: {
       operationId: 'exchangeWalletTicket', summary: "A promo claim's wallet ticket (once, within ten minutes) for a dashboard session.", tags: ['session'], security: [],

@@ -16,6 +16,7 @@ import { claimRefusal, DAY_MS, DEV_CODE_DAYS, DEV_CODE_FEE_BPS, promoView, redem
 import { grantsOnDay, loadPromoConfig, loadRedemption } from '../../promo/store';
 import { proveAddress } from '../auth/challenge-proof';
 import { clientIp } from '../auth/credentials';
+import { accountIdOf, requireAuth } from '../auth/require-auth';
 import { issueChallenge } from '../auth/issue-challenge';
 import { issueWalletTicket } from '../auth/wallet-ticket';
 import { ApiError, sendJson } from '../errors';
@@ -117,6 +118,13 @@ export function promoRouter(deps: PromoRouteDeps): Router {
       type: 'promo.dev_code', accountId: PROMO_KEY, address, code, feeBps: DEV_CODE_FEE_BPS, durationDays: DEV_CODE_DAYS, activateBy,
     });
     sendJson(res, result.status, result.body);
+  });
+
+  // Entering a dev code: the account's owner in the dashboard, or an API key with orders.write.
+  const enterer = requireAuth({ apiKey: { scope: 'orders.write' }, session: { minRole: 'owner' } });
+  router.post('/v1/account/promo', enterer, validator.for('enterPromoCode'), async (req, res) => {
+    const result = await submitCommand(bus, { type: 'promo.dev_code_enter', accountId: PROMO_KEY, code: req.body.code, targetAccountId: accountIdOf(res) });
+    sendJson(res, 200, result.body);
   });
 
   router.get('/v1/promo/redemptions/:address', validator.for('getPromoRedemption'), async (req, res) => {

@@ -5,7 +5,7 @@
 import type { CommandOf } from '../commands';
 import { domainError } from '../errors';
 import { noEffects, rejected, type Handler, type Outcome, type PromoView } from '../outcome';
-import { claimRefusal, devCodeView, redemptionView, utcDay, type DevCode, type PromoConfig, type Redemption } from '../../promo/rules';
+import { claimRefusal, devCodeView, entryRefusal, redemptionView, utcDay, type DevCode, type PromoConfig, type Redemption } from '../../promo/rules';
 
 const promoOf = (view: PromoView | undefined): PromoView => {
   if (!view) throw new Error('promo state not loaded for a promo command');
@@ -64,7 +64,20 @@ export const grantPromo: Handler<CommandOf<'promo.grant'>> = (state, c) => {
 export const claimDevCode: Handler<CommandOf<'promo.dev_code'>> = (state, c, ctx) => {
   if (ctx.network !== 'nile') return rejected(domainError('promo_redeem_unavailable', 'Dev codes exist on the test network only.'));
   const existing = promoOf(state.promo).devCode(c.address);
-  if (existing) return { kind: 'applied', status: 200, body: devCodeView(existing, false), effects: noEffects() };
-  const code: DevCode = { address: c.address, code: c.code, feeBps: c.feeBps, durationDays: c.durationDays, activateBy: c.activateBy, issuedAt: c.issuedAt };
-  return { kind: 'applied', status: 201, body: devCodeView(code, false), effects: { ...noEffects(), devCodes: [code] } };
+  if (existing) return { kind: 'applied', status: 200, body: devCodeView(existing), effects: noEffects() };
+  const code: DevCode = {
+    address: c.address, code: c.code, feeBps: c.feeBps, durationDays: c.durationDays, activateBy: c.activateBy, issuedAt: c.issuedAt,
+    enteredAccountId: null, enteredAt: null,
+  };
+  return { kind: 'applied', status: 201, body: devCodeView(code), effects: { ...noEffects(), devCodes: [code] } };
+};
+
+/** An account enters a code: once, by `activate_by`; it runs `duration_days` from now. */
+export const enterDevCode: Handler<CommandOf<'promo.dev_code_enter'>> = (state, c) => {
+  const code = promoOf(state.promo).devCodeByCode(c.code);
+  const refusal = entryRefusal(code, c.issuedAt);
+  if (refusal || !code) return rejected(domainError(refusal ?? 'not_found', refusal === 'promo_already_redeemed' ? 'This code was used already.' : undefined));
+  const entered: DevCode = { ...code, enteredAccountId: c.targetAccountId, enteredAt: c.issuedAt };
+  const body = { ...devCodeView(entered), account_id: c.targetAccountId, entered_at: new Date(c.issuedAt).toISOString(), active_until: new Date(c.issuedAt + code.durationDays * 86_400_000).toISOString() };
+  return { kind: 'applied', status: 200, body, effects: { ...noEffects(), devCodes: [entered] } };
 };

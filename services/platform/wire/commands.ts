@@ -102,6 +102,8 @@ function bodyToWire(body: CommandBody): WireBody {
           address: body.address, code: body.code, fee_bps: body.feeBps, duration_days: body.durationDays, activate_by: optLong(body.activateBy),
         },
       };
+    case 'promo.dev_code_enter':
+      return { [`${ns}EnterDevCode`]: { code: body.code, target_account_id: body.targetAccountId } };
   }
 }
 
@@ -173,6 +175,8 @@ function bodyFromWire(wire: WireBody): CommandBody {
         type: 'promo.dev_code', address: value.address, code: value.code, feeBps: value.fee_bps, durationDays: value.duration_days,
         activateBy: optNumber(value.activate_by),
       };
+    case 'EnterDevCode':
+      return { type: 'promo.dev_code_enter', code: value.code, targetAccountId: value.target_account_id };
     default:
       throw new Error(`unknown command body ${name}`);
   }

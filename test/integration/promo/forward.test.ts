@@ -6,7 +6,7 @@
 import { TronWeb } from 'tronweb';
 import { promoOff, promoSet } from '../../../services/ops/promo';
 import type { Stoppable } from '../../../services/roles';
-import { call, newWallet, sign, type Wallet } from '../../support/identity';
+import { call, newWallet, sign, signedCall, signUp, type Wallet } from '../../support/identity';
 import { dropToken, energyLimit, redemptionOf, startPromoStack, type PromoStack } from '../../support/promo';
 import { eventually } from '../../support/world';
 
@@ -105,6 +105,20 @@ test('dev codes: 201 issued, 200 the same code later; 3038 outside the drop; 500
   const again = await devClaim(holder);
   expect(again.status).toBe(200);
   expect(again.body).toEqual(first.body);
+
+  // Entering the code: single use (two accounts at once: one wins), 404 for an unknown code, a reader key 403.
+  const [a, b] = await Promise.all([signUp(stack.base), signUp(stack.base)]);
+  const entries = await Promise.all([a, b].map((c) => signedCall(stack.base, c.key, 'POST', '/v1/account/promo', { code: first.body.code })));
+  expect(entries.map((e) => e.status).sort()).toEqual([200, 409]);
+  const entered = entries.find((e) => e.status === 200)!;
+  expect(entered.body).toMatchObject({ code: first.body.code, used: true, fee_pct: 3, duration_days: 30 });
+  expect(Date.parse(entered.body.active_until) - Date.parse(entered.body.entered_at)).toBe(30 * 86_400_000);
+  expect([a.accountId, b.accountId]).toContain(entered.body.account_id);
+  expect(entries.find((e) => e.status === 409)!.body.error.code).toBe(3039);
+  expect((await signedCall(stack.base, a.key, 'POST', '/v1/account/promo', { code: 'DEV-000000000000' })).status).toBe(404);
+  const reader = await signUp(stack.base, ['orders.read']);
+  expect((await signedCall(stack.base, reader.key, 'POST', '/v1/account/promo', { code: first.body.code })).status).toBe(403);
+  expect((await devClaim(holder)).body).toMatchObject({ code: first.body.code, used: true });
 
   const notInDrop = await call(stack.base, 'POST', '/v1/promo/dev/challenge', { body: { address: outsider.address } });
   expect(notInDrop.status).toBe(409);

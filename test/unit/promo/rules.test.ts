@@ -10,7 +10,7 @@ const config: PromoConfig = {
 const ctx = { network: 'nile' as const, brand: 'energy' };
 
 function view(c: PromoConfig | null, redemptions: Redemption[] = [], today = 0): PromoView {
-  return { config: () => c, redemption: (a) => redemptions.find((r) => r.address === a), grantsOn: () => today, devCode: () => undefined };
+  return { config: () => c, redemption: (a) => redemptions.find((r) => r.address === a), grantsOn: () => today, devCode: () => undefined, devCodeByCode: () => undefined };
 }
 const meta = { commandId: 'cmd_1', accountId: 'promo', issuedAt: NOW, deadlineAt: null, replyTo: null };
 
