@@ -17,8 +17,10 @@ import { startBroadcaster } from './broadcaster/broadcaster';
 import { appendOnlyBus } from './broadcaster/work';
 import { startConfirmer } from './confirmer/confirmer';
 import { startScheduler } from './scheduler/scheduler';
+import { startPromoGranter } from './promo/granter';
+import { startForwardWatcher } from './promo/forward-watcher';
 
-export const allRoles = ['api', 'processor', 'relay', 'dispatcher', 'deposit-watcher', 'broadcaster', 'confirmer', 'scheduler'] as const;
+export const allRoles = ['api', 'processor', 'relay', 'dispatcher', 'deposit-watcher', 'broadcaster', 'confirmer', 'scheduler', 'promo-granter', 'promo-forward-watcher'] as const;
 export type Role = (typeof allRoles)[number];
 
 export interface Stoppable {
@@ -47,6 +49,8 @@ export async function startRoles(rt: Runtime, roles: Role[]): Promise<Stoppable[
   for (const role of ['broadcaster', 'confirmer', 'scheduler'] as const) {
     if (roles.includes(role)) running.push(await chainRoles[role]({ cfg: rt.cfg, pool: rt.pool, bus: appendOnlyBus(rt), clock: rt.clock }));
   }
+  if (roles.includes('promo-granter')) running.push(await startPromoGranter({ cfg: rt.cfg, pool: rt.pool, bus: appendOnlyBus(rt), clock: rt.clock }));
+  if (roles.includes('promo-forward-watcher')) running.push(await startForwardWatcher({ cfg: rt.cfg, pool: rt.pool, bus: appendOnlyBus(rt), clock: rt.clock }));
   if (roles.includes('processor')) {
     running.push(
       await startProcessor({

@@ -13,6 +13,7 @@ import { ChainReader } from '../chain/reads';
 import { UsdtRateSource } from '../deposits/rate';
 import { webhooksRouter, type WebhookRouteDeps } from './routes/webhooks';
 import { ordersRouter, type OrderRouteDeps } from './routes/orders';
+import { promoRouter, type PromoRouteDeps } from './routes/promo';
 import { buildDocument } from './openapi/document';
 import { requestId } from './request-id';
 import { RequestValidator } from './validate';
@@ -24,6 +25,8 @@ export interface ApiDeps {
   webhooks?: Pick<WebhookRouteDeps, 'ca' | 'resolve'>;
   /** Receiver activation reads (tests); default: the chain adapter on TRON_FULL_HOST. */
   chain?: OrderRouteDeps['chain'];
+  /** The promo's drop log (tests); default: read through the chain adapter. */
+  promoDrops?: PromoRouteDeps['drops'];
 }
 
 export function createApp(deps: ApiDeps): Express {
@@ -49,6 +52,7 @@ export function createApp(deps: ApiDeps): Express {
   app.use(ledgerRouter({ rt: deps.rt, validator }));
   app.use(webhooksRouter({ rt: deps.rt, validator, ...deps.webhooks }));
   app.use(ordersRouter({ rt: deps.rt, bus: deps.bus, validator, chain: deps.chain }));
+  app.use(promoRouter({ rt: deps.rt, bus: deps.bus, validator, drops: deps.promoDrops }));
 
   app.use((_req, _res, next) => next(new ApiError('not_found', 'No such endpoint.')));
   app.use(errorHandler);

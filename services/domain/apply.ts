@@ -12,6 +12,7 @@ import { setLowBalanceAlert } from './handlers/set-low-balance-alert';
 import { balanceLowEvent } from './balance-low';
 import { allocateOrder, closeOrder, createOrder, refundOrder, settleOrder } from './handlers/orders';
 import type { ApplyContext, Handler, Outcome, StateView } from './outcome';
+import { claimDevCode, configurePromo, enterDevCode, grantPromo, redeemPromo } from './handlers/promo';
 
 type HandlerTable = { [T in Exclude<CommandType, 'command.refused'>]: Handler<Extract<Command, { type: T }>> };
 
@@ -28,6 +29,11 @@ const handlers: HandlerTable = {
   'order.settle': settleOrder,
   'order.close': closeOrder,
   'order.refund': refundOrder,
+  'promo.configure': configurePromo,
+  'promo.redeem': redeemPromo,
+  'promo.grant': grantPromo,
+  'promo.dev_code': claimDevCode,
+  'promo.dev_code_enter': enterDevCode,
 };
 
 export function applyCommand(state: StateView, command: Exclude<Command, { type: 'command.refused' }>, ctx: ApplyContext): Outcome {

@@ -180,10 +180,75 @@ export interface SetLowBalanceAlertCommand {
   thresholdSun: bigint | null;
 }
 
+/**
+ * Promo commands all carry this key as their account id: one partition, one writer, so "one grant per
+ * address" and the daily cap are decided in order, exactly, whatever the concurrency at the API.
+ */
+export const PROMO_KEY = 'promo';
+
+/** ops promo set / off: the network's promo, with the token's name and issuer read from the chain. */
+export interface ConfigurePromoCommand {
+  type: 'promo.configure';
+  on: boolean;
+  tokenId: string;
+  tokenName: string;
+  dropAddress: string;
+  startsAt: number | null;
+  endsAt: number | null;
+  capPerDay: number | null;
+  grantEnergy: number;
+  grantSeconds: number;
+  forwardAddress: string | null;
+}
+
+/** A claim (signature checked by the API, or a forward seen on chain), eligibility read from the chain. */
+export interface RedeemPromoCommand {
+  type: 'promo.redeem';
+  address: string;
+  method: 'signature' | 'forward';
+  /** Forward claims: the forwarding transaction (the claim's id derives from it). */
+  forwardTxId: string | null;
+}
+
+/**
+ * The granter: `signed` stores the delegation before broadcast (the first stored wins: a grant is never
+ * signed twice), `delegated` / `failed` finish it, `return_signed` and `returned` the undelegation.
+ */
+export interface GrantPromoCommand {
+  type: 'promo.grant';
+  address: string;
+  step: 'signed' | 'delegated' | 'failed' | 'return_signed' | 'returned';
+  txId: string | null;
+  signedTx: string | null;
+  poolAddress: string | null;
+  stakeSun: bigint | null;
+  at: number;
+  failure: string | null;
+}
+
+/** POST /v1/promo/dev/claim: a wallet's personal test-network code (the code drawn by the API); one per wallet. */
+export interface ClaimDevCodeCommand {
+  type: 'promo.dev_code';
+  address: string;
+  code: string;
+  /** Routing-fee cap in basis points (300 = 3 %). */
+  feeBps: number;
+  durationDays: number;
+  activateBy: number | null;
+}
+
+/** POST /v1/account/promo: an account enters a dev code (single use, decided on the PROMO_KEY partition). */
+export interface EnterDevCodeCommand {
+  type: 'promo.dev_code_enter';
+  code: string;
+  targetAccountId: string;
+}
+
 export type CommandBody =
   | SetLowBalanceAlertCommand
   | CreateAccountCommand | AdjustBalanceCommand | CommandRefusedMarker | RenameAccountCommand | AssignDepositAddressCommand | CreditDepositCommand | ReleaseDepositCommand
-  | CreateOrderCommand | AllocateOrderCommand | SettleOrderCommand | CloseOrderCommand | RefundOrderCommand;
+  | CreateOrderCommand | AllocateOrderCommand | SettleOrderCommand | CloseOrderCommand | RefundOrderCommand
+  | ConfigurePromoCommand | RedeemPromoCommand | GrantPromoCommand | ClaimDevCodeCommand | EnterDevCodeCommand;
 export type CommandType = CommandBody['type'];
 export type Command = CommandMeta & CommandBody;
 export type CommandOf<T extends CommandType> = CommandMeta & Extract<CommandBody, { type: T }>;

@@ -6,6 +6,7 @@ import type { DomainEvent } from './events';
 import type { Deposit } from './deposits';
 import type { Journal } from './ledger';
 import type { IdempotencyRecord, Order } from './orders';
+import type { DevCode, PromoConfig, Redemption } from '../promo/rules';
 
 export interface Effects {
   /** Final state of every account the command changed (or created). */
@@ -19,6 +20,10 @@ export interface Effects {
   /** Orders created or changed, and idempotency records written (order commands only). */
   orders?: Order[];
   idempotency?: IdempotencyRecord[];
+  /** Promo commands only: the new configuration, redemptions created or changed. */
+  promoConfig?: PromoConfig;
+  redemptions?: Redemption[];
+  devCodes?: DevCode[];
 }
 
 export type Outcome =
@@ -32,6 +37,17 @@ export interface StateView {
   deposit?(id: string): Deposit | undefined;
   /** Order state, loaded for the batch's order commands (services/processor/order-store.ts). */
   orders?: OrderView;
+  /** Promo state, loaded for the batch's promo commands (services/promo/processor-store.ts). */
+  promo?: PromoView;
+}
+
+export interface PromoView {
+  config(): PromoConfig | null;
+  redemption(address: string): Redemption | undefined;
+  /** Claims counted against a UTC day (YYYY-MM-DD). */
+  grantsOn(day: string): number;
+  devCode(address: string): DevCode | undefined;
+  devCodeByCode(code: string): DevCode | undefined;
 }
 
 export interface OrderView {

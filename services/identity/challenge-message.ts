@@ -2,7 +2,7 @@
  * The text a wallet signs for an address challenge: human-readable, bound to the service's domain, and
  * carrying purpose, address, nonce and expiry. Clients sign it verbatim (TIP-191 personal sign).
  */
-export type ChallengePurpose = 'signup' | 'login' | 'recovery';
+export type ChallengePurpose = 'signup' | 'login' | 'recovery' | 'promo_redeem' | 'promo_dev_code';
 
 export interface ChallengeFields {
   domain: string;
@@ -18,6 +18,8 @@ const purposeText: Record<ChallengePurpose, string> = {
   signup: 'create an account',
   login: 'sign in',
   recovery: 'recover your account',
+  promo_redeem: 'claim the promo energy grant',
+  promo_dev_code: 'claim your test-network promo code',
 };
 
 export function challengeMessage(f: ChallengeFields): string {

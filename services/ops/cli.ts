@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { randomId } from '../domain/ids';
 import { toBigInt } from '../domain/money';
 import { commandBusFor, type CommandBus } from '../platform/command-bus';
+import { promoOff, promoOptions, promoSet, promoSetOptions } from './promo';
 import { loadConfig } from '../platform/config';
 import { stringifyJson } from '../platform/json';
 import { logger } from '../platform/logger';
@@ -37,6 +38,10 @@ Commands:
       Re-seals every stored API-key and webhook secret under the current API_KEY_ENCRYPTION_KEY and
       WEBHOOK_SECRET_KEY, opening them with the *_PREVIOUS keys as needed (set both during the change).
       Prints one line per table; exits non-zero if a secret opens with no configured key.
+  promo set --token-id <id> --grant-energy <n> --grant-seconds <n> [--cap-per-day <n>] [--starts <iso>] [--ends <iso>] [--forward-address <T...>]
+      Makes the network's promo active for holders who received the token from its drop (the token's issuer).
+  promo off
+      Turns the network's promo off.
   replay --verify [--keep]
       Rebuilds every table from account-commands into an empty database, compares it with the live one,
       exits non-zero on a difference. --keep leaves the rebuilt database in place.
@@ -92,7 +97,10 @@ function failOn(result: Awaited<ReturnType<CommandBus['submit']>>): void {
 }
 
 async function run(argv: string[]): Promise<number> {
-  const [command, ...rest] = argv;
+  const [first, ...afterFirst] = argv;
+  // `promo set` / `promo off`: a two-word command.
+  const command = first === 'promo' ? `promo ${afterFirst[0] ?? ''}` : first;
+  const rest = first === 'promo' ? afterFirst.slice(1) : afterFirst;
   if (!command || command === '--help' || command === 'help') {
     console.log(help);
     return 0;
@@ -105,12 +113,13 @@ async function run(argv: string[]): Promise<number> {
       deposit: { type: 'string' },
       order: { type: 'string' }, reason: { type: 'string' }, 'threshold-sun': { type: 'string' },
       verify: { type: 'boolean' }, keep: { type: 'boolean' }, json: { type: 'boolean' },
+      ...promoOptions,
     },
   });
   const cfg = loadConfig();
   logger.level = cfg.LOG_LEVEL === 'info' ? 'warn' : cfg.LOG_LEVEL;
 
-  if (!['create-account', 'adjust', 'replay', 'rotate-deposit-address', 'credit-held', 'refund-order', 'set-low-balance-alert', 'rotate-encryption-key'].includes(command)) throw new UsageError(`unknown command ${command}`);
+  if (!['create-account', 'adjust', 'replay', 'rotate-deposit-address', 'credit-held', 'refund-order', 'set-low-balance-alert', 'rotate-encryption-key', 'promo set', 'promo off'].includes(command)) throw new UsageError(`unknown command ${command}`);
   let amount = 0n;
   if (command === 'adjust') {
     need(values, 'account');
@@ -141,6 +150,13 @@ async function run(argv: string[]): Promise<number> {
     }
   }
   if (command === 'replay' && !values.verify) throw new UsageError('replay needs --verify');
+  if (command === 'promo set') {
+    try {
+      promoSetOptions(values);
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+  }
 
   const rt = await createRuntime(cfg);
   try {
@@ -200,6 +216,13 @@ async function run(argv: string[]): Promise<number> {
         failOn(result);
         if (values.json) console.log(stringifyJson(result.body));
         else console.log(result.body?.journal_id);
+        return 0;
+      }
+      case 'promo set':
+      case 'promo off': {
+        const result = await withBus(rt, (bus) => (command === 'promo set' ? promoSet(rt, bus, values) : promoOff(rt, bus)));
+        failOn(result);
+        console.log(stringifyJson(result.body));
         return 0;
       }
       default: {

@@ -20,6 +20,9 @@ export const replayedTables: ReplayedTable[] = [
   { table: 'outbox', key: ['message_id'], volatile: ['id', 'published_at', 'trace_context'] },
   { table: 'consumer_offsets', key: ['consumer_group', 'topic', 'partition'], volatile: ['updated_at'], where: "consumer_group = 'ledger-processor'" },
   { table: 'undecodable_records', key: ['topic', 'partition', 'offset'], volatile: ['seen_at'] },
+  { table: 'promo_config', key: ['id'], volatile: [] },
+  { table: 'promo_redemptions', key: ['address'], volatile: [] },
+  { table: 'promo_dev_codes', key: ['address'], volatile: [] },
 ];
 
 /** Tables that are not state derived from the log. */

@@ -119,6 +119,10 @@ const schema = z.object({
   CHAIN_POLL_MS: z.coerce.number().int().min(20).default(500),
   /** Orders: largest stake (SUN) of one delegation; a bigger order is split across pool addresses. Unset: no limit. */
   ORDER_MAX_DELEGATION_SUN: z.coerce.bigint().min(1_000_000n).optional(),
+  /** Promo: first block scanned for the token's drop transfers (eligibility) and forwards. */
+  PROMO_DROP_FROM_BLOCK: z.coerce.number().int().min(0).default(0),
+  /** Promo: GET /v1/promo cache lifetime (spec: 15 s). */
+  PROMO_CACHE_MS: z.coerce.number().int().min(0).default(15_000),
 });
 
 export type Config = Omit<z.infer<typeof schema>, 'DEPOSIT_XPUB' | 'API_KEY_ENCRYPTION_KEY' | 'WEBHOOK_SECRET_KEY'> & {

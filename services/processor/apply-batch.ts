@@ -18,6 +18,7 @@ import {
 import { depositIdsOf, loadDeposits, saveDeposits } from './deposit-store';
 import type { Deposit } from '../domain/deposits';
 import { OrderState } from './order-store';
+import { PromoState } from '../promo/store';
 
 export interface RefusalPolicy {
   /** Why this command must not apply, or null to apply it. */
@@ -79,7 +80,8 @@ export async function applyBatch(
   const deposits = await loadDeposits(client, depositIdsOf(fresh));
   const changedDeposits = new Map<string, Deposit>();
   const orders = await OrderState.load(client, fresh);
-  const view = { account: (id: string) => state.get(id), deposit: (id: string) => deposits.get(id), orders };
+  const promo = await PromoState.load(client, fresh);
+  const view = { account: (id: string) => state.get(id), deposit: (id: string) => deposits.get(id), orders, promo };
 
   for (const command of fresh) {
     const reason = policy.refusalFor(command);
@@ -102,6 +104,9 @@ export async function applyBatch(
     journals.push(...effects.journals);
     for (const order of effects.orders ?? []) orders.put(order);
     for (const record of effects.idempotency ?? []) orders.putRecord(record);
+    if (effects.promoConfig) promo.putConfig(effects.promoConfig, command.commandId);
+    for (const redemption of effects.redemptions ?? []) promo.putRedemption(redemption);
+    for (const code of effects.devCodes ?? []) promo.putDevCode(code);
     for (const deposit of effects.deposits ?? []) {
       deposits.set(deposit.depositId, deposit);
       changedDeposits.set(deposit.depositId, deposit);
@@ -120,6 +125,7 @@ export async function applyBatch(
   await saveJournals(client, journals);
   await saveDeposits(client, [...changedDeposits.values()]);
   await orders.save(client);
+  await promo.save(client);
   await saveOutbox(client, outbox);
   await finishResults(client, finished.map((f) => f.result));
   return finished;

@@ -34,7 +34,7 @@ export const identitySecuritySchemes = {
 export const identitySchemas = {
   AccountStatus: statusEnum,
   AccountChallenge: obj({
-    nonce: { type: 'string' }, address: ref('Address'), purpose: { type: 'string', enum: ['signup', 'login', 'recovery'] },
+    nonce: { type: 'string' }, address: ref('Address'), purpose: { type: 'string', enum: ['signup', 'login', 'recovery', 'link', 'promo_redeem', 'promo_dev_code'] },
     message: { type: 'string', description: 'Sign these bytes verbatim.' }, issued_at: dateTime, expires_at: dateTime,
   }),
   BootstrapToken: obj({

@@ -1,11 +1,12 @@
 /** Dashboard sessions: sign in with a signed challenge, restore, refresh, sign out, revoke all, history. */
 import { randomBytes } from 'node:crypto';
-import { Router, type Response } from 'express';
+import { Router, type Request, type Response } from 'express';
 import type { Account } from '../../domain/account';
 import { randomId } from '../../domain/ids';
 import { newToken, tokenHash } from '../../identity/request-signing';
 import { toIso } from '../../platform/clock';
 import { ensureAccount } from '../account-provisioning';
+import { takeWalletTicket } from '../auth/wallet-ticket';
 import { proveAddress } from '../auth/challenge-proof';
 import { proofBudget } from '../auth/budget';
 import { clientIp } from '../auth/credentials';
@@ -55,7 +56,18 @@ export function sessionRouter(deps: IdentityDeps): Router {
   router.post('/v1/session', validator.for('createSession'), proofBudget(rt), async (req, res) => {
     const address = checkAddress(req.body.address, 'address');
     await proveAddress(rt, address, req.body.nonce, req.body.signature);
-    const { account, role } = await accountFor(address, req.body.account_id);
+    await openSession(req, res, address, req.body.account_id);
+  });
+
+  // A promo claimer's wallet ticket (PromoRedeemResult): the signature already checked, taken once.
+  router.post('/v1/session/wallet-ticket', validator.for('exchangeWalletTicket'), proofBudget(rt), async (req, res) => {
+    const address = await takeWalletTicket(rt, req.body.token);
+    if (!address) throw new ApiError('challenge_invalid', 'Unknown, expired or used wallet ticket.');
+    await openSession(req, res, address, undefined);
+  });
+
+  async function openSession(req: Request, res: Response, address: string, named: string | undefined): Promise<void> {
+    const { account, role } = await accountFor(address, named);
     const now = rt.clock.now();
     const token = newToken('', 32);
     const row: SessionRow = {
@@ -65,7 +77,7 @@ export function sessionRouter(deps: IdentityDeps): Router {
     await insertSession(rt.pool, tokenHash(token), row, clientIp(req));
     setSessionCookie(res, token);
     sendJson(res, 201, sessionJson(account, row, role));
-  });
+  }
 
   router.get('/v1/session', viewer, validator.for('getSession'), async (_req, res) => {
     const s = live(res);

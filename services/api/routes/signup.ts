@@ -1,22 +1,21 @@
 /** Signup: address challenge, verification into a bootstrap token, account creation, first deposit-address read. */
-import { randomBytes } from 'node:crypto';
 import { Router } from 'express';
 import { randomId } from '../../domain/ids';
-import { challengeMessage, type ChallengePurpose } from '../../identity/challenge-message';
+import type { ChallengePurpose } from '../../identity/challenge-message';
 import { cleanTitle } from '../../identity/text-rules';
 import { newToken, tokenHash } from '../../identity/request-signing';
 import { toIso } from '../../platform/clock';
 import { ensureAccount, withDepositAddress } from '../account-provisioning';
 import { BOOTSTRAP_TTL_MS, verifyBootstrap } from '../auth/bootstrap-auth';
 import { MINUTE_MS, proofBudget, spendBudget } from '../auth/budget';
-import { CHALLENGE_TTL_MS, proveAddress } from '../auth/challenge-proof';
+import { proveAddress } from '../auth/challenge-proof';
 import { clientIp, presentedCredentials } from '../auth/credentials';
 import { accountIdOf, requireAuth } from '../auth/require-auth';
 import { ApiError, sendJson } from '../errors';
 import { checkAddress, type IdentityDeps } from '../identity-deps';
 import { accountIdFor, loadAccount } from '../stores/accounts';
 import { saveBootstrapToken } from '../stores/bootstrap-tokens';
-import { saveChallenge } from '../stores/challenges';
+import { issueChallenge } from '../auth/issue-challenge';
 import { depositRows } from '../views/account-view';
 
 const MINUTE = MINUTE_MS;
@@ -28,17 +27,8 @@ export function signupRouter(deps: IdentityDeps): Router {
   router.post('/v1/accounts/challenge', validator.for('createChallenge'), async (req, res) => {
     const address = checkAddress(req.body.address, 'address');
     const purpose: ChallengePurpose = req.body.purpose ?? 'signup';
-    await spendBudget(rt, 'challenge-ip', clientIp(req) ?? 'unknown', rt.cfg.BUDGET_CHALLENGE_PER_IP_PER_MIN, MINUTE);
-    await spendBudget(rt, 'challenge-address', address, rt.cfg.BUDGET_CHALLENGE_PER_ADDRESS_PER_MIN, MINUTE);
-    const issuedAt = rt.clock.now();
-    const expiresAt = issuedAt + CHALLENGE_TTL_MS;
-    const nonce = randomBytes(16).toString('hex');
-    const message = challengeMessage({
-      domain: rt.cfg.SERVICE_DOMAIN, network: rt.cfg.NETWORK, purpose, address, nonce, issuedAt: toIso(issuedAt), expiresAt: toIso(expiresAt),
-    });
     // Nothing here looks at accounts: the answer is the same for an address with or without one.
-    await saveChallenge(rt.pool, { nonce, address, purpose, message, issuedAt, expiresAt });
-    sendJson(res, 201, { nonce, address, purpose, message, issued_at: toIso(issuedAt), expires_at: toIso(expiresAt) });
+    sendJson(res, 201, await issueChallenge(rt, clientIp(req), address, purpose));
   });
 
   router.post('/v1/accounts/challenge/verify', validator.for('verifyChallenge'), proofBudget(rt), async (req, res) => {

@@ -79,6 +79,31 @@ function bodyToWire(body: CommandBody): WireBody {
       };
     case 'order.refund':
       return { [`${ns}RefundOrder`]: { order_id: body.orderId, reason: body.reason } };
+    case 'promo.configure':
+      return {
+        [`${ns}ConfigurePromo`]: {
+          on: body.on, token_id: body.tokenId, token_name: body.tokenName, drop_address: body.dropAddress, starts_at: optLong(body.startsAt),
+          ends_at: optLong(body.endsAt), cap_per_day: body.capPerDay, grant_energy: BigInt(body.grantEnergy), grant_seconds: BigInt(body.grantSeconds),
+          forward_address: body.forwardAddress,
+        },
+      };
+    case 'promo.redeem':
+      return { [`${ns}RedeemPromo`]: { address: body.address, method: body.method, forward_tx_id: body.forwardTxId } };
+    case 'promo.grant':
+      return {
+        [`${ns}GrantPromo`]: {
+          address: body.address, step: body.step, tx_id: body.txId, signed_tx: body.signedTx, pool_address: body.poolAddress,
+          stake_sun: optLong(body.stakeSun), at: BigInt(body.at), failure: body.failure,
+        },
+      };
+    case 'promo.dev_code':
+      return {
+        [`${ns}ClaimDevCode`]: {
+          address: body.address, code: body.code, fee_bps: body.feeBps, duration_days: body.durationDays, activate_by: optLong(body.activateBy),
+        },
+      };
+    case 'promo.dev_code_enter':
+      return { [`${ns}EnterDevCode`]: { code: body.code, target_account_id: body.targetAccountId } };
   }
 }
 
@@ -132,6 +157,26 @@ function bodyFromWire(wire: WireBody): CommandBody {
       };
     case 'RefundOrder':
       return { type: 'order.refund', orderId: value.order_id, reason: value.reason };
+    case 'ConfigurePromo':
+      return {
+        type: 'promo.configure', on: value.on, tokenId: value.token_id, tokenName: value.token_name, dropAddress: value.drop_address,
+        startsAt: optNumber(value.starts_at), endsAt: optNumber(value.ends_at), capPerDay: value.cap_per_day, grantEnergy: Number(value.grant_energy),
+        grantSeconds: Number(value.grant_seconds), forwardAddress: value.forward_address,
+      };
+    case 'RedeemPromo':
+      return { type: 'promo.redeem', address: value.address, method: value.method, forwardTxId: value.forward_tx_id };
+    case 'GrantPromo':
+      return {
+        type: 'promo.grant', address: value.address, step: value.step, txId: value.tx_id, signedTx: value.signed_tx, poolAddress: value.pool_address,
+        stakeSun: value.stake_sun === null ? null : BigInt(value.stake_sun), at: Number(value.at), failure: value.failure,
+      };
+    case 'ClaimDevCode':
+      return {
+        type: 'promo.dev_code', address: value.address, code: value.code, feeBps: value.fee_bps, durationDays: value.duration_days,
+        activateBy: optNumber(value.activate_by),
+      };
+    case 'EnterDevCode':
+      return { type: 'promo.dev_code_enter', code: value.code, targetAccountId: value.target_account_id };
     default:
       throw new Error(`unknown command body ${name}`);
   }

@@ -53,6 +53,8 @@ export interface ExecOutcome {
   resMessage?: string;
   withdrawExpireAmount?: bigint;
   unfreezeAmount?: bigint;
+  /** TransactionInfo.assetIssueID of an AssetIssueContract. */
+  assetIssueId?: string;
 }
 
 export function emptyOutcome(): ExecOutcome {

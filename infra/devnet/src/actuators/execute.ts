@@ -6,6 +6,7 @@ import { emptyOutcome, type ExecContext, type ExecOutcome } from './context';
 import { delegateResource, unDelegateResource } from './delegation';
 import { freezeV2, unfreezeV2, withdrawExpireUnfreeze } from './stake';
 import { createsAccount, transferTrx } from './transfer';
+import { issueAsset, transferAsset } from './asset';
 import { triggerContract } from './trigger';
 
 /** Bytes a transaction pays bandwidth for: its serialized size without ret, plus room for the result. */
@@ -44,6 +45,12 @@ export function executeTx(ctx: ExecContext, tx: SignedTx): ExecOutcome {
       break;
     case 'UnDelegateResourceContract':
       unDelegateResource(ctx, c);
+      break;
+    case 'AssetIssueContract':
+      issueAsset(ctx, c, out);
+      break;
+    case 'TransferAssetContract':
+      transferAsset(ctx, c, out);
       break;
   }
   return out;

@@ -25,5 +25,6 @@ export function transferTrx(ctx: ExecContext, c: Transfer, out: ExecOutcome): vo
 
 /** Whether the transaction creates an account (it then pays bandwidth differently). */
 export function createsAccount(ctx: ExecContext, c: Contract): boolean {
-  return c.type === 'TransferContract' && c.to !== c.owner && c.amount > 0n && ctx.view.account(c.to) === undefined;
+  const transfer = c.type === 'TransferContract' || c.type === 'TransferAssetContract';
+  return transfer && c.to !== c.owner && c.amount > 0n && ctx.view.account(c.to) === undefined;
 }

@@ -6,6 +6,7 @@ import { chainParametersJson } from '../state/params';
 import { delegatableStake } from '../state/resources';
 import { isVisible, paramsOf, sendJson, type Params } from './params';
 import { accountJson, accountResourceJson, shownAddress } from './views';
+import { accountAssetJson } from './routes-assets';
 
 /** Account, resource and delegation reads; /walletsolidity/ reads the solidified state. */
 export function accountRoutes(router: Router, node: DevnetNode, solidity: boolean): void {
@@ -20,7 +21,7 @@ export function accountRoutes(router: Router, node: DevnetNode, solidity: boolea
   get('/getaccount', (p, v) => {
     const address = parseAddress(p.address);
     const account = address ? v.account(address) : undefined;
-    return account ? accountJson(node.chain, account, isVisible(p)) : {};
+    return account ? { ...accountJson(node.chain, account, isVisible(p)), ...accountAssetJson(v, account.address, isVisible(p)) } : {};
   });
   get('/getaccountresource', (p, v) => {
     const address = parseAddress(p.address);

@@ -19,7 +19,7 @@ const MAX_BLOCKS_PER_CALL = 10_000;
 
 const wallet = (k: KeyPair) => ({ address: toBase58(k.address), private_key: k.privateKey });
 
-function signed(tx: SignedTx, key: KeyPair): SignedTx {
+export function signed(tx: SignedTx, key: KeyPair): SignedTx {
   return { ...tx, signatures: [signTxid(tx.txid, key.privateKey)] };
 }
 

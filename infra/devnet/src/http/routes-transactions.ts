@@ -7,6 +7,7 @@ import { parseContract, type ContractType } from '../tx/contracts';
 import { FormatError, readInt64 } from '../tx/json-values';
 import { isVisible, paramsOf, sendError, sendJson } from './params';
 import { txInfoJson, txJson, unsignedTxJson } from './views';
+import { visibleBytesAsHex } from './routes-assets';
 
 /** The create endpoints java-tron offers for the system contracts the devnet runs. */
 const CREATE_ENDPOINTS: Record<string, ContractType> = {
@@ -16,6 +17,8 @@ const CREATE_ENDPOINTS: Record<string, ContractType> = {
   withdrawexpireunfreeze: 'WithdrawExpireUnfreezeContract',
   delegateresource: 'DelegateResourceContract',
   undelegateresource: 'UnDelegateResourceContract',
+  transferasset: 'TransferAssetContract',
+  createassetissue: 'AssetIssueContract',
 };
 
 const VALIDATE_EXCEPTION = 'class org.tron.core.exception.ContractValidateException : ';
@@ -23,7 +26,7 @@ const VALIDATE_EXCEPTION = 'class org.tron.core.exception.ContractValidateExcept
 export function transactionRoutes(router: Router, node: DevnetNode): void {
   for (const [endpoint, type] of Object.entries(CREATE_ENDPOINTS)) {
     router.post('/wallet/' + endpoint, (req, res) => {
-      const p = paramsOf(req);
+      const p = visibleBytesAsHex(type, paramsOf(req));
       try {
         const tx = buildTx(node.chain, parseContract(type, p), { permissionId: Number(readInt64(p.Permission_id, 'Permission_id')) });
         dryValidate(node.chain, tx);

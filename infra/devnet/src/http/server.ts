@@ -5,6 +5,7 @@ import { log } from '../log';
 import type { DevnetNode } from '../node';
 import { BROADCAST_PATH, broadcastHandler } from './broadcast';
 import { adminRoutes } from './routes-admin';
+import { assetRoutes } from './routes-assets';
 import { accountRoutes } from './routes-accounts';
 import { blockRoutes } from './routes-blocks';
 import { contractRoutes } from './routes-contracts';
@@ -34,6 +35,7 @@ export function createApp(node: DevnetNode): express.Express {
   transactionRoutes(router, node);
   contractRoutes(router, node);
   adminRoutes(router, node);
+  assetRoutes(router, node);
   app.use(router);
 
   app.use((req: Request, res: Response) => {

@@ -156,6 +156,7 @@ export function txInfoJson(tx: StoredTx, visible = false): Record<string, unknow
     // Blocks stored before internal transactions were recorded have none.
     internal_transactions: (o.internalTxs ?? []).map((it) => internalTxJson(it, visible)),
     withdraw_expire_amount: o.withdrawExpireAmount,
+    assetIssueID: o.assetIssueId,
   });
 }
 

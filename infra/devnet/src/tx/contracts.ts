@@ -1,6 +1,7 @@
 import type { HexAddress } from '../crypto/address';
 import { FormatError, readAddress, readBool, readHex, readInt64 } from './json-values';
 import { PbWriter } from './protobuf';
+import { assetContractValueJson, encodeAssetContract, parseAssetContract, type AssetContract } from './asset-contracts';
 
 /** Stake 2.0 resource codes (protocol ResourceCode). */
 export type Resource = 'BANDWIDTH' | 'ENERGY';
@@ -15,7 +16,8 @@ export type Contract =
   | { type: 'UnfreezeBalanceV2Contract'; owner: HexAddress; amount: bigint; resource: Resource }
   | { type: 'WithdrawExpireUnfreezeContract'; owner: HexAddress }
   | { type: 'DelegateResourceContract'; owner: HexAddress; receiver: HexAddress; balance: bigint; resource: Resource; lock: boolean; lockPeriod: bigint }
-  | { type: 'UnDelegateResourceContract'; owner: HexAddress; receiver: HexAddress; balance: bigint; resource: Resource };
+  | { type: 'UnDelegateResourceContract'; owner: HexAddress; receiver: HexAddress; balance: bigint; resource: Resource }
+  | AssetContract;
 
 export type ContractType = Contract['type'];
 
@@ -28,6 +30,8 @@ export const CONTRACT_TYPE_NUMBER: Record<ContractType, number> = {
   WithdrawExpireUnfreezeContract: 56,
   DelegateResourceContract: 57,
   UnDelegateResourceContract: 58,
+  TransferAssetContract: 2,
+  AssetIssueContract: 6,
 };
 
 export function isContractType(value: unknown): value is ContractType {
@@ -43,6 +47,7 @@ function readResource(value: unknown): Resource {
 
 /** Decodes a contract's parameter.value (addresses in either hex or base58 form). */
 export function parseContract(type: ContractType, v: Record<string, unknown>): Contract {
+  if (type === 'AssetIssueContract' || type === 'TransferAssetContract') return parseAssetContract(type, v);
   const owner = readAddress(v.owner_address, 'owner_address');
   switch (type) {
     case 'TransferContract':
@@ -88,6 +93,7 @@ const addr = (a: HexAddress) => Buffer.from(a, 'hex');
 
 /** Protobuf bytes of the contract message (field numbers from java-tron's balance/smart contract protos). */
 export function encodeContract(c: Contract): Buffer {
+  if (c.type === 'AssetIssueContract' || c.type === 'TransferAssetContract') return encodeAssetContract(c);
   const w = new PbWriter().bytes(1, addr(c.owner));
   switch (c.type) {
     case 'TransferContract':
@@ -108,6 +114,7 @@ export function encodeContract(c: Contract): Buffer {
 
 /** parameter.value as java-tron prints it (defaults omitted, int64 kept as bigint for the JSON writer). */
 export function contractValueJson(c: Contract): Record<string, unknown> {
+  if (c.type === 'AssetIssueContract' || c.type === 'TransferAssetContract') return assetContractValueJson(c);
   const out: Record<string, unknown> = { owner_address: c.owner };
   const put = (key: string, value: bigint | boolean | string | undefined) => {
     if (value === undefined || value === 0n || value === false || value === '') return;
