@@ -23,7 +23,9 @@ export function signatureMatches(expected: string, sent: string): boolean {
   return timingSafeEqual(a, a.length === b.length ? b : a) && a.length === b.length;
 }
 
+/** Unix seconds, or Unix milliseconds (13 digits) for clients that send the same request more than once a second. */
 export function timestampInWindow(timestamp: string, nowMs: number): boolean {
+  if (/^\d{13}$/.test(timestamp)) return Math.abs(Number(timestamp) - nowMs) <= SIGNATURE_WINDOW_S * 1000;
   if (!/^\d{1,12}$/.test(timestamp)) return false;
   return Math.abs(Number(timestamp) - Math.floor(nowMs / 1000)) <= SIGNATURE_WINDOW_S;
 }

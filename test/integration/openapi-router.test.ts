@@ -93,6 +93,13 @@ test('every served route is described in /v1/openapi.json and every described op
   expect({ describedButNotServed: described.filter((op) => !served.includes(op)) }).toEqual({ describedButNotServed: [] });
 });
 
+test('the server URL joined with a described path is where the API answers', async () => {
+  const doc = (await (await fetch(`${api.base}/v1/openapi.json`)).json()) as { servers: Array<{ url: string }> };
+  // Generators build request URLs as server URL + path; the paths carry /v1 themselves.
+  const url = `${api.base}${doc.servers[0].url.replace(/\/$/, '')}/v1/openapi.json`;
+  expect((await fetch(url)).status).toBe(200);
+});
+
 test('every described operation has a unique operationId and declares its path parameters', async () => {
   const doc = (await (await fetch(`${api.base}/v1/openapi.json`)).json()) as {
     paths: Record<string, Record<string, { operationId?: string; parameters?: Array<{ name: string; in: string }> }>>;
