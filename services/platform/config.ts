@@ -155,3 +155,6 @@ export function loadConfig(): Config {
   cached ??= parseConfig(process.env);
   return cached;
 }
+
+/** Every variable this file reads (docker-compose.yml's service passes each through; test/unit/compose.test.ts checks it). */
+export const configVariables: readonly string[] = Object.keys(schema.shape);
