@@ -110,6 +110,14 @@ test('sign up, read, fund, order with retries, page: all through the typed clien
   expect(account.data).toMatchObject({ id: accountId, status: 'unfunded' });
   expect(attempts[0].timestamp).toMatch(/^\d{13}$/);
 
+  // The other timestamp form: Unix seconds, for a read and a write.
+  const secondsAttempts: Attempt[] = [];
+  const inSeconds = createEnergyClient({ baseUrl: stack.base, apiKey: key, timestampUnit: 'seconds', fetch: observedFetch(secondsAttempts) });
+  expect((await inSeconds.api.GET('/v1/account')).response.status).toBe(200);
+  const quote = await inSeconds.api.POST('/v1/quotes', { body: { resource: 'energy', amount: 65_000, tier: '5m', receiver: (await newWallet()).address } });
+  expect([quote.response.status, quote.data?.pay_amount_sun]).toEqual([201, 65_000 * quote.data!.price_sun_per_unit!]);
+  expect(secondsAttempts.map((x) => x.timestamp)).toEqual([expect.stringMatching(/^\d{10}$/), expect.stringMatching(/^\d{10}$/)]);
+
   // Funding by the ops tool, as support does.
   const { stdout } = await promisify(execFile)(path.resolve(__dirname, '../../../bin/ops'), ['adjust', '--account', accountId, '--amount-sun', '100000000000', '--memo', 'typed client test'], {
     env: stack.world.env, encoding: 'utf8',
