@@ -241,3 +241,6 @@ export function loadConfig(): Config {
   cached ??= parseConfig(env.STACK_PROFILE === undefined && SECRET_KEY_NAMES.some((k) => !env[k]) ? { ...installationKeys(), ...env } : env);
   return cached;
 }
+
+/** Every variable this file reads (docker-compose.yml's service passes each through; test/unit/compose.test.ts checks it). */
+export const configVariables: readonly string[] = Object.keys(schema.shape);

@@ -11,6 +11,8 @@ export interface DevnetConfig {
   readonly pool: number;
   readonly trxPerUsdt: string;
   readonly sigWorkers: number;
+  /** Address the HTTP server binds: loopback, except in a container (docker-compose.yml sets 0.0.0.0). */
+  readonly host: string;
 }
 
 export class ConfigError extends Error {}
@@ -26,6 +28,12 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number
 
 export function isPositiveDecimal(value: string): boolean {
   return /^\d+(\.\d+)?$/.test(value) && /[1-9]/.test(value);
+}
+
+function bindHost(raw: string | undefined): string {
+  if (raw === undefined || raw === '') return '127.0.0.1';
+  if (!/^[A-Za-z0-9.:-]+$/.test(raw)) throw new ConfigError(`DEVNET_HOST must be an address or host name, got '${raw}'`);
+  return raw;
 }
 
 /** Fails fast with one clear message per bad variable instead of misbehaving later. */
@@ -46,5 +54,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     pool: int(env, 'DEVNET_POOL', 3, 0, 1000),
     trxPerUsdt,
     sigWorkers: int(env, 'DEVNET_SIG_WORKERS', 2, 0, 16),
+    host: bindHost(env.DEVNET_HOST),
   };
 }

@@ -23,7 +23,7 @@ function main(): void {
   if (process.argv.includes('--reset')) fs.rmSync(config.dataDir, { recursive: true, force: true });
 
   const node = new DevnetNode(config);
-  const server = createServer(node).listen(config.port, '127.0.0.1', () => {
+  const server = createServer(node).listen(config.port, config.host, () => {
     node.startProducing();
     const a = node.accounts;
     const wallet = (k: { address: string; privateKey: string }) => ({ address: toBase58(k.address), private_key: k.privateKey });
@@ -35,7 +35,7 @@ function main(): void {
       usdt_contract: toBase58(a.usdt),
       dex_pool: toBase58(a.dexPool),
     });
-    log('info', 'devnet listening', { url: `http://127.0.0.1:${config.port}`, blockMs: config.blockMs, solidifyDepth: config.solidifyDepth, head: node.chain.head().number });
+    log('info', 'devnet listening', { url: `http://${config.host}:${config.port}`, blockMs: config.blockMs, solidifyDepth: config.solidifyDepth, head: node.chain.head().number });
   });
   server.keepAliveTimeout = 65_000;
   server.on('error', (err) => {

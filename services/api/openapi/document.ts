@@ -36,7 +36,8 @@ export function buildDocument(): OpenApiDocument {
       version: '1',
       description: 'Temporary TRON energy and bandwidth delegations paid from a prepaid balance.',
     },
-    servers: [{ url: '/v1' }],
+    // Every path below carries /v1, and a server URL is prefixed to each path: '/' (not '/v1/v1/...').
+    servers: [{ url: '/' }],
     paths: { ...platformPaths, ...identityPaths, ...ledgerPaths, ...webhookPaths, ...orderPaths, ...promoPaths },
     components: { schemas: { ...sharedSchemas, ...identitySchemas, ...ledgerSchemas, ...webhookSchemas, ...orderSchemas, ...promoSchemas }, securitySchemes: { ...identitySecuritySchemes } },
   };
