@@ -64,7 +64,7 @@ export async function startRoles(rt: Runtime, roles: Role[]): Promise<Stoppable[
       await startDispatcher({
         log: rt.log, codec: rt.codec, pool: rt.pool, clock: rt.clock, secrets: webhookSecretBox(rt.cfg),
         allowPrivate: rt.cfg.WEBHOOK_ALLOW_PRIVATE_TARGETS, concurrency: rt.cfg.WEBHOOK_SEND_CONCURRENCY,
-        userAgent: `${rt.cfg.BRAND}-webhook/1`, groupId: DISPATCHER_GROUP,
+        userAgent: `${rt.cfg.BRAND}-webhook/1`, groupId: DISPATCHER_GROUP, maxBatch: rt.cfg.DISPATCHER_MAX_BATCH,
       }),
     );
   }

@@ -98,6 +98,16 @@ const schema = z.object({
   CHAIN_POLL_MS: z.coerce.number().int().min(20).default(500),
   /** Orders: largest stake (SUN) of one delegation; a bigger order is split across pool addresses. Unset: no limit. */
   ORDER_MAX_DELEGATION_SUN: z.coerce.bigint().min(1_000_000n).optional(),
+  /** Group commit: how long (real ms) the command bus lingers to append many commands in one produce request. */
+  COMMAND_LINGER_MS: z.coerce.number().int().min(0).max(50).default(2),
+  /** Group commit: most commands in one produce request. */
+  COMMAND_APPEND_MAX: z.coerce.number().int().min(1).max(10_000).default(500),
+  /** Longest a consumer's fetch waits at the broker for new records (ms): latency when the log is quiet. */
+  KAFKA_FETCH_MAX_WAIT_MS: z.coerce.number().int().min(1).max(5_000).default(10),
+  /** API processes sharing API_PORT (node cluster); 1 = the API runs inside the main process. */
+  API_WORKERS: z.coerce.number().int().min(1).max(64).default(1),
+  /** Webhook dispatcher intake: most events written per transaction. */
+  DISPATCHER_MAX_BATCH: z.coerce.number().int().min(1).max(10_000).default(1_000),
 });
 
 export type Config = Omit<z.infer<typeof schema>, 'DEPOSIT_XPUB' | 'API_KEY_ENCRYPTION_KEY'> & {

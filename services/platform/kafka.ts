@@ -79,7 +79,14 @@ export class KafkaLog {
    *   worlds) sharing a broker never share a group: a group whose members subscribe to different topics
    *   would hand partitions to members that never read them.
    */
-  constructor(brokers: string, clientId: string, private readonly groupPrefix: string, private readonly sessionTimeoutMs = 30_000) {
+  /**
+   * @param fetchMaxWaitMs how long a fetch waits at the broker when no record is there: with minBytes 1 a
+   *   fetch returns as soon as one record arrives, so this bounds only the idle poll (and its CPU).
+   */
+  constructor(
+    brokers: string, clientId: string, private readonly groupPrefix: string, private readonly sessionTimeoutMs = 30_000,
+    private readonly fetchMaxWaitMs = 100,
+  ) {
     this.kafka = new Kafka({
       clientId,
       brokers: brokers.split(',').map((b) => b.trim()),
@@ -172,7 +179,8 @@ export class KafkaLog {
       sessionTimeout: this.sessionTimeoutMs,
       rebalanceTimeout: this.sessionTimeoutMs * 2,
       heartbeatInterval: Math.min(3_000, Math.floor(this.sessionTimeoutMs / 3)),
-      maxWaitTimeInMs: 100,
+      maxWaitTimeInMs: this.fetchMaxWaitMs,
+      minBytes: 1,
     });
     this.consumers.add(consumer);
     await consumer.connect();

@@ -31,7 +31,7 @@ export async function createRuntime(cfg: Config, options: { migrate?: boolean; d
   if (options.migrate ?? true) await migrate(databaseUrl);
   const pool = createPool(databaseUrl, 20);
   const redis = createRedis(cfg.REDIS_URL);
-  const log = new KafkaLog(cfg.KAFKA_BROKERS, cfg.KAFKA_CLIENT_ID, cfg.topicPrefix, cfg.KAFKA_SESSION_TIMEOUT_MS);
+  const log = new KafkaLog(cfg.KAFKA_BROKERS, cfg.KAFKA_CLIENT_ID, cfg.topicPrefix, cfg.KAFKA_SESSION_TIMEOUT_MS, cfg.KAFKA_FETCH_MAX_WAIT_MS);
   await log.ensureTopics(
     (Object.keys(topics) as TopicKey[]).map((key) => ({
       name: topicName(cfg.topicPrefix, key),
