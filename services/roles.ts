@@ -37,15 +37,18 @@ export function parseRoles(text: string): Role[] {
 export async function startRoles(rt: Runtime, roles: Role[]): Promise<Stoppable[]> {
   const running: Stoppable[] = [];
   const ctx = { network: rt.cfg.NETWORK, brand: rt.cfg.BRAND };
+  // The chain roles append chain facts only (no replies awaited): one bus without a reply subscription,
+  // shared so their appends are grouped into the same produce requests.
+  const appendBus = appendOnlyBus(rt);
   if (roles.includes('deposit-watcher')) {
-    // Appends chain facts only (no replies awaited), so the bus needs no reply subscription.
-    const bus = commandBusFor(rt);
-    running.push(await startDepositWatcher({ cfg: rt.cfg, pool: rt.pool, bus, clock: rt.clock }));
+    running.push(await startDepositWatcher({ cfg: rt.cfg, pool: rt.pool, bus: appendBus, clock: rt.clock, reader: rt.chain.reader }));
   }
   // Chain roles for orders: they append chain facts only.
   const chainRoles = { broadcaster: startBroadcaster, confirmer: startConfirmer, scheduler: startScheduler } as const;
   for (const role of ['broadcaster', 'confirmer', 'scheduler'] as const) {
-    if (roles.includes(role)) running.push(await chainRoles[role]({ cfg: rt.cfg, pool: rt.pool, bus: appendOnlyBus(rt), clock: rt.clock }));
+    if (roles.includes(role)) {
+      running.push(await chainRoles[role]({ cfg: rt.cfg, pool: rt.pool, bus: appendBus, clock: rt.clock, reader: rt.chain.reader, writer: rt.chain.writer }));
+    }
   }
   if (roles.includes('processor')) {
     running.push(

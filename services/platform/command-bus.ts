@@ -17,7 +17,6 @@ import { traceHeaders } from './telemetry';
 import { readResults } from './db/command-results';
 import type { LogCodec } from './wire/codec';
 import type { Runtime } from './runtime';
-import { priceTable } from '../domain/pricing';
 import { AppendBatcher } from './append-batcher';
 
 /** Extra wait past the deadline before giving up, so a result committed right at the deadline is still seen. */
@@ -43,7 +42,7 @@ export interface CommandBusDeps {
 
 /** The bus of a process, from its runtime: the one place that knows how a bus is wired. */
 export function commandBusFor(rt: Runtime, overrides: Partial<CommandBusDeps> = {}): CommandBus {
-  const fiveMinuteEnergy = priceTable(rt.cfg.NETWORK, rt.cfg.ORDER_PRICES, rt.cfg.ACTIVATION_FEE_SUN).rows
+  const fiveMinuteEnergy = rt.prices.rows
     .find((r) => r.resource === 'energy' && r.tier === '5m');
   return new CommandBus({
     log: rt.log, codec: rt.codec, pool: rt.pool, redisUrl: rt.cfg.REDIS_URL, network: rt.cfg.NETWORK,
@@ -69,7 +68,7 @@ export class CommandBus {
   }
 
   async start(): Promise<void> {
-    this.subscriber = createRedis(this.deps.redisUrl);
+    this.subscriber = createRedis(this.deps.redisUrl, { autoPipeline: false });
     this.subscriber.on('message', (_channel, message) => {
       const result = parseJson(message) as CommandResult;
       this.waiting.get(result.commandId)?.(result);

@@ -5,11 +5,11 @@
  */
 import type { Request } from 'express';
 import { tokenHash, signatureMatches, signRequest, timestampInWindow } from '../../identity/request-signing';
-import { openSecret } from '../../platform/secret-box';
 import type { Runtime } from '../../platform/runtime';
 import { ApiError } from '../errors';
 import { findApiKey, touchApiKey } from '../stores/api-keys';
 import type { AuthContext } from './context';
+import { openKeySecret, touchDue } from './key-secrets';
 
 const REPLAY_TTL_S = 600;
 
@@ -21,12 +21,12 @@ export async function verifySignedRequest(
   if (!timestamp || !sign || !/^key_[0-9a-f]{24}$/.test(keyId)) throw rejected;
   const key = await findApiKey(rt.pool, keyId);
   if (!key || key.revokedAt !== null) throw rejected;
-  const expected = signRequest(openSecret(rt.cfg.API_KEY_ENCRYPTION_KEY, key.secretEnc, `api_key:${key.id}`), timestamp, req.method, req.originalUrl, req.rawBody ?? Buffer.alloc(0));
+  const expected = signRequest(openKeySecret(rt.cfg.API_KEY_ENCRYPTION_KEY, key.id, key.secretEnc), timestamp, req.method, req.originalUrl, req.rawBody ?? Buffer.alloc(0));
   if (!signatureMatches(expected, sign)) throw rejected;
   const now = rt.clock.now();
   if (!timestampInWindow(timestamp, now)) throw rejected;
   const fresh = await rt.redis.set(`${rt.cfg.topicPrefix}sig:${tokenHash(sign)}`, '1', 'EX', REPLAY_TTL_S, 'NX');
   if (fresh !== 'OK') throw rejected;
-  await touchApiKey(rt.pool, key.id, now);
+  if (touchDue(key.id, now)) await touchApiKey(rt.pool, key.id, now);
   return { kind: 'api_key', accountId: key.accountId, keyId: key.id, scopes: key.scopes };
 }
