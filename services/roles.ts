@@ -34,6 +34,16 @@ export function parseRoles(text: string): Role[] {
   return roles as Role[];
 }
 
+/**
+ * Which roles this process runs when the API has `apiWorkers` processes (API_WORKERS): a cluster worker
+ * runs only the API, the primary everything else (and forks the workers when there is more than one).
+ */
+export function rolesOfProcess(roles: Role[], apiWorkers: number, isWorker: boolean): { here: Role[]; apiWorkers: number } {
+  if (isWorker) return { here: ['api'], apiWorkers: 0 };
+  if (!roles.includes('api') || apiWorkers <= 1) return { here: roles, apiWorkers: 0 };
+  return { here: roles.filter((r) => r !== 'api'), apiWorkers };
+}
+
 export async function startRoles(rt: Runtime, roles: Role[]): Promise<Stoppable[]> {
   const running: Stoppable[] = [];
   const ctx = { network: rt.cfg.NETWORK, brand: rt.cfg.BRAND };
