@@ -44,10 +44,12 @@ export function httpSender(base: string, make: (n: number) => Request, okStatus:
           res.on('error', () => done(null, 'error'));
         },
       );
-      req.setTimeout(timeoutMs, () => {
+      // A deadline on the whole exchange (queueing for a socket included), not just socket idleness.
+      const timer = setTimeout(() => {
         done(null, 'timeout');
         req.destroy();
-      });
+      }, timeoutMs);
+      req.on('close', () => clearTimeout(timer));
       req.on('error', () => done(null, 'error'));
       req.end(r.body);
     });
