@@ -19,7 +19,7 @@ if (cluster.isPrimary && workers > 1) {
     process.exit(0);
   });
 } else {
-  const pool = createPool(String(process.env.DATABASE_URL), 20);
+  const pool = createPool(String(process.env.DATABASE_URL), Number(process.env.DATABASE_POOL_MAX ?? 8));
   const app = express();
   app.get('/ready', (_req, res) => void res.status(200).end());
   app.post('/v1/orders', express.raw({ type: '*/*' }), async (req, res) => {

@@ -3,8 +3,8 @@
  *   make bench-orders        (= infra/env/load.sh test -- npx tsx bench/orders.ts, on the pinned Node)
  *
  * The service runs as production does, in its own processes: `services/main.ts --roles
- * api,processor,relay,broadcaster,confirmer` with BENCH_API_WORKERS API processes on one port (node
- * cluster), against a devnet of its own (300 ms blocks). The ceiling, in the same run, is a bare
+ * api,processor,relay` with BENCH_API_WORKERS API processes on one port (node cluster) and
+ * `--roles broadcaster,confirmer` in another (BENCH_SPLIT_CHAIN=0: all in one primary), against a devnet of its own (300 ms blocks). The ceiling, in the same run, is a bare
  * endpoint with the same number of processes doing only the signature check and ONE PostgreSQL insert
  * per request. This process only generates load (keep-alive HTTP, every request with a timeout, every
  * failure counted; bench/load.ts).
@@ -102,16 +102,22 @@ async function main(): Promise<void> {
   const world = newWorld('benchorders', {
     LOG_LEVEL: 'error', TRON_FULL_HOST: devnet.url, CHAIN_POLL_MS: '100', BUDGET_READS_PER_SEC: '1000000', BUDGET_WRITES_PER_SEC: '1000000',
     COMMAND_TIMEOUT_MS: String(TIMEOUT_MS), KAFKA_SESSION_TIMEOUT_MS: '30000',
+    // The test stack's PostgreSQL is shared (max_connections 100): 8 per process keeps the run near 50.
+    DATABASE_POOL_MAX: '8', COMMAND_MAX_WAITING: process.env.BENCH_MAX_WAITING ?? '400',
   });
   const rt = await createRuntime(world.cfg);
   const [apiPort, ceilingPort] = await Promise.all([freePort(), freePort()]);
   const children: ChildProcess[] = [];
   try {
     await rt.pool.query('CREATE TABLE bench_ceiling (id text PRIMARY KEY, body jsonb NOT NULL, created_at timestamptz NOT NULL DEFAULT now())');
-    const service = spawnNode('services/main.ts', ['--roles', 'api,processor,relay,broadcaster,confirmer'], {
+    // The chain roles sign and broadcast every order's delegations (CPU-heavy TronWeb work); with
+    // BENCH_SPLIT_CHAIN=1 (default) they run in a process of their own, as production scales roles.
+    const split = process.env.BENCH_SPLIT_CHAIN !== '0';
+    const service = spawnNode('services/main.ts', ['--roles', split ? 'api,processor,relay' : 'api,processor,relay,broadcaster,confirmer'], {
       ...world.env, API_PORT: String(apiPort), API_HOST: '127.0.0.1', API_WORKERS: String(WORKERS),
     });
     children.push(service);
+    if (split) children.push(spawnNode('services/main.ts', ['--roles', 'broadcaster,confirmer'], { ...world.env, API_WORKERS: '1' }));
     const ceilingSecret = 'bench-ceiling-secret';
     const ceiling = spawnNode('bench/ceiling-server.ts', [], {
       ...world.env, CEILING_PORT: String(ceilingPort), CEILING_WORKERS: String(WORKERS), CEILING_SECRET: ceilingSecret,

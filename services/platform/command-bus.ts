@@ -38,6 +38,8 @@ export interface CommandBusDeps {
   /** Group commit: linger (real ms) and most records per produce request; default 2 ms, 500. */
   lingerMs?: number;
   appendMax?: number;
+  /** Commands waiting for an answer at once; past it submit sheds load (503, nothing appended). Default 1,000. */
+  maxWaiting?: number;
 }
 
 /** The bus of a process, from its runtime: the one place that knows how a bus is wired. */
@@ -47,7 +49,7 @@ export function commandBusFor(rt: Runtime, overrides: Partial<CommandBusDeps> = 
   return new CommandBus({
     log: rt.log, codec: rt.codec, pool: rt.pool, redisUrl: rt.cfg.REDIS_URL, network: rt.cfg.NETWORK,
     clock: rt.clock, timeoutMs: rt.cfg.COMMAND_TIMEOUT_MS, energyPrice5mSun: fiveMinuteEnergy?.price_sun_per_unit ?? null,
-    lingerMs: rt.cfg.COMMAND_LINGER_MS, appendMax: rt.cfg.COMMAND_APPEND_MAX,
+    lingerMs: rt.cfg.COMMAND_LINGER_MS, appendMax: rt.cfg.COMMAND_APPEND_MAX, maxWaiting: rt.cfg.COMMAND_MAX_WAITING,
     ...overrides,
   });
 }
@@ -103,6 +105,8 @@ export class CommandBus {
   /** Appends and waits for the answer; the answer is final (applied, rejected, or refused with nothing done). */
   async submit(body: NewCommand, headers: Record<string, string> = traceHeaders()): Promise<CommandResult> {
     const command = this.stamp(body);
+    // Shed load before appending: the 503 is true because nothing reached the log.
+    if (this.waiting.size >= (this.deps.maxWaiting ?? 1_000)) return refusedResult(command.commandId, 'abandoned');
     const reply = new Promise<CommandResult>((resolve) => this.waiting.set(command.commandId, resolve));
     try {
       await this.append([command], headers);

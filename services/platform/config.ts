@@ -106,6 +106,13 @@ const schema = z.object({
   KAFKA_FETCH_MAX_WAIT_MS: z.coerce.number().int().min(1).max(5_000).default(10),
   /** API processes sharing API_PORT (node cluster); 1 = the API runs inside the main process. */
   API_WORKERS: z.coerce.number().int().min(1).max(64).default(1),
+  /**
+   * Load shedding: commands one process may have waiting for an answer; past it, submit answers 503 at
+   * once without appending (nothing stored), instead of queueing into timeouts (congestion collapse).
+   */
+  COMMAND_MAX_WAITING: z.coerce.number().int().min(1).max(100_000).default(1_000),
+  /** PostgreSQL connections per process (each API worker has its own pool). */
+  DATABASE_POOL_MAX: z.coerce.number().int().min(2).max(200).default(20),
   /** Webhook dispatcher intake: most events written per transaction. */
   DISPATCHER_MAX_BATCH: z.coerce.number().int().min(1).max(10_000).default(1_000),
 });

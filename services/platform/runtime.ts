@@ -54,7 +54,7 @@ export async function createRuntime(cfg: Config, options: { migrate?: boolean; d
   logger.level = cfg.LOG_LEVEL;
   const databaseUrl = options.databaseUrl ?? cfg.DATABASE_URL;
   if (options.migrate ?? true) await migrate(databaseUrl);
-  const pool = createPool(databaseUrl, 20);
+  const pool = createPool(databaseUrl, cfg.DATABASE_POOL_MAX);
   const redis = createRedis(cfg.REDIS_URL);
   const log = new KafkaLog(cfg.KAFKA_BROKERS, cfg.KAFKA_CLIENT_ID, cfg.topicPrefix, cfg.KAFKA_SESSION_TIMEOUT_MS, cfg.KAFKA_FETCH_MAX_WAIT_MS);
   await log.ensureTopics(
