@@ -4,13 +4,14 @@
  * caller gets for duplicates, late commands and commands it gave up on.
  */
 import { readResults } from '../../services/platform/db/command-results';
-import type { CommandBus } from '../../services/platform/command-bus';
+import { commandBusFor, type CommandBus } from '../../services/platform/command-bus';
 import type { Runtime } from '../../services/platform/runtime';
 import { replayAndVerify } from '../../services/ops/replay';
 import { startRoles, type Stoppable } from '../../services/roles';
 import type { Command } from '../../services/domain/commands';
 import { assertLedgerInvariants } from '../support/ledger-invariants';
 import { readTopic } from '../support/topic-reader';
+import { processorCaughtUp } from '../support/processor-lag';
 import { dropWorld, eventually, newWorld, openBus, openRuntime, type World } from '../support/world';
 
 let world: World;
@@ -172,6 +173,28 @@ test('a stream of poison commands does not hold back the other accounts', async 
   expect(victimMs).toBeLessThan(5_000);
   const { rows } = await rt.pool.query('SELECT balance_sun FROM accounts WHERE id = $1', [victim]);
   expect(rows[0].balance_sun).toBe(20n);
+});
+
+test('load shedding: past COMMAND_MAX_WAITING a submit answers 503 at once and appends nothing', async () => {
+  const account = await createAccount();
+  const small = commandBusFor(rt, { maxWaiting: 1 });
+  await small.start();
+  try {
+    const [first, shed] = await Promise.all([
+      small.submit({ type: 'balance.adjust', accountId: account, amountSun: 10n, memo: 'first' }),
+      small.submit({ type: 'balance.adjust', accountId: account, amountSun: 20n, memo: 'shed' }),
+    ]);
+    expect(first.outcome).toBe('applied');
+    expect(shed).toMatchObject({ outcome: 'refused', status: 503, refusalReason: 'abandoned' });
+    await processorCaughtUp(rt);
+    const commands = await readTopic<Command>(rt, 'accountCommands');
+    expect(commands.some((c) => c.value.commandId === shed.commandId)).toBe(false);
+    expect((await readResults(rt.pool, [shed.commandId])).size).toBe(0);
+    const { rows } = await rt.pool.query('SELECT balance_sun FROM accounts WHERE id = $1', [account]);
+    expect(rows[0].balance_sun).toBe(10n);
+  } finally {
+    await small.stop();
+  }
 });
 
 test('ledger invariants hold and a replay of the log rebuilds identical tables', async () => {
