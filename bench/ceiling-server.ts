@@ -14,9 +14,12 @@ const secret = String(process.env.CEILING_SECRET);
 
 if (cluster.isPrimary && workers > 1) {
   for (let i = 0; i < workers; i++) cluster.fork();
+  // Exit once every worker has: a primary leaving first breaks their IPC channel (EPIPE in the worker).
   process.on('SIGTERM', () => {
+    cluster.on('exit', () => {
+      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
+    });
     for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGTERM');
-    process.exit(0);
   });
 } else {
   const pool = createPool(String(process.env.DATABASE_URL), Number(process.env.DATABASE_POOL_MAX ?? 8));
