@@ -92,15 +92,16 @@ down:
 
 # Every test, against the test profile's stack (other ports, databases, Redis db). The build is the
 # type check; unit tests first (fast), then the integration tests: files run TEST_WORKERS at a time
-# (each file has its own world: topics, database), except the crash tests (SIGKILL and restart timing),
-# which run afterwards one at a time. --forceExit: a client library's idle socket must not keep CI
-# waiting after the last test has reported.
+# (each file has its own world: topics, database), except those timed too tightly to share the CPU,
+# which run afterwards one at a time: the crash tests (SIGKILL and restart timing) and webhooks
+# delivery (a 20x clock: its command deadline is 250 ms of real time). --forceExit: a client library's
+# idle socket must not keep CI waiting after the last test has reported.
 TEST_WORKERS ?= 2
-CRASH_TESTS := crash-safety\.test\.ts|/crash\.test\.ts
+SERIAL_TESTS := crash-safety\.test\.ts|/crash\.test\.ts|webhooks/delivery\.test\.ts
 test: build test-stack-up
 	infra/env/load.sh test -- npx jest --ci --selectProjects unit
-	infra/env/load.sh test -- npx jest --ci --selectProjects integration --maxWorkers=$(TEST_WORKERS) --forceExit --testPathIgnorePatterns '$(CRASH_TESTS)'
-	infra/env/load.sh test -- npx jest --ci --selectProjects integration --runInBand --forceExit --testPathPattern '$(CRASH_TESTS)'
+	infra/env/load.sh test -- npx jest --ci --selectProjects integration --maxWorkers=$(TEST_WORKERS) --forceExit --testPathIgnorePatterns '$(SERIAL_TESTS)'
+	infra/env/load.sh test -- npx jest --ci --selectProjects integration --runInBand --forceExit --testPathPattern '$(SERIAL_TESTS)'
 
 # ------------------------------------------------------------------ benchmarks (bench/README.md)
 # Against the test profile's stack, on the pinned Node. Not tests: they print figures.
