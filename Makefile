@@ -5,6 +5,8 @@
 #   make test-stack-up / test-stack-down / test-stack-status   test profile (infra/env/test.env)
 #   make install / build
 #   make up / down / test                                  the whole thing
+#   make bench-orders / bench-webhooks                     figures (bench/README.md)
+#   Every recipe runs on the pinned Node (infra/node/version), fetched once from the npm registry.
 #
 # The environment passes through: a variable set by the caller wins over the profile,
 # e.g. `KAFKA_BROKERS=127.0.0.1:29092 make test-stack-up`.
@@ -14,6 +16,18 @@ SHELL := bash
 .DEFAULT_GOAL := help
 
 STACK := infra/stack.sh
+
+# ------------------------------------------------------------------ node runtime
+# Every recipe runs on the pinned Node (infra/node/version, fetched once from the npm registry into
+# .stack/node by infra/node/ensure.sh); the machine's node only bootstraps that download.
+# PROJECT_NODE=system make ... keeps the machine's node (for comparing the two).
+NODE_BIN := $(shell infra/node/ensure.sh || echo FAILED)
+ifeq ($(NODE_BIN),FAILED)
+$(error could not fetch the pinned Node (infra/node/ensure.sh); PROJECT_NODE=system uses the machine's)
+endif
+ifneq ($(NODE_BIN),)
+export PATH := $(NODE_BIN):$(PATH)
+endif
 
 .PHONY: help install build \
 	stack-up stack-down stack-status stack-reset stack-check \
@@ -77,8 +91,23 @@ down:
 	$(MAKE) stack-down
 
 # Every test, against the test profile's stack (other ports, databases, Redis db). The build is the
-# type check; unit tests first (fast), then the integration tests one file at a time. --forceExit: a
-# client library's idle socket must not keep CI waiting after the last test has reported.
+# type check; unit tests first (fast), then the integration tests: files run TEST_WORKERS at a time
+# (each file has its own world: topics, database), except those timed too tightly to share the CPU,
+# which run afterwards one at a time: the crash tests (SIGKILL and restart timing) and webhooks
+# delivery (a 20x clock: its command deadline is 250 ms of real time). --forceExit: a client library's
+# idle socket must not keep CI waiting after the last test has reported.
+TEST_WORKERS ?= 2
+SERIAL_TESTS := crash-safety\.test\.ts|/crash\.test\.ts|webhooks/delivery\.test\.ts
 test: build test-stack-up
 	infra/env/load.sh test -- npx jest --ci --selectProjects unit
-	infra/env/load.sh test -- npx jest --ci --selectProjects integration --runInBand --forceExit
+	infra/env/load.sh test -- npx jest --ci --selectProjects integration --maxWorkers=$(TEST_WORKERS) --forceExit --testPathIgnorePatterns '$(SERIAL_TESTS)'
+	infra/env/load.sh test -- npx jest --ci --selectProjects integration --runInBand --forceExit --testPathPattern '$(SERIAL_TESTS)'
+
+# ------------------------------------------------------------------ benchmarks (bench/README.md)
+# Against the test profile's stack, on the pinned Node. Not tests: they print figures.
+.PHONY: bench-orders bench-webhooks
+bench-orders: install test-stack-up
+	infra/env/load.sh test -- npx tsx bench/orders.ts
+
+bench-webhooks: install test-stack-up
+	infra/env/load.sh test -- npx tsx bench/webhooks.ts

@@ -1,6 +1,7 @@
 /**
  * Two projects: `unit` (pure logic, no I/O) and `integration` (the real Kafka, registry, PostgreSQL, Redis
- * and devnet, started by `make test` on the test profile's ports). Integration tests run one file at a time.
+ * and devnet, started by `make test` on the test profile's ports). Integration files run two at a time (each in its
+ * own world); the crash tests and other tightly timed files run alone afterwards (Makefile, target test).
  */
 // ts-jest in transpile-only mode: no type check per file (the build does that) and no native binaries.
 const transform = { '^.+\\.ts$': ['ts-jest', { isolatedModules: true, diagnostics: false }] };

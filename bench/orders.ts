@@ -1,168 +1,163 @@
 /**
- * Orders benchmark (not a test). Run against the test stack:
- *   make test-stack-up && infra/env/load.sh test -- npx tsx bench/orders.ts
- * One process holds the api, processor, relay, broadcaster and confirmer (devnet, 300 ms blocks, its own
- * process) and the load generator. Prints, for signed POST /v1/orders (energy, 1h, to active receivers):
- *   1. orders/s sustained with BENCH_CONCURRENCY requests in flight for BENCH_SECONDS;
- *   2. p50/p99 answer time at fixed offered rates (BENCH_RATES per second, open loop);
- *   3. time from the 201 to order.confirmed published on account-events (BENCH_SAMPLES orders);
- * and the same 1. and 2. for the ceiling: a bare express endpoint doing only the signature check and one
- * PostgreSQL insert, in the same process, with the ratios.
+ * Orders benchmark (not a test). Run against the test stack (bench/README.md):
+ *   make bench-orders        (= infra/env/load.sh test -- npx tsx bench/orders.ts, on the pinned Node)
+ *
+ * The service runs as production does, in its own processes: `services/main.ts --roles
+ * api,processor,relay` with BENCH_API_WORKERS API processes on one port (node cluster) and
+ * `--roles broadcaster,confirmer` in another (BENCH_SPLIT_CHAIN=0: all in one primary), against a devnet of its own (300 ms blocks). The ceiling, in the same run, is a bare
+ * endpoint with the same number of processes doing only the signature check and ONE PostgreSQL insert
+ * per request. This process only generates load (keep-alive HTTP, every request with a timeout, every
+ * failure counted; bench/load.ts).
+ *
+ * Prints, for signed POST /v1/orders (energy, 1h, to active receivers), service and ceiling:
+ *   1. sustained: ok answers/s with BENCH_CONCURRENCY requests in flight for BENCH_SECONDS (closed loop);
+ *   2. p50/p99 and ok answers/s at each offered rate of BENCH_RATES (open loop), timeouts and errors;
+ * the ratios service/ceiling, the core count and the Node version.
  */
-import express from 'express';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { createApp } from '../services/api/app';
-import { signatureMatches, signRequest, timestampInWindow } from '../services/identity/request-signing';
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { commandBusFor } from '../services/platform/command-bus';
 import { createRuntime } from '../services/platform/runtime';
-import { startRoles } from '../services/roles';
 import { startDevnet } from '../test/devnet/start-devnet';
 import { signedHeaders, signUp } from '../test/support/identity';
 import { dropWorld, newWorld } from '../test/support/world';
+import { httpSender, line, offered, sustained, type RunFigures, type Send } from './load';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
-const RATES = (process.env.BENCH_RATES ?? '25,50,100').split(',').map(Number);
-const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 20);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 128);
+const RATES = (process.env.BENCH_RATES ?? '500,2000').split(',').map(Number);
+const WORKERS = Number(process.env.BENCH_API_WORKERS ?? 2);
+const TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT_MS ?? 10_000);
+const ROOT = path.resolve(__dirname, '..');
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
-type Send = (n: number) => Promise<{ status: number; body: any }>;
-
-function poster(base: string, key: { id: string; secret: string }, receivers: string[], prefix: string): Send {
-  return async (n) => {
-    const raw = JSON.stringify({ resource: 'energy', amount: 10_000, tier: '1h', receiver: receivers[n % receivers.length], client_order_id: `${prefix}-${n}` });
-    const res = await fetch(`${base}/v1/orders`, { method: 'POST', headers: { 'content-type': 'application/json', ...signedHeaders(key, 'POST', '/v1/orders', raw) }, body: raw });
-    return { status: res.status, body: await res.json() };
-  };
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+    s.on('error', reject);
+  });
 }
 
-async function sustained(send: Send, start: number): Promise<{ rate: number; errors: number; next: number }> {
-  let n = start;
-  let done = 0;
-  let errors = 0;
-  const until = Date.now() + SECONDS * 1000;
-  const started = Date.now();
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (Date.now() < until) {
-      const r = await send(n++);
-      if (r.status === 201) done += 1;
-      else errors += 1;
+function spawnNode(script: string, args: string[], env: Record<string, string>): ChildProcess {
+  // BENCH_PROF_DIR: CPU profiles of the service's and the ceiling's processes (node --cpu-prof).
+  const prof = process.env.BENCH_PROF_DIR ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_PROF_DIR] : [];
+  const child = spawn(process.execPath, [...prof, '--import', 'tsx', path.join(ROOT, script), ...args], { cwd: ROOT, env, stdio: ['ignore', 'inherit', 'inherit'] });
+  return child;
+}
+
+async function waitReady(url: string, child: ChildProcess): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    if (child.exitCode !== null) throw new Error(`${url}: process exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(url)).status === 200) return;
+    } catch {
+      // not listening yet
     }
-  }));
-  return { rate: done / ((Date.now() - started) / 1000), errors, next: n };
+    await sleep(200);
+  }
+  throw new Error(`${url} not ready after 120 s`);
 }
 
-async function offered(send: Send, rate: number, start: number): Promise<{ p50: number; p99: number; achieved: number; errors: number; next: number }> {
-  const total = Math.round(rate * SECONDS);
-  const times: number[] = [];
-  let errors = 0;
-  const t0 = Date.now();
-  const inflight: Promise<void>[] = [];
-  for (let i = 0; i < total; i++) {
-    const wait = t0 + (i * 1000) / rate - Date.now();
-    if (wait > 0) await sleep(wait);
-    const sentAt = Date.now();
-    inflight.push(send(start + i).then((r) => {
-      if (r.status === 201) times.push(Date.now() - sentAt);
-      else errors += 1;
-    }));
+function stop(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+    setTimeout(() => child.kill('SIGKILL'), 15_000).unref();
+  });
+}
+
+function orderSender(base: string, key: { id: string; secret: string }, receivers: string[], prefix: string): Send {
+  return httpSender(base, (n) => {
+    const raw = JSON.stringify({ resource: 'energy', amount: 10_000, tier: '1h', receiver: receivers[n % receivers.length], client_order_id: `${prefix}-${n}` });
+    return { method: 'POST', path: '/v1/orders', headers: { 'content-type': 'application/json', ...signedHeaders(key, 'POST', '/v1/orders', raw) }, body: raw };
+  }, 201, TIMEOUT_MS);
+}
+
+async function measure(name: string, send: Send, start: number): Promise<{ sustained: RunFigures; rates: RunFigures[]; next: number }> {
+  let n = start;
+  const s = await sustained(send, n, CONCURRENCY, SECONDS);
+  n = s.next;
+  console.log(line(`${name} sustained (${CONCURRENCY} in flight, ${SECONDS} s)`, s));
+  const rates: RunFigures[] = [];
+  for (const rate of RATES) {
+    await sleep(2_000); // let the backlog of the previous step drain
+    const r = await offered(send, n, rate, SECONDS);
+    n = r.next;
+    rates.push(r);
+    console.log(line(`${name} offered ${rate}/s`, r));
   }
-  await Promise.all(inflight);
-  times.sort((a, b) => a - b);
-  return { p50: percentile(times, 50), p99: percentile(times, 99), achieved: times.length / ((Date.now() - t0) / 1000), errors, next: start + total };
+  return { sustained: s, rates, next: n };
 }
 
 async function main(): Promise<void> {
+  console.log(`machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), Node ${process.version}, ${WORKERS} API processes`);
   const devnet = await startDevnet({ DEVNET_BLOCK_MS: '300' });
   const world = newWorld('benchorders', {
     LOG_LEVEL: 'error', TRON_FULL_HOST: devnet.url, CHAIN_POLL_MS: '100', BUDGET_READS_PER_SEC: '1000000', BUDGET_WRITES_PER_SEC: '1000000',
+    COMMAND_TIMEOUT_MS: String(TIMEOUT_MS), KAFKA_SESSION_TIMEOUT_MS: '30000',
+    // The test stack's PostgreSQL is shared (max_connections 100): 8 per process keeps the run near 50.
+    DATABASE_POOL_MAX: '8', COMMAND_MAX_WAITING: process.env.BENCH_MAX_WAITING ?? '400',
   });
   const rt = await createRuntime(world.cfg);
-  const bus = commandBusFor(rt, { timeoutMs: 30_000 });
-  await bus.start();
-  const roles = await startRoles(rt, ['processor', 'relay', 'broadcaster', 'confirmer']);
-  const listen = (app: express.Express) => new Promise<Server>((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-  });
-  const api = await listen(createApp({ rt, bus }) as express.Express);
-  const ceilingSecret = 'bench-ceiling-secret';
-  const ceilingApp = express();
-  ceilingApp.post('/v1/orders', express.raw({ type: '*/*' }), async (req, res) => {
-    const ts = String(req.header('x-api-timestamp'));
-    const expected = signRequest(ceilingSecret, ts, 'POST', '/v1/orders', req.body as Buffer);
-    if (!timestampInWindow(ts, Date.now()) || !signatureMatches(expected, String(req.header('x-api-sign')))) {
-      res.status(401).json({ error: 'signature' });
-      return;
-    }
-    const body = JSON.parse((req.body as Buffer).toString('utf8'));
-    await rt.pool.query('INSERT INTO bench_ceiling (id, body) VALUES ($1, $2)', [body.client_order_id, body]);
-    res.status(201).json({ id: body.client_order_id });
-  });
-  await rt.pool.query('CREATE TABLE bench_ceiling (id text PRIMARY KEY, body jsonb NOT NULL, created_at timestamptz NOT NULL DEFAULT now())');
-  const ceiling = await listen(ceilingApp);
-  const url = (s: Server) => `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
+  const [apiPort, ceilingPort] = await Promise.all([freePort(), freePort()]);
+  const children: ChildProcess[] = [];
   try {
-    const customer = await signUp(url(api));
+    await rt.pool.query('CREATE TABLE bench_ceiling (id text PRIMARY KEY, body jsonb NOT NULL, created_at timestamptz NOT NULL DEFAULT now())');
+    // The chain roles sign and broadcast every order's delegations (CPU-heavy TronWeb work); with
+    // BENCH_SPLIT_CHAIN=1 (default) they run in a process of their own, as production scales roles.
+    const split = process.env.BENCH_SPLIT_CHAIN !== '0';
+    const service = spawnNode('services/main.ts', ['--roles', split ? 'api,processor,relay' : 'api,processor,relay,broadcaster,confirmer'], {
+      ...world.env, API_PORT: String(apiPort), API_HOST: '127.0.0.1', API_WORKERS: String(WORKERS),
+    });
+    children.push(service);
+    if (split) children.push(spawnNode('services/main.ts', ['--roles', 'broadcaster,confirmer'], { ...world.env, API_WORKERS: '1' }));
+    const ceilingSecret = 'bench-ceiling-secret';
+    const ceiling = spawnNode('bench/ceiling-server.ts', [], {
+      ...world.env, CEILING_PORT: String(ceilingPort), CEILING_WORKERS: String(WORKERS), CEILING_SECRET: ceilingSecret,
+    });
+    children.push(ceiling);
+    const apiBase = `http://127.0.0.1:${apiPort}`;
+    const ceilingBase = `http://127.0.0.1:${ceilingPort}`;
+    await Promise.all([waitReady(`${apiBase}/readyz`, service), waitReady(`${ceilingBase}/ready`, ceiling)]);
+
+    const bus = commandBusFor(rt, { timeoutMs: 30_000 });
+    await bus.start();
+    const customer = await signUp(apiBase);
     const funded = await bus.submit({ type: 'balance.adjust', accountId: customer.accountId, amountSun: 10_000_000_000_000n, memo: 'bench' });
+    await bus.stop();
     if (funded.outcome !== 'applied') throw new Error('funding failed');
     const receivers = devnet.accounts.customers.map((c) => c.address);
-    const service = poster(url(api), customer.key, receivers, 'bench');
-    const bare = poster(url(ceiling), { id: 'key_bench', secret: ceilingSecret }, receivers, 'ceiling');
-    await sustained(service, 1_000_000); // warm-up (SECONDS)
+    const serviceSend = orderSender(apiBase, customer.key, receivers, 'bench');
+    const ceilingSend = orderSender(ceilingBase, { id: 'key_bench', secret: ceilingSecret }, receivers, 'ceiling');
 
-    const results: Record<string, { sustained: number; rates: Array<Awaited<ReturnType<typeof offered>>> }> = {};
-    let n = 0;
-    for (const [name, send] of [['service', service], ['ceiling', bare]] as const) {
-      const s = await sustained(send, n);
-      n = s.next;
-      const rates: Array<Awaited<ReturnType<typeof offered>>> = [];
-      for (const rate of RATES) {
-        const r = await offered(send, rate, n);
-        n = r.next;
-        rates.push(r);
-      }
-      results[name] = { sustained: s.rate, rates };
-      console.log(`${name}: sustained ${s.rate.toFixed(0)} orders/s with ${CONCURRENCY} in flight (${s.errors} non-201)`);
-      RATES.forEach((rate, i) => console.log(`  offered ${rate}/s: achieved ${rates[i].achieved.toFixed(0)}/s, p50 ${rates[i].p50} ms, p99 ${rates[i].p99} ms (${rates[i].errors} non-201)`));
-    }
-    console.log(`ratio service/ceiling: sustained ${(results.service.sustained / results.ceiling.sustained).toFixed(3)}`);
-    RATES.forEach((rate, i) => console.log(`  at ${rate}/s: p50 ${(results.service.rates[i].p50 / results.ceiling.rates[i].p50).toFixed(1)}x, p99 ${(results.service.rates[i].p99 / results.ceiling.rates[i].p99).toFixed(1)}x`));
-
-    // 3. 201 -> order.confirmed published, once the backlog of the load above is delivered.
-    for (;;) {
-      const { rows } = await rt.pool.query("SELECT count(*)::int AS n FROM orders WHERE status = 'allocating'");
-      if (rows[0].n === 0) break;
-      await sleep(500);
-    }
-    const delays: number[] = [];
-    for (let s = 0; s < SAMPLES; s++) {
-      const r = await service(5_000_000 + s);
-      const at = Date.now();
-      for (;;) {
-        const { rows } = await rt.pool.query(
-          "SELECT published_at FROM outbox WHERE payload->>'type' = 'order.confirmed' AND payload->'data'->>'order_id' = $1 AND published_at IS NOT NULL", [r.body.id],
-        );
-        if (rows.length) {
-          delays.push(rows[0].published_at.getTime() - at);
-          break;
-        }
-        await sleep(10);
-      }
-    }
-    delays.sort((a, b) => a - b);
-    console.log(`201 -> order.confirmed published: p50 ${percentile(delays, 50)} ms, p99 ${percentile(delays, 99)} ms, max ${delays[delays.length - 1]} ms (${SAMPLES} orders; 300 ms blocks, solidified 1 block later, chain poll 100 ms)`);
+    await sustained(serviceSend, 1_000_000, CONCURRENCY, Math.min(SECONDS, 5)); // warm-up
+    await sustained(ceilingSend, 1_000_000, CONCURRENCY, Math.min(SECONDS, 5));
+    const svc = await measure('service', serviceSend, 0);
+    const bare = await measure('ceiling', ceilingSend, svc.next);
+    console.log(`ratio service/ceiling sustained: ${(svc.sustained.okPerSec / bare.sustained.okPerSec).toFixed(2)}`);
+    RATES.forEach((rate, i) => {
+      const a = svc.rates[i];
+      const b = bare.rates[i];
+      console.log(`ratio at ${rate}/s offered: ok/s ${(a.okPerSec / b.okPerSec).toFixed(2)}, p50 ${a.p50} vs ${b.p50} ms, p99 ${a.p99} vs ${b.p99} ms`);
+    });
   } finally {
-    await new Promise((r) => api.close(r));
-    await new Promise((r) => ceiling.close(r));
-    await Promise.allSettled(roles.map((r) => r.stop()));
+    await Promise.all(children.map(stop));
     await rt.pool.query('DROP TABLE IF EXISTS bench_ceiling').catch(() => undefined);
-    await bus.stop();
     rt.pool.on('error', () => undefined);
-    // The world's replay is verified on the way out, as in the tests.
-    await dropWorld(world, rt).catch((err) => console.error(`teardown: ${(err as Error).message}`));
+    if (process.env.BENCH_VERIFY_REPLAY !== '0') {
+      // The world's replay is verified on the way out, as in the tests.
+      await dropWorld(world, rt).catch((err) => console.error(`teardown: ${(err as Error).message}`));
+    } else {
+      await rt.log.deleteTopics(Object.values(rt.codec.topics).map((t) => t.topic)).catch(() => undefined);
+      await dropWorld(world).catch(() => undefined);
+    }
     await Promise.allSettled([rt.close(), devnet.stop()]);
   }
 }

@@ -1,27 +1,57 @@
 /**
  * Entry point: `node dist/services/main.js [--roles all|api,processor,relay]`.
  * Reads the config once, opens the shared connections, starts the roles, stops them on SIGTERM/SIGINT.
+ *
+ * With API_WORKERS > 1 and the api role asked for, the API runs in that many worker processes sharing
+ * API_PORT (node cluster: the primary accepts and hands connections round-robin); every other role stays
+ * in the primary, so partition ownership and the chain clients are not multiplied. A worker that dies is
+ * replaced.
  */
+import cluster from 'node:cluster';
 import { parseArgs } from 'node:util';
 import { configureChaos } from './platform/chaos';
-import { loadConfig } from './platform/config';
+import { loadConfig, type Config } from './platform/config';
 import { logger } from './platform/logger';
 import { createRuntime } from './platform/runtime';
 import { startTelemetry, stopTelemetry } from './platform/telemetry';
-import { parseRoles, startRoles } from './roles';
+import { parseRoles, rolesOfProcess, startRoles, type Stoppable } from './roles';
+
+function forkApiWorkers(count: number, isStopping: () => boolean): { stop(): Promise<void> } {
+  const fork = () => {
+    const worker = cluster.fork();
+    worker.on('exit', (code, signal) => {
+      if (isStopping()) return;
+      logger.error({ pid: worker.process.pid, code, signal }, 'api worker exited; starting another');
+      setTimeout(fork, 500);
+    });
+  };
+  for (let i = 0; i < count; i++) fork();
+  return {
+    stop: async () => {
+      const workers = Object.values(cluster.workers ?? {}).filter((w) => w !== undefined);
+      await Promise.all(workers.map((w) => new Promise<void>((resolve) => {
+        if (w.isDead()) return resolve();
+        w.once('exit', () => resolve());
+        w.process.kill('SIGTERM');
+      })));
+    },
+  };
+}
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { roles: { type: 'string', default: 'all' } } });
-  const cfg = loadConfig();
+  const cfg: Config = loadConfig();
   logger.level = cfg.LOG_LEVEL;
   configureChaos(cfg.CHAOS_CRASH_POINTS);
   startTelemetry(cfg);
-  const roles = parseRoles(values.roles as string);
-  const rt = await createRuntime(cfg);
-  const running = await startRoles(rt, roles);
-  logger.info({ roles, network: cfg.NETWORK }, 'started');
-
+  const { here, apiWorkers } = rolesOfProcess(parseRoles(values.roles as string), cfg.API_WORKERS, cluster.isWorker);
+  // The primary migrates before any worker starts; workers only open connections.
+  const rt = await createRuntime(cfg, { migrate: !cluster.isWorker });
+  const running: Stoppable[] = await startRoles(rt, here);
   let stopping = false;
+  if (apiWorkers > 0) running.unshift(forkApiWorkers(apiWorkers, () => stopping));
+  logger.info({ roles: here, apiWorkers, network: cfg.NETWORK, worker: cluster.isWorker }, 'started');
+
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;

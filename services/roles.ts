@@ -36,21 +36,34 @@ export function parseRoles(text: string): Role[] {
   return roles as Role[];
 }
 
+/**
+ * Which roles this process runs when the API has `apiWorkers` processes (API_WORKERS): a cluster worker
+ * runs only the API, the primary everything else (and forks the workers when there is more than one).
+ */
+export function rolesOfProcess(roles: Role[], apiWorkers: number, isWorker: boolean): { here: Role[]; apiWorkers: number } {
+  if (isWorker) return { here: ['api'], apiWorkers: 0 };
+  if (!roles.includes('api') || apiWorkers <= 1) return { here: roles, apiWorkers: 0 };
+  return { here: roles.filter((r) => r !== 'api'), apiWorkers };
+}
+
 export async function startRoles(rt: Runtime, roles: Role[]): Promise<Stoppable[]> {
   const running: Stoppable[] = [];
   const ctx = { network: rt.cfg.NETWORK, brand: rt.cfg.BRAND };
+  // The chain roles append chain facts only (no replies awaited): one bus without a reply subscription,
+  // shared so their appends are grouped into the same produce requests.
+  const appendBus = appendOnlyBus(rt);
   if (roles.includes('deposit-watcher')) {
-    // Appends chain facts only (no replies awaited), so the bus needs no reply subscription.
-    const bus = commandBusFor(rt);
-    running.push(await startDepositWatcher({ cfg: rt.cfg, pool: rt.pool, bus, clock: rt.clock }));
+    running.push(await startDepositWatcher({ cfg: rt.cfg, pool: rt.pool, bus: appendBus, clock: rt.clock, reader: rt.chain.reader }));
   }
   // Chain roles for orders: they append chain facts only.
   const chainRoles = { broadcaster: startBroadcaster, confirmer: startConfirmer, scheduler: startScheduler } as const;
   for (const role of ['broadcaster', 'confirmer', 'scheduler'] as const) {
-    if (roles.includes(role)) running.push(await chainRoles[role]({ cfg: rt.cfg, pool: rt.pool, bus: appendOnlyBus(rt), clock: rt.clock }));
+    if (roles.includes(role)) {
+      running.push(await chainRoles[role]({ cfg: rt.cfg, pool: rt.pool, bus: appendBus, clock: rt.clock, reader: rt.chain.reader, writer: rt.chain.writer }));
+    }
   }
-  if (roles.includes('promo-granter')) running.push(await startPromoGranter({ cfg: rt.cfg, pool: rt.pool, bus: appendOnlyBus(rt), clock: rt.clock }));
-  if (roles.includes('promo-forward-watcher')) running.push(await startForwardWatcher({ cfg: rt.cfg, pool: rt.pool, bus: appendOnlyBus(rt), clock: rt.clock }));
+  if (roles.includes('promo-granter')) running.push(await startPromoGranter({ cfg: rt.cfg, pool: rt.pool, bus: appendBus, clock: rt.clock, reader: rt.chain.reader, writer: rt.chain.writer }));
+  if (roles.includes('promo-forward-watcher')) running.push(await startForwardWatcher({ cfg: rt.cfg, pool: rt.pool, bus: appendBus, clock: rt.clock }));
   if (roles.includes('processor')) {
     running.push(
       await startProcessor({
@@ -68,7 +81,7 @@ export async function startRoles(rt: Runtime, roles: Role[]): Promise<Stoppable[
       await startDispatcher({
         log: rt.log, codec: rt.codec, pool: rt.pool, clock: rt.clock, secrets: webhookSecretBox(rt.cfg),
         allowPrivate: rt.cfg.WEBHOOK_ALLOW_PRIVATE_TARGETS, concurrency: rt.cfg.WEBHOOK_SEND_CONCURRENCY,
-        userAgent: `${rt.cfg.BRAND}-webhook/1`, groupId: DISPATCHER_GROUP,
+        userAgent: `${rt.cfg.BRAND}-webhook/1`, groupId: DISPATCHER_GROUP, maxBatch: rt.cfg.DISPATCHER_MAX_BATCH,
       }),
     );
   }

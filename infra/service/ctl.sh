@@ -14,8 +14,13 @@ source "$(dirname "${BASH_SOURCE[0]}")/../env/lib.sh"
 
 PART=service
 resolve_stack_dir
+# The pinned Node (infra/node/version); a no-op when make already put it on PATH.
+NODE_BIN="$("$REPO_ROOT/infra/node/ensure.sh")"
+[[ -n "$NODE_BIN" ]] && export PATH="$NODE_BIN:$PATH"
 HOST="${API_HOST:-127.0.0.1}"
 PORT="${API_PORT:-3000}"
+# API processes sharing the port (node cluster); the other roles run once, in the primary.
+export API_WORKERS="${API_WORKERS:-2}"
 PIDFILE="$STACK_DIR/service-$PORT.pid"
 LOGFILE="$STACK_DIR/logs/service-$PORT.log"
 ENTRY="$REPO_ROOT/dist/services/main.js"

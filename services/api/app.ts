@@ -9,7 +9,6 @@ import { ApiError, errorHandler, sendJson } from './errors';
 import { healthRouter } from './health';
 import { identityRouters } from './routes/identity';
 import { ledgerRouter } from './routes/ledger';
-import { ChainReader } from '../chain/reads';
 import { UsdtRateSource } from '../deposits/rate';
 import { webhooksRouter, type WebhookRouteDeps } from './routes/webhooks';
 import { ordersRouter, type OrderRouteDeps } from './routes/orders';
@@ -47,11 +46,11 @@ export function createApp(deps: ApiDeps): Express {
   app.use(healthRouter(deps.rt));
   app.get('/v1/openapi.json', validator.for('openapi'), publicReadBudget(deps.rt), (_req, res) => sendJson(res, 200, doc));
   // rate_now of the deposit-address reads: the USDT rate, cached 60 s.
-  const rates = new UsdtRateSource(deps.rt.cfg, ChainReader.fromConfig(deps.rt.cfg), deps.rt.clock);
+  const rates = new UsdtRateSource(deps.rt.cfg, deps.rt.chain.reader, deps.rt.clock);
   app.use(...identityRouters({ rt: deps.rt, bus: deps.bus, validator, rate: rates.rateNow }));
   app.use(ledgerRouter({ rt: deps.rt, validator }));
   app.use(webhooksRouter({ rt: deps.rt, validator, ...deps.webhooks }));
-  app.use(ordersRouter({ rt: deps.rt, bus: deps.bus, validator, chain: deps.chain }));
+  app.use(ordersRouter({ rt: deps.rt, bus: deps.bus, validator, chain: deps.chain ?? deps.rt.chain.reader }));
   app.use(promoRouter({ rt: deps.rt, bus: deps.bus, validator, drops: deps.promoDrops }));
 
   app.use((_req, _res, next) => next(new ApiError('not_found', 'No such endpoint.')));

@@ -1,7 +1,7 @@
 /**
- * The webhook dispatcher role. Intake: a consumer group on account-events; per partition, the deliveries
- * of a batch of events and the group's stored offset are written in one PostgreSQL transaction, so a
- * crash loses no event and creates no delivery twice. Sending: a loop over due deliveries (due times
+ * The webhook dispatcher role. Intake: the checkpointed consumer (platform/checkpointed-consumer.ts) on
+ * account-events; per partition, the deliveries of a batch of events and the group's stored offset are
+ * written in one PostgreSQL transaction, so a crash loses no event and creates no delivery twice. Sending: a loop over due deliveries (due times
  * persisted on the service clock), each claimed with a lease, sent over HTTPS to the checked address,
  * and its outcome written back: delivered, retried on the schedule, moved to the backup, or dead.
  */
@@ -9,12 +9,12 @@ import { randomBytes } from 'node:crypto';
 import type https from 'node:https';
 import type { Clock } from '../platform/clock';
 import { crashPoint } from '../platform/chaos';
-import { inTransaction, type Pool } from '../platform/db/pool';
+import type { Pool } from '../platform/db/pool';
+import { startCheckpointedConsumer } from '../platform/checkpointed-consumer';
 import type { KafkaLog, RunningConsumer } from '../platform/kafka';
 import { logger } from '../platform/logger';
 import { Waker } from '../platform/waker';
 import type { LogCodec } from '../platform/wire/codec';
-import { advanceStoredOffset, lockStoredOffset, recordUndecodable } from '../processor/store';
 import { sendAttempt, webhookAgent, type SendOptions } from '../webhooks/http-client';
 import { ANSWER_LIMIT_MS, afterAttempt } from '../webhooks/schedule';
 import type { WebhookSecretBox } from '../webhooks/secrets';
@@ -38,6 +38,8 @@ export interface DispatcherDeps {
   allowPrivate: boolean;
   concurrency: number;
   userAgent: string;
+  /** Intake: most events written per transaction (default 1,000). */
+  maxBatch?: number;
   groupId?: string;
   /** Trust anchors for receivers; default: Node's standard store (and NODE_EXTRA_CA_CERTS). */
   ca?: SendOptions['ca'];
@@ -64,50 +66,32 @@ export async function startDispatcher(deps: DispatcherDeps): Promise<RunningDisp
   };
 }
 
+/**
+ * Intake: the checkpointed consumer on account-events; a batch of events becomes deliveries in the
+ * transaction that moves the group's stored offset. An event whose deliveries cannot be stored is
+ * refused (logged and skipped) rather than stalling every account behind it.
+ */
 async function startIntake(deps: DispatcherDeps, wake: () => void): Promise<RunningConsumer> {
-  const topic = deps.codec.topicName('accountEvents');
-  const group = deps.groupId ?? DISPATCHER_GROUP;
-  return deps.log.runBatchConsumer({
-    groupId: group,
-    topics: [topic],
-    partitionsConcurrently: 3,
-    handler: async (batch, control) => {
-      const decoded = await Promise.all(
-        batch.records.map(async (record) => {
-          try {
-            if (!record.value) throw new Error('empty record');
-            const e = await deps.codec.decodeEvent(record.value);
-            const event: IncomingEvent = {
-              eventId: e.eventId, type: e.type, eventVersion: e.eventVersion ?? EVENT_VERSION, createdAt: e.createdAt,
-              accountId: e.accountId, network: e.network, data: e.data, seq: record.offset,
-            };
-            return { record, event };
-          } catch (err) {
-            return { record, error: (err as Error).message };
-          }
-        }),
-      );
-      const first = batch.records[0].offset;
-      const last = batch.records[batch.records.length - 1].offset;
-      const seekTo = await inTransaction(deps.pool, async (client) => {
-        const stored = await lockStoredOffset(client, group, topic, batch.partition);
-        if (first > stored || last < stored) return stored;
-        const fresh = decoded.filter((d) => d.record.offset >= stored);
-        for (const d of fresh) if ('error' in d) await recordUndecodable(client, topic, batch.partition, d.record.offset, d.error!);
-        await insertDeliveries(client, fresh.flatMap((d) => ('event' in d && d.event ? [d.event] : [])), deps.clock.now());
-        await advanceStoredOffset(client, group, topic, batch.partition, stored, last + 1n);
-        crashPoint('dispatcher.intake-before-commit');
-        return null;
-      });
-      if (seekTo !== null) {
-        logger.info({ topic, partition: batch.partition, offset: String(seekTo) }, 'dispatcher seeking to the stored offset');
-        control.seek(seekTo);
-        return;
-      }
-      control.resolve(last);
-      wake();
-      await control.heartbeat();
+  return startCheckpointedConsumer<IncomingEvent, IncomingEvent>({
+    log: deps.log,
+    pool: deps.pool,
+    group: deps.groupId ?? DISPATCHER_GROUP,
+    topic: deps.codec.topicName('accountEvents'),
+    maxBatch: deps.maxBatch ?? 1_000,
+    decode: async (record) => {
+      const e = await deps.codec.decodeEvent(record.value as Buffer);
+      return {
+        eventId: e.eventId, type: e.type, eventVersion: e.eventVersion ?? EVENT_VERSION, createdAt: e.createdAt,
+        accountId: e.accountId, network: e.network, data: e.data, seq: record.offset,
+      };
     },
+    apply: async (items, tx) => {
+      const events = items.map((i) => i.value);
+      await insertDeliveries(tx, events, deps.clock.now());
+      return events;
+    },
+    crashBeforeCommit: 'dispatcher.intake-before-commit',
+    afterCommit: () => wake(),
   });
 }
 

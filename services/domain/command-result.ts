@@ -13,6 +13,14 @@ export interface CommandResult {
 
 /** The one shape of a refusal, whoever records it (processor or a caller that gave up), so a replay matches. */
 export function refusedResult(commandId: string, reason: RefusalReason): CommandResult {
+  // Nothing was stored either way; an unprocessable command is the caller's to fix, not to retry.
+  if (reason === 'unprocessable') {
+    return {
+      commandId, outcome: 'refused', status: errorCatalog.invalid_request.http, body: null,
+      error: { slug: 'invalid_request', message: 'The request holds a value the service cannot store; nothing was done.', details: null },
+      refusalReason: reason,
+    };
+  }
   return {
     commandId,
     outcome: 'refused',

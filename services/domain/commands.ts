@@ -165,7 +165,8 @@ export interface RefundOrderCommand {
   reason: 'incident_credit' | 'dispute' | 'partial_delivery' | 'support_adjustment';
 }
 
-export type RefusalReason = 'deadline_passed' | 'abandoned';
+/** `unprocessable`: the processor could not apply the command (e.g. the database refused its data). */
+export type RefusalReason = 'deadline_passed' | 'abandoned' | 'unprocessable';
 
 /** Written back to the log (through the outbox) when a command is refused, so a replay refuses it too. */
 export interface CommandRefusedMarker {

@@ -8,7 +8,7 @@ import { dropDatabase, ensureDatabase } from '../platform/db/databases';
 import { migrate } from '../platform/db/migrate';
 import { createPool, type Pool, type PoolClient } from '../platform/db/pool';
 import type { Runtime } from '../platform/runtime';
-import { applyPartitionSlice, decodeRecords, PROCESSOR_GROUP } from '../processor/processor';
+import { applyPartitionSlice, decodeRecords, processorSpec, PROCESSOR_GROUP } from '../processor/processor';
 import type { RefusalPolicy } from '../processor/apply-batch';
 import { replayedTables, type ReplayedTable } from './replayed-tables';
 
@@ -45,9 +45,10 @@ export async function replayAndVerify(rt: Runtime, options: { keep?: boolean; pr
     let done = 0n;
     let lastReport = 0;
     const ctx = { network: rt.cfg.NETWORK, brand: rt.cfg.BRAND };
+    const spec = processorSpec(rt.codec, PROCESSOR_GROUP, ctx, policy);
     await rt.log.scan(topic, targets, async (batch) => {
       const decoded = await decodeRecords(rt.codec, batch.records);
-      const outcome = await applyPartitionSlice(replayPool as Pool, { group: PROCESSOR_GROUP, topic, partition: batch.partition }, decoded, ctx, policy);
+      const outcome = await applyPartitionSlice(replayPool as Pool, spec, batch.partition, decoded);
       if ('seekTo' in outcome) throw new Error(`replay out of order on partition ${batch.partition}`);
       done += BigInt(batch.records.length);
       if (Date.now() - lastReport > 1_000 || done === total) {
@@ -84,7 +85,7 @@ async function collectRefusals(rt: Runtime, topic: string, progress: Progress): 
   const refused = new Map<string, RefusalReason>();
   await rt.log.scan(topic, await rt.log.endOffsets(topic), async (batch) => {
     for (const d of await decodeRecords(rt.codec, batch.records)) {
-      if ('command' in d && d.command.type === 'command.refused') refused.set(d.command.refusedCommandId, d.command.reason);
+      if ('value' in d && d.value.type === 'command.refused') refused.set(d.value.refusedCommandId, d.value.reason);
     }
   });
   progress(`found ${refused.size} refused commands on the log`);

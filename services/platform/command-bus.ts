@@ -17,7 +17,7 @@ import { traceHeaders } from './telemetry';
 import { readResults } from './db/command-results';
 import type { LogCodec } from './wire/codec';
 import type { Runtime } from './runtime';
-import { priceTable } from '../domain/pricing';
+import { AppendBatcher } from './append-batcher';
 
 /** Extra wait past the deadline before giving up, so a result committed right at the deadline is still seen. */
 const GRACE_MS = 1_000;
@@ -35,15 +35,21 @@ export interface CommandBusDeps {
   timeoutMs: number;
   /** Price per unit of 5m energy in force, stamped on every command (balance.low estimates from it). */
   energyPrice5mSun?: bigint | null;
+  /** Group commit: linger (real ms) and most records per produce request; default 2 ms, 500. */
+  lingerMs?: number;
+  appendMax?: number;
+  /** Commands waiting for an answer at once; past it submit sheds load (503, nothing appended). Default 1,000. */
+  maxWaiting?: number;
 }
 
 /** The bus of a process, from its runtime: the one place that knows how a bus is wired. */
 export function commandBusFor(rt: Runtime, overrides: Partial<CommandBusDeps> = {}): CommandBus {
-  const fiveMinuteEnergy = priceTable(rt.cfg.NETWORK, rt.cfg.ORDER_PRICES, rt.cfg.ACTIVATION_FEE_SUN).rows
+  const fiveMinuteEnergy = rt.prices.rows
     .find((r) => r.resource === 'energy' && r.tier === '5m');
   return new CommandBus({
     log: rt.log, codec: rt.codec, pool: rt.pool, redisUrl: rt.cfg.REDIS_URL, network: rt.cfg.NETWORK,
     clock: rt.clock, timeoutMs: rt.cfg.COMMAND_TIMEOUT_MS, energyPrice5mSun: fiveMinuteEnergy?.price_sun_per_unit ?? null,
+    lingerMs: rt.cfg.COMMAND_LINGER_MS, appendMax: rt.cfg.COMMAND_APPEND_MAX, maxWaiting: rt.cfg.COMMAND_MAX_WAITING,
     ...overrides,
   });
 }
@@ -52,11 +58,19 @@ export class CommandBus {
   readonly instanceId = randomId('command', 8).replace('cmd_', 'inst_');
   private readonly waiting = new Map<string, (result: CommandResult) => void>();
   private subscriber: Redis | undefined;
+  private readonly batcher: AppendBatcher;
 
-  constructor(private readonly deps: CommandBusDeps) {}
+  constructor(private readonly deps: CommandBusDeps) {
+    const topic = deps.codec.topicName('accountCommands');
+    this.batcher = new AppendBatcher({
+      lingerMs: deps.lingerMs ?? 2,
+      maxRecords: deps.appendMax ?? 500,
+      send: (records) => deps.log.send(topic, records),
+    });
+  }
 
   async start(): Promise<void> {
-    this.subscriber = createRedis(this.deps.redisUrl);
+    this.subscriber = createRedis(this.deps.redisUrl, { autoPipeline: false });
     this.subscriber.on('message', (_channel, message) => {
       const result = parseJson(message) as CommandResult;
       this.waiting.get(result.commandId)?.(result);
@@ -85,12 +99,14 @@ export class CommandBus {
   /** Appends without waiting for the result (chain facts, follow-ups): such commands carry no deadline. */
   async append(commands: Command[], headers: Record<string, string> = traceHeaders()): Promise<void> {
     const records = await Promise.all(commands.map(async (c) => ({ ...(await this.deps.codec.encodeCommand(c)), headers })));
-    await this.deps.log.send(this.deps.codec.topicName('accountCommands'), records);
+    await this.batcher.append(records);
   }
 
   /** Appends and waits for the answer; the answer is final (applied, rejected, or refused with nothing done). */
   async submit(body: NewCommand, headers: Record<string, string> = traceHeaders()): Promise<CommandResult> {
     const command = this.stamp(body);
+    // Shed load before appending: the 503 is true because nothing reached the log.
+    if (this.waiting.size >= (this.deps.maxWaiting ?? 1_000)) return refusedResult(command.commandId, 'abandoned');
     const reply = new Promise<CommandResult>((resolve) => this.waiting.set(command.commandId, resolve));
     try {
       await this.append([command], headers);

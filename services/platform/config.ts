@@ -123,6 +123,23 @@ const schema = z.object({
   PROMO_DROP_FROM_BLOCK: z.coerce.number().int().min(0).default(0),
   /** Promo: GET /v1/promo cache lifetime (spec: 15 s). */
   PROMO_CACHE_MS: z.coerce.number().int().min(0).default(15_000),
+  /** Group commit: how long (real ms) the command bus lingers to append many commands in one produce request. */
+  COMMAND_LINGER_MS: z.coerce.number().int().min(0).max(50).default(2),
+  /** Group commit: most commands in one produce request. */
+  COMMAND_APPEND_MAX: z.coerce.number().int().min(1).max(10_000).default(500),
+  /** Longest a consumer's fetch waits at the broker for new records (ms): latency when the log is quiet. */
+  KAFKA_FETCH_MAX_WAIT_MS: z.coerce.number().int().min(1).max(5_000).default(10),
+  /** API processes sharing API_PORT (node cluster); 1 = the API runs inside the main process. */
+  API_WORKERS: z.coerce.number().int().min(1).max(64).default(1),
+  /**
+   * Load shedding: commands one process may have waiting for an answer; past it, submit answers 503 at
+   * once without appending (nothing stored), instead of queueing into timeouts (congestion collapse).
+   */
+  COMMAND_MAX_WAITING: z.coerce.number().int().min(1).max(100_000).default(1_000),
+  /** PostgreSQL connections per process (each API worker has its own pool). */
+  DATABASE_POOL_MAX: z.coerce.number().int().min(2).max(200).default(20),
+  /** Webhook dispatcher intake: most events written per transaction. */
+  DISPATCHER_MAX_BATCH: z.coerce.number().int().min(1).max(10_000).default(1_000),
 });
 
 export type Config = Omit<z.infer<typeof schema>, 'DEPOSIT_XPUB' | 'API_KEY_ENCRYPTION_KEY' | 'WEBHOOK_SECRET_KEY'> & {

@@ -60,6 +60,9 @@ const levelToPino: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
   [logLevel.DEBUG]: 'debug',
 };
 
+/** Longest a starting consumer waits for its first group join before start-up goes on anyway. */
+const JOIN_WAIT_MS = 30_000;
+
 function headersToStrings(headers: IHeaders | undefined): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(headers ?? {})) {
@@ -79,7 +82,14 @@ export class KafkaLog {
    *   worlds) sharing a broker never share a group: a group whose members subscribe to different topics
    *   would hand partitions to members that never read them.
    */
-  constructor(brokers: string, clientId: string, private readonly groupPrefix: string, private readonly sessionTimeoutMs = 30_000) {
+  /**
+   * @param fetchMaxWaitMs how long a fetch waits at the broker when no record is there: with minBytes 1 a
+   *   fetch returns as soon as one record arrives, so this bounds only the idle poll (and its CPU).
+   */
+  constructor(
+    brokers: string, clientId: string, private readonly groupPrefix: string, private readonly sessionTimeoutMs = 30_000,
+    private readonly fetchMaxWaitMs = 100,
+  ) {
     this.kafka = new Kafka({
       clientId,
       brokers: brokers.split(',').map((b) => b.trim()),
@@ -172,11 +182,18 @@ export class KafkaLog {
       sessionTimeout: this.sessionTimeoutMs,
       rebalanceTimeout: this.sessionTimeoutMs * 2,
       heartbeatInterval: Math.min(3_000, Math.floor(this.sessionTimeoutMs / 3)),
-      maxWaitTimeInMs: 100,
+      maxWaitTimeInMs: this.fetchMaxWaitMs,
+      minBytes: 1,
     });
     this.consumers.add(consumer);
     await consumer.connect();
     for (const topic of options.topics) await consumer.subscribe({ topic, fromBeginning: options.fromBeginning ?? true });
+    // run() returns before the group is joined; a role counts as started once it owns its partitions, so
+    // the first command after start-up is not left waiting out a join (bounded: a slow join only warns).
+    let removeJoinListener = () => undefined as void;
+    const joined = new Promise<boolean>((resolve) => {
+      removeJoinListener = consumer.on(consumer.events.GROUP_JOIN, () => resolve(true));
+    });
     await consumer.run({
       autoCommit: false,
       eachBatchAutoResolve: false,
@@ -211,6 +228,11 @@ export class KafkaLog {
         );
       },
     });
+    let joinTimer: NodeJS.Timeout | undefined;
+    const inTime = await Promise.race([joined, new Promise<boolean>((resolve) => (joinTimer = setTimeout(() => resolve(false), JOIN_WAIT_MS)))]);
+    clearTimeout(joinTimer);
+    removeJoinListener();
+    if (!inTime) logger.warn({ groupId: options.groupId }, `consumer group not joined within ${JOIN_WAIT_MS} ms; going on`);
     return {
       stop: async () => {
         this.consumers.delete(consumer);

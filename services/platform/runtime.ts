@@ -13,6 +13,28 @@ import { createRedis, type Redis } from './redis';
 import { LogCodec } from './wire/codec';
 import { createRegistryClient, registerTopicSchemas } from './wire/registry';
 import type { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
+import { priceTable, type PriceTable } from '../domain/pricing';
+import { ChainReader } from '../chain/reads';
+import { ChainWriter } from '../chain/writes';
+
+/** One chain reader and one writer per process, built on first use and shared by every role and route. */
+export interface ChainClients {
+  readonly reader: ChainReader;
+  readonly writer: ChainWriter;
+}
+
+function lazyChainClients(cfg: Config): ChainClients {
+  let reader: ChainReader | undefined;
+  let writer: ChainWriter | undefined;
+  return {
+    get reader() {
+      return (reader ??= ChainReader.fromConfig(cfg));
+    },
+    get writer() {
+      return (writer ??= ChainWriter.fromConfig(cfg));
+    },
+  };
+}
 
 export interface Runtime {
   cfg: Config;
@@ -22,6 +44,9 @@ export interface Runtime {
   log: KafkaLog;
   registry: SchemaRegistry;
   codec: LogCodec;
+  /** The price table in force, parsed once from the config (not per request). */
+  prices: PriceTable;
+  chain: ChainClients;
   close(): Promise<void>;
 }
 
@@ -29,9 +54,9 @@ export async function createRuntime(cfg: Config, options: { migrate?: boolean; d
   logger.level = cfg.LOG_LEVEL;
   const databaseUrl = options.databaseUrl ?? cfg.DATABASE_URL;
   if (options.migrate ?? true) await migrate(databaseUrl);
-  const pool = createPool(databaseUrl, 20);
+  const pool = createPool(databaseUrl, cfg.DATABASE_POOL_MAX);
   const redis = createRedis(cfg.REDIS_URL);
-  const log = new KafkaLog(cfg.KAFKA_BROKERS, cfg.KAFKA_CLIENT_ID, cfg.topicPrefix, cfg.KAFKA_SESSION_TIMEOUT_MS);
+  const log = new KafkaLog(cfg.KAFKA_BROKERS, cfg.KAFKA_CLIENT_ID, cfg.topicPrefix, cfg.KAFKA_SESSION_TIMEOUT_MS, cfg.KAFKA_FETCH_MAX_WAIT_MS);
   await log.ensureTopics(
     (Object.keys(topics) as TopicKey[]).map((key) => ({
       name: topicName(cfg.topicPrefix, key),
@@ -49,6 +74,8 @@ export async function createRuntime(cfg: Config, options: { migrate?: boolean; d
     log,
     registry,
     codec,
+    prices: priceTable(cfg.NETWORK, cfg.ORDER_PRICES, cfg.ACTIVATION_FEE_SUN),
+    chain: lazyChainClients(cfg),
     close: async () => {
       await log.disconnect();
       redis.disconnect();

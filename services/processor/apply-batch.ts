@@ -130,3 +130,22 @@ export async function applyBatch(
   await finishResults(client, finished.map((f) => f.result));
   return finished;
 }
+
+/**
+ * A command that cannot be applied (the database refused its data, or pure code failed on it): claimed as
+ * refused `unprocessable` with a marker on the log, so its caller is answered and a replay refuses it too.
+ * A command claimed before (applied, or abandoned by its caller) keeps its first answer.
+ */
+export async function refuseUnprocessable(client: PoolClient, command: Command): Promise<AppliedCommand[]> {
+  if (command.type === 'command.refused') return [];
+  const claimed = await claimCommands(client, [command]);
+  if (!claimed.has(command.commandId)) {
+    const earlier = (await readResults(client, [command.commandId])).get(command.commandId);
+    if (earlier?.refusalReason === 'abandoned') await saveOutbox(client, [refusalMarker(command, 'abandoned')]);
+    return [];
+  }
+  const result = refusedResult(command.commandId, 'unprocessable');
+  await saveOutbox(client, [refusalMarker(command, 'unprocessable')]);
+  await finishResults(client, [result]);
+  return [{ command, result }];
+}

@@ -1,21 +1,22 @@
 /**
- * The ledger processor role: a consumer group on account-commands. Per partition, a batch of commands is
- * applied in one PostgreSQL transaction together with the partition's stored offset (compare-and-set),
- * so a crash anywhere re-applies nothing and loses nothing. kafkajs has no rebalance listener, so the
- * stored offset is checked on every batch and the consumer seeks to it whenever the two disagree.
+ * The ledger processor role: the checkpointed consumer (platform/checkpointed-consumer.ts) on
+ * account-commands, supplying only how a batch of commands is applied and how a poison command is
+ * refused. A batch and the partition's stored offset commit in one transaction, so a crash anywhere
+ * re-applies nothing and loses nothing; answers go back to each API process on its one Redis channel.
  */
 import type { Command } from '../domain/commands';
 import type { ApplyContext } from '../domain/outcome';
 import type { Clock } from '../platform/clock';
-import { inTransaction, type Pool } from '../platform/db/pool';
+import type { Pool, PoolClient } from '../platform/db/pool';
 import { stringifyJson } from '../platform/json';
-import type { ConsumedRecord, KafkaLog, RunningConsumer } from '../platform/kafka';
-import { crashPoint } from '../platform/chaos';
+import type { KafkaLog, RunningConsumer } from '../platform/kafka';
+import {
+  applyIsolated, decodeAll, startCheckpointedConsumer, type CheckpointSpec, type Decoded as DecodedRecord, type Item, type SliceOutcome,
+} from '../platform/checkpointed-consumer';
 import { logger } from '../platform/logger';
 import { replyChannel, type Redis } from '../platform/redis';
 import type { LogCodec } from '../platform/wire/codec';
-import { applyBatch, type AppliedCommand, type RefusalPolicy } from './apply-batch';
-import { advanceStoredOffset, lockStoredOffset, recordUndecodable } from './store';
+import { applyBatch, refuseUnprocessable, type AppliedCommand, type RefusalPolicy } from './apply-batch';
 
 export const PROCESSOR_GROUP = 'ledger-processor';
 
@@ -31,109 +32,79 @@ export interface ProcessorDeps {
   onApplied?: (partition: number, count: number) => void;
 }
 
-export type Decoded = { record: ConsumedRecord; command: Command } | { record: ConsumedRecord; error: string };
+export type Decoded = DecodedRecord<Command>;
 
-export async function decodeRecords(codec: LogCodec, records: ConsumedRecord[]): Promise<Decoded[]> {
-  return Promise.all(
-    records.map(async (record) => {
-      try {
-        if (!record.value) throw new Error('empty record');
-        return { record, command: await codec.decodeCommand(record.value) };
-      } catch (err) {
-        return { record, error: (err as Error).message };
-      }
-    }),
-  );
+export async function decodeRecords(codec: LogCodec, records: Parameters<typeof decodeAll>[1]): Promise<Decoded[]> {
+  return decodeAll((r) => codec.decodeCommand(r.value as Buffer), records);
 }
 
 export function liveRefusalPolicy(clock: Clock): RefusalPolicy {
   return { refusalFor: (c) => (c.deadlineAt !== null && clock.now() > c.deadlineAt ? 'deadline_passed' : null) };
 }
 
-/**
- * Applies decoded records of one partition whose offsets start at or after `stored`, in the caller's
- * transaction, and returns what was applied. Shared by the live processor and the replay.
- */
-export async function applyDecoded(
-  client: Parameters<typeof applyBatch>[0],
-  decoded: Decoded[],
-  ctx: ApplyContext,
-  policy: RefusalPolicy,
+/** Applies decoded commands in the caller's transaction (the processor and the replay share it). */
+export function applyCommands(
+  client: PoolClient, items: Item<Command>[], ctx: ApplyContext, policy: RefusalPolicy,
 ): Promise<AppliedCommand[]> {
-  for (const d of decoded) {
-    if ('error' in d) await recordUndecodable(client, d.record.topic, d.record.partition, d.record.offset, d.error);
-  }
-  const commands = decoded.flatMap((d) => ('command' in d ? [d.command] : []));
-  const traces = new Map(decoded.flatMap((d) => ('command' in d && d.record.headers.traceparent ? [[d.command.commandId, d.record.headers]] : [])));
-  return applyBatch(client, commands, ctx, policy, (c) => {
+  const traces = new Map(items.flatMap((d) => (d.record.headers.traceparent ? [[d.value.commandId, d.record.headers]] : [])));
+  return applyBatch(client, items.map((d) => d.value), ctx, policy, (c) => {
     const h = traces.get(c.commandId);
     return h ? { traceparent: h.traceparent, ...(h.tracestate ? { tracestate: h.tracestate } : {}) } : null;
   });
 }
 
-export type SliceOutcome = { seekTo: bigint } | { applied: AppliedCommand[]; last: bigint };
+/** The processor's part of the checkpointed-consumer protocol: apply, and refuse a poison command. */
+export function processorSpec(codec: LogCodec, group: string, ctx: ApplyContext, policy: RefusalPolicy): CheckpointSpec<Command, AppliedCommand> {
+  return {
+    group,
+    topic: codec.topicName('accountCommands'),
+    decode: (r) => codec.decodeCommand(r.value as Buffer),
+    apply: async (items, tx) => {
+      const applied = await applyCommands(tx, items, ctx, policy);
+      await tx.query('NOTIFY outbox');
+      return applied;
+    },
+    refuse: async (item, _reason, tx) => {
+      const refused = await refuseUnprocessable(tx, item.value);
+      await tx.query('NOTIFY outbox');
+      return refused;
+    },
+    crashBeforeCommit: 'processor.before-commit',
+    crashAfterCommit: 'processor.after-commit',
+  };
+}
 
 /**
- * One transaction: lock the partition's stored offset, apply the records at or after it, move the offset
- * past the last one (compare-and-set). When the consumer's position and the stored offset disagree,
- * nothing is applied and the caller seeks to the stored offset.
+ * One partition slice through the processor's protocol (with poison isolation); the replay calls this with
+ * its own database and refusal policy, so it meets and refuses a poison command exactly as the live path.
  */
-export async function applyPartitionSlice(
-  pool: Pool,
-  where: { group: string; topic: string; partition: number },
-  decoded: Decoded[],
-  ctx: ApplyContext,
-  policy: RefusalPolicy,
-): Promise<SliceOutcome> {
-  return inTransaction(pool, async (client): Promise<SliceOutcome> => {
-    const stored = await lockStoredOffset(client, where.group, where.topic, where.partition);
-    const first = decoded[0].record.offset;
-    const last = decoded[decoded.length - 1].record.offset;
-    if (first > stored || last < stored) return { seekTo: stored };
-    const applied = await applyDecoded(client, decoded.filter((d) => d.record.offset >= stored), ctx, policy);
-    await advanceStoredOffset(client, where.group, where.topic, where.partition, stored, last + 1n);
-    await client.query('NOTIFY outbox');
-    crashPoint('processor.before-commit');
-    return { applied, last };
-  });
+export function applyPartitionSlice(
+  pool: Pool, spec: CheckpointSpec<Command, AppliedCommand>, partition: number, decoded: Decoded[],
+): Promise<SliceOutcome<AppliedCommand>> {
+  return applyIsolated(pool, spec, partition, decoded);
 }
 
 export async function startProcessor(deps: ProcessorDeps): Promise<RunningConsumer> {
-  const topic = deps.codec.topicName('accountCommands');
-  const policy = liveRefusalPolicy(deps.clock);
-  return deps.log.runBatchConsumer({
-    groupId: deps.groupId,
-    topics: [topic],
-    partitionsConcurrently: 3,
-    handler: async (batch, control) => {
-      for (let start = 0; start < batch.records.length && control.stillOwned(); start += deps.maxBatch) {
-        const slice = batch.records.slice(start, start + deps.maxBatch);
-        const decoded = await decodeRecords(deps.codec, slice);
-        const outcome = await applyPartitionSlice(deps.pool, { group: deps.groupId, topic, partition: batch.partition }, decoded, deps.ctx, policy);
-        if ('seekTo' in outcome) {
-          logger.info({ topic, partition: batch.partition, offset: String(outcome.seekTo) }, 'seeking to the stored offset');
-          control.seek(outcome.seekTo);
-          return;
-        }
-        crashPoint('processor.after-commit');
-        control.resolve(outcome.last);
-        deps.onApplied?.(batch.partition, outcome.applied.length);
-        await sendReplies(deps, outcome.applied);
-        await control.heartbeat();
-      }
+  const spec = processorSpec(deps.codec, deps.groupId, deps.ctx, liveRefusalPolicy(deps.clock));
+  return startCheckpointedConsumer({
+    ...spec,
+    log: deps.log,
+    pool: deps.pool,
+    maxBatch: deps.maxBatch,
+    afterCommit: async (partition, applied) => {
+      deps.onApplied?.(partition, applied.length);
+      await sendReplies(deps, applied);
     },
   });
 }
 
+/** One pipelined round trip for all answers of a slice. Best effort: a caller that misses one reads PostgreSQL. */
 async function sendReplies(deps: ProcessorDeps, applied: AppliedCommand[]): Promise<void> {
-  // Best effort: a caller that misses this reads the committed result from PostgreSQL.
-  await Promise.all(
-    applied
-      .filter((a) => a.command.replyTo)
-      .map((a) =>
-        deps.redis
-          .publish(replyChannel(deps.ctx.network, a.command.replyTo as string), stringifyJson(a.result))
-          .catch((err) => logger.warn({ err, commandId: a.command.commandId }, 'reply not published')),
-      ),
-  );
+  const waiting = applied.filter((a) => a.command.replyTo);
+  if (waiting.length === 0) return;
+  const pipeline = deps.redis.pipeline();
+  for (const a of waiting) pipeline.publish(replyChannel(deps.ctx.network, a.command.replyTo as string), stringifyJson(a.result));
+  const answers = (await pipeline.exec()) ?? [];
+  const failed = answers.filter(([err]) => err).length;
+  if (failed > 0) logger.warn({ failed }, 'replies not published');
 }

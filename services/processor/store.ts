@@ -14,39 +14,6 @@ import type { PoolClient } from '../platform/db/pool';
 import { stringifyJson } from '../platform/json';
 import { accountColumns, accountFromRow, accountToRow } from './account-rows';
 
-/** Locks the partition's stored offset for this transaction (creating it at 0), and returns it. */
-export async function lockStoredOffset(client: PoolClient, group: string, topic: string, partition: number): Promise<bigint> {
-  await client.query(
-    `INSERT INTO consumer_offsets (consumer_group, topic, partition, next_offset) VALUES ($1, $2, $3, 0)
-     ON CONFLICT DO NOTHING`,
-    [group, topic, partition],
-  );
-  const { rows } = await client.query(
-    'SELECT next_offset FROM consumer_offsets WHERE consumer_group = $1 AND topic = $2 AND partition = $3 FOR UPDATE',
-    [group, topic, partition],
-  );
-  return rows[0].next_offset as bigint;
-}
-
-/** Compare-and-set: moves the offset only from the value this transaction read. */
-export async function advanceStoredOffset(
-  client: PoolClient, group: string, topic: string, partition: number, expected: bigint, next: bigint,
-): Promise<void> {
-  const { rowCount } = await client.query(
-    `UPDATE consumer_offsets SET next_offset = $5, updated_at = now()
-     WHERE consumer_group = $1 AND topic = $2 AND partition = $3 AND next_offset = $4`,
-    [group, topic, partition, expected, next],
-  );
-  if (rowCount !== 1) throw new Error(`stored offset of ${topic}[${partition}] moved under us (expected ${expected})`);
-}
-
-export async function recordUndecodable(client: PoolClient, topic: string, partition: number, offset: bigint, error: string): Promise<void> {
-  await client.query(
-    'INSERT INTO undecodable_records (topic, partition, "offset", error) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING',
-    [topic, partition, offset, error],
-  );
-}
-
 /** Inserts a pending result row per command; returns the ids this transaction now owns (first sight). */
 export async function claimCommands(client: PoolClient, commands: Command[]): Promise<Set<string>> {
   if (commands.length === 0) return new Set();

@@ -4,13 +4,14 @@
  * caller gets for duplicates, late commands and commands it gave up on.
  */
 import { readResults } from '../../services/platform/db/command-results';
-import type { CommandBus } from '../../services/platform/command-bus';
+import { commandBusFor, type CommandBus } from '../../services/platform/command-bus';
 import type { Runtime } from '../../services/platform/runtime';
 import { replayAndVerify } from '../../services/ops/replay';
 import { startRoles, type Stoppable } from '../../services/roles';
 import type { Command } from '../../services/domain/commands';
 import { assertLedgerInvariants } from '../support/ledger-invariants';
 import { readTopic } from '../support/topic-reader';
+import { processorCaughtUp } from '../support/processor-lag';
 import { dropWorld, eventually, newWorld, openBus, openRuntime, type World } from '../support/world';
 
 let world: World;
@@ -131,6 +132,69 @@ test('balance.low fires once when the available balance crosses below the accoun
   expect(lows).toHaveLength(1);
   // 4 TRX available at the configured 5m price of 40 SUN per energy: one 65,000-energy order left.
   expect(lows[0].value.data).toEqual({ balance_sun: 4_000_000n, threshold_sun: 5_000_000n, estimated_orders_remaining: 1n });
+});
+
+// A command PostgreSQL cannot store (a NUL byte in a text field) must not stall its partition: the processor
+// finds it inside the failing batch, refuses it as `unprocessable` (answered to its caller, marked on the
+// log), applies the rest at once, and the replay at the end refuses it the same way. The reason
+// `unprocessable` (not `deadline_passed`/`abandoned`) shows the refusal came from the isolation.
+test('a NUL memo among good commands of one batch is refused at once; the others apply; the refusal reaches the log', async () => {
+  const [a, b] = await Promise.all([createAccount(), createAccount()]);
+  const started = Date.now();
+  // Sent together (same millisecond, one produce request, one partition): they meet in one processor batch.
+  const [goodA, poison, goodB, goodA2] = await Promise.all([
+    bus.submit({ type: 'balance.adjust', accountId: a, amountSun: 1_000n, memo: 'before' }),
+    bus.submit({ type: 'balance.adjust', accountId: a, amountSun: 5_000n, memo: 'x\u0000y' }),
+    bus.submit({ type: 'balance.adjust', accountId: b, amountSun: 2_000n, memo: 'other account' }),
+    bus.submit({ type: 'balance.adjust', accountId: a, amountSun: 3_000n, memo: 'after' }),
+  ]);
+  const elapsedMs = Date.now() - started;
+  expect(poison).toMatchObject({ outcome: 'refused', status: 400, refusalReason: 'unprocessable', error: { slug: 'invalid_request' } });
+  for (const good of [goodA, goodB, goodA2]) expect(good.outcome).toBe('applied');
+  expect(elapsedMs).toBeLessThan(5_000);
+  const { rows } = await rt.pool.query('SELECT id, balance_sun FROM accounts WHERE id = ANY($1) ORDER BY id', [[a, b]]);
+  expect(new Map(rows.map((r) => [r.id, r.balance_sun]))).toEqual(new Map([[a, 4_000n], [b, 2_000n]]));
+  const stored = await rt.pool.query('SELECT outcome, refusal_reason FROM command_results WHERE command_id = $1', [poison.commandId]);
+  expect(stored.rows).toEqual([{ outcome: 'refused', refusal_reason: 'unprocessable' }]);
+  await eventually(async () => {
+    const commands = await readTopic<Command>(rt, 'accountCommands');
+    return commands.some((c) => c.value.type === 'command.refused' && c.value.refusedCommandId === poison.commandId && c.value.reason === 'unprocessable');
+  }, 30_000, 'the unprocessable marker on account-commands');
+});
+
+test('a stream of poison commands does not hold back the other accounts', async () => {
+  const [victim, attacker] = await Promise.all([createAccount(), createAccount()]);
+  const poisons = Array.from({ length: 20 }, (_, i) => bus.submit({ type: 'balance.adjust', accountId: attacker, amountSun: 1n, memo: `p${i}\u0000` }));
+  const started = Date.now();
+  const victims = await Promise.all(Array.from({ length: 20 }, () => bus.submit({ type: 'balance.adjust', accountId: victim, amountSun: 1n, memo: 'v' })));
+  const victimMs = Date.now() - started;
+  expect(victims.every((v) => v.outcome === 'applied')).toBe(true);
+  expect((await Promise.all(poisons)).map((p) => p.refusalReason)).toEqual(Array(20).fill('unprocessable'));
+  expect(victimMs).toBeLessThan(5_000);
+  const { rows } = await rt.pool.query('SELECT balance_sun FROM accounts WHERE id = $1', [victim]);
+  expect(rows[0].balance_sun).toBe(20n);
+});
+
+test('load shedding: past COMMAND_MAX_WAITING a submit answers 503 at once and appends nothing', async () => {
+  const account = await createAccount();
+  const small = commandBusFor(rt, { maxWaiting: 1 });
+  await small.start();
+  try {
+    const [first, shed] = await Promise.all([
+      small.submit({ type: 'balance.adjust', accountId: account, amountSun: 10n, memo: 'first' }),
+      small.submit({ type: 'balance.adjust', accountId: account, amountSun: 20n, memo: 'shed' }),
+    ]);
+    expect(first.outcome).toBe('applied');
+    expect(shed).toMatchObject({ outcome: 'refused', status: 503, refusalReason: 'abandoned' });
+    await processorCaughtUp(rt);
+    const commands = await readTopic<Command>(rt, 'accountCommands');
+    expect(commands.some((c) => c.value.commandId === shed.commandId)).toBe(false);
+    expect((await readResults(rt.pool, [shed.commandId])).size).toBe(0);
+    const { rows } = await rt.pool.query('SELECT balance_sun FROM accounts WHERE id = $1', [account]);
+    expect(rows[0].balance_sun).toBe(10n);
+  } finally {
+    await small.stop();
+  }
 });
 
 test('ledger invariants hold and a replay of the log rebuilds identical tables', async () => {

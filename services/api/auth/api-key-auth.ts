@@ -7,38 +7,39 @@
 import type { Request } from 'express';
 import { tokenHash, signatureMatches, signatureSingleUse, signRequest, timestampInWindow } from '../../identity/request-signing';
 import { logger } from '../../platform/logger';
-import { openWithAny } from '../../platform/secret-box';
 import type { Runtime } from '../../platform/runtime';
 import { ApiError } from '../errors';
-import { apiKeyContext, findApiKey, touchApiKey } from '../stores/api-keys';
+import { findApiKey, touchApiKey } from '../stores/api-keys';
 import type { AuthContext } from './context';
+import { openKeySecret, touchDue } from './key-secrets';
 
 const REPLAY_TTL_S = 600;
 
 export async function verifySignedRequest(
   rt: Runtime, req: Request, presented: { keyId: string; timestamp: string | undefined; sign: string | undefined },
 ): Promise<Extract<AuthContext, { kind: 'api_key' }>> {
-  const rejected = new ApiError('signature_invalid');
+  // Built only when thrown: an Error captures a stack, which costs on every request of the hot path.
+  const rejected = () => new ApiError('signature_invalid');
   const { keyId, timestamp, sign } = presented;
-  if (!timestamp || !sign || !/^key_[0-9a-f]{24}$/.test(keyId)) throw rejected;
+  if (!timestamp || !sign || !/^key_[0-9a-f]{24}$/.test(keyId)) throw rejected();
   const key = await findApiKey(rt.pool, keyId);
-  if (!key || key.revokedAt !== null) throw rejected;
+  if (!key || key.revokedAt !== null) throw rejected();
   let secret: string;
   try {
-    secret = openWithAny(rt.cfg.API_KEY_DECRYPTION_KEYS, key.secretEnc, apiKeyContext(key.id)).plaintext;
+    secret = openKeySecret(rt.cfg.API_KEY_DECRYPTION_KEYS, key.id, key.secretEnc);
   } catch {
     // Sealed under a key this process does not hold (a rotation half done): the key cannot sign here.
     logger.error({ keyId: key.id }, 'API-key secret opens with no configured key; finish or undo the key rotation');
-    throw rejected;
+    throw rejected();
   }
   const expected = signRequest(secret, timestamp, req.method, req.originalUrl, req.rawBody ?? Buffer.alloc(0));
-  if (!signatureMatches(expected, sign)) throw rejected;
+  if (!signatureMatches(expected, sign)) throw rejected();
   const now = rt.clock.now();
-  if (!timestampInWindow(timestamp, now)) throw rejected;
+  if (!timestampInWindow(timestamp, now)) throw rejected();
   if (signatureSingleUse(req.method)) {
     const fresh = await rt.redis.set(`${rt.cfg.topicPrefix}sig:${tokenHash(sign)}`, '1', 'EX', REPLAY_TTL_S, 'NX');
-    if (fresh !== 'OK') throw rejected;
+    if (fresh !== 'OK') throw rejected();
   }
-  await touchApiKey(rt.pool, key.id, now);
+  if (touchDue(key.id, now)) await touchApiKey(rt.pool, key.id, now);
   return { kind: 'api_key', accountId: key.accountId, keyId: key.id, scopes: key.scopes };
 }

@@ -4,18 +4,18 @@
  * receiver's activation state from the chain; the processor decides everything else from the command.
  */
 import { Router, type Request, type Response } from 'express';
-import { ChainUnavailable } from '../../chain/errors';
 import { ChainReader } from '../../chain/reads';
 import type { NewCommand } from '../../platform/command-bus';
 import type { CommandBus } from '../../platform/command-bus';
 import { randomId } from '../../domain/ids';
 import { orderDetailJson, orderJson, requestHash, type OrderStatus } from '../../domain/orders';
 import {
-  chargeFor, priceFor, priceRowJson, priceTable, quoteMatches, QUOTE_TTL_MS, tierSeconds, type DelegatedResource, type OrderResource, type PriceTable, type Tier,
+  chargeFor, priceFor, priceRowJson, quoteMatches, QUOTE_TTL_MS, tierSeconds, type DelegatedResource, type OrderResource, type PriceTable, type Tier,
 } from '../../domain/pricing';
 import type { Runtime } from '../../platform/runtime';
 import { publicReadBudget } from '../auth/budget';
 import { accountIdOf, requireAuth } from '../auth/require-auth';
+import { receiverActivation } from '../receiver-activation';
 import { ApiError, sendJson } from '../errors';
 import { cursorInstant, invalidCursor } from '../cursor';
 import { checkAddress } from '../identity-deps';
@@ -35,7 +35,7 @@ export interface OrderRouteDeps {
 const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{8,128}$/;
 
 export function pricesOf(rt: Runtime): PriceTable {
-  return priceTable(rt.cfg.NETWORK, rt.cfg.ORDER_PRICES, rt.cfg.ACTIVATION_FEE_SUN);
+  return rt.prices;
 }
 
 function idempotencyKeyOf(req: Request): string | null {
@@ -97,14 +97,7 @@ export function ordersRouter(deps: OrderRouteDeps): Router {
   const chain = deps.chain ?? ChainReader.fromConfig(rt.cfg);
   const router = Router();
 
-  const receiverActive = async (address: string): Promise<boolean> => {
-    try {
-      return (await chain.account(address)).exists;
-    } catch (err) {
-      if (err instanceof ChainUnavailable) throw new ApiError('chain_unavailable');
-      throw err;
-    }
-  };
+  const receiverActive = receiverActivation(chain);
 
   router.get('/v1/prices', validator.for('getPrices'), publicReadBudget(rt), (_req, res) => {
     const table = pricesOf(rt);

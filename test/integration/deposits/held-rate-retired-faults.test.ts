@@ -14,6 +14,7 @@ import {
 } from '../../support/deposits';
 import { startService } from '../../support/service-process';
 import { eventually } from '../../support/world';
+import { processorCaughtUp } from '../../support/processor-lag';
 
 let stack: DepositStack;
 
@@ -132,6 +133,7 @@ describe('chain trouble', () => {
     const txid = await sendTrx(stack.devnet, 3, customer.address, 7_000_000);
     await stack.devnet.post('/admin/faults', { fail_reads_ms: 2_500 });
     await produceBlocks(stack.devnet, CONFIRMATIONS + 1);
+    // Time for the watcher to try (and fail) while reads fail: nothing may be credited meanwhile.
     await new Promise((r) => setTimeout(r, 1_500));
     expect(await depositRow(txid)).toBeUndefined();
     await eventually(async () => (await depositRow(txid))?.status === 'credited', 30_000, 'credited after the fault');
@@ -161,7 +163,7 @@ describe('chain trouble', () => {
     await stack.startWatcher();
     const head = await produceBlocks(stack.devnet, 1);
     await eventually(async () => (await watcherPosition(stack.rt)) >= head - CONFIRMATIONS + 1, 30_000, 're-scan');
-    await new Promise((r) => setTimeout(r, 1_500));
+    await processorCaughtUp(stack.rt);
     expect((await balanceOf(stack, customer)).balance_sun).toBe(total);
     expect(await creditedEvents(stack, customer.accountId)).toHaveLength(amounts.length);
   });

@@ -9,6 +9,7 @@ import {
   watcherPosition, type DepositStack,
 } from '../../support/deposits';
 import { eventually } from '../../support/world';
+import { processorCaughtUp } from '../../support/processor-lag';
 
 let stack: DepositStack;
 
@@ -106,7 +107,7 @@ describe('funding an account with TRX and USDT', () => {
     await stack.startWatcher();
     head = await produceBlocks(stack.devnet, 1);
     await eventually(async () => (await watcherPosition(stack.rt)) >= head - CONFIRMATIONS + 1, 30_000, 're-scan done');
-    await new Promise((r) => setTimeout(r, 1_500));
+    await processorCaughtUp(stack.rt);
     expect((await balanceOf(stack, customer)).balance_sun).toBe(expected);
     expect(await creditedEvents(stack, customer.accountId)).toHaveLength(2);
   });

@@ -1,0 +1,120 @@
+/**
+ * Load generation for the benchmarks: keep-alive HTTP over node:http, every request bounded by a
+ * timeout, and every failure counted instead of thrown, so overload shows up as figures, never as a
+ * crashed benchmark. Open loop (`offered`): requests leave on a fixed schedule whatever the answers do;
+ * closed loop (`sustained`): N requests in flight, the next leaves when one is answered.
+ */
+import http from 'node:http';
+
+export interface Outcome {
+  ok: boolean;
+  status: number | null;
+  /** 'timeout' | 'error' | null */
+  failure: 'timeout' | 'error' | null;
+  ms: number;
+}
+
+export type Send = (n: number) => Promise<Outcome>;
+
+export interface Request {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export function httpSender(base: string, make: (n: number) => Request, okStatus: number, timeoutMs: number, maxSockets = 512): Send {
+  const url = new URL(base);
+  const agent = new http.Agent({ keepAlive: true, maxSockets });
+  return (n) => {
+    const r = make(n);
+    const started = performance.now();
+    return new Promise<Outcome>((resolve) => {
+      let settled = false;
+      const done = (status: number | null, failure: Outcome['failure']) => {
+        if (settled) return;
+        settled = true;
+        resolve({ ok: status === okStatus, status, failure, ms: performance.now() - started });
+      };
+      const req = http.request(
+        { host: url.hostname, port: url.port, method: r.method, path: r.path, agent, headers: { ...r.headers, 'content-length': Buffer.byteLength(r.body) } },
+        (res) => {
+          res.on('data', () => undefined);
+          res.on('end', () => done(res.statusCode ?? null, null));
+          res.on('error', () => done(null, 'error'));
+        },
+      );
+      // A deadline on the whole exchange (queueing for a socket included), not just socket idleness.
+      const timer = setTimeout(() => {
+        done(null, 'timeout');
+        req.destroy();
+      }, timeoutMs);
+      req.on('close', () => clearTimeout(timer));
+      req.on('error', () => done(null, 'error'));
+      req.end(r.body);
+    });
+  };
+}
+
+export const percentile = (sorted: number[], p: number) =>
+  sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+
+export interface RunFigures {
+  sent: number;
+  ok: number;
+  /** Answered, but not with the expected status. */
+  wrongStatus: number;
+  timeouts: number;
+  errors: number;
+  /** ok answers per second over the run (until the last answer). */
+  okPerSec: number;
+  p50: number;
+  p99: number;
+}
+
+function figures(outcomes: Outcome[], elapsedMs: number): RunFigures {
+  const ok = outcomes.filter((o) => o.ok);
+  const times = ok.map((o) => o.ms).sort((a, b) => a - b);
+  return {
+    sent: outcomes.length,
+    ok: ok.length,
+    wrongStatus: outcomes.filter((o) => !o.ok && o.failure === null).length,
+    timeouts: outcomes.filter((o) => o.failure === 'timeout').length,
+    errors: outcomes.filter((o) => o.failure === 'error').length,
+    okPerSec: ok.length / (elapsedMs / 1000),
+    p50: Math.round(percentile(times, 50)),
+    p99: Math.round(percentile(times, 99)),
+  };
+}
+
+/** Closed loop: `concurrency` requests in flight for `seconds`. */
+export async function sustained(send: Send, start: number, concurrency: number, seconds: number): Promise<RunFigures & { next: number }> {
+  let n = start;
+  const outcomes: Outcome[] = [];
+  const t0 = performance.now();
+  const until = t0 + seconds * 1000;
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (performance.now() < until) outcomes.push(await send(n++));
+  }));
+  return { ...figures(outcomes, performance.now() - t0), next: n };
+}
+
+/** Open loop: `rate` requests per second for `seconds`, sent on schedule (in ticks of 1 ms or more). */
+export async function offered(send: Send, start: number, rate: number, seconds: number): Promise<RunFigures & { next: number }> {
+  const total = Math.round(rate * seconds);
+  const pending: Promise<Outcome>[] = [];
+  const t0 = performance.now();
+  let i = 0;
+  while (i < total) {
+    const due = Math.min(total, Math.floor(((performance.now() - t0) * rate) / 1000) + 1);
+    for (; i < due; i++) pending.push(send(start + i));
+    await new Promise((r) => setTimeout(r, 1));
+  }
+  const outcomes = await Promise.all(pending);
+  return { ...figures(outcomes, performance.now() - t0), next: start + total };
+}
+
+export function line(name: string, f: RunFigures): string {
+  const failed = f.wrongStatus + f.timeouts + f.errors;
+  return `${name}: ${f.okPerSec.toFixed(0)}/s answered ok, p50 ${f.p50} ms, p99 ${f.p99} ms (${f.sent} sent, ${failed} failed: ${f.wrongStatus} other status, ${f.timeouts} timeouts, ${f.errors} connection errors)`;
+}

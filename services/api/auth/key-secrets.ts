@@ -1,0 +1,38 @@
+/**
+ * Per-process memo of opened API-key secrets and of when a key's last use was written. The key row is
+ * still read on every request (so a revocation takes effect at once on every instance); only the AES-GCM
+ * open of the same sealed value, and the same-second `last_used_at` write, are not repeated.
+ * Both maps are bounded: when full they are cleared (a miss costs one decrypt or one write).
+ */
+import { openWithAny } from '../../platform/secret-box';
+import { apiKeyContext } from '../stores/api-keys';
+
+const MAX_ENTRIES = 10_000;
+/** `last_used_at` is written at most this often per key (ms); it is a hint for the dashboard, not a log. */
+export const TOUCH_EVERY_MS = 1_000;
+
+const opened = new Map<string, string>();
+const touched = new Map<string, number>();
+
+/**
+ * The secret sealed as `sealed` for key `keyId`, opened with whichever configured key seals it (the
+ * previous one during a rotation); the cache key is the sealed text, so a re-sealed row misses.
+ */
+export function openKeySecret(decryptionKeys: readonly string[], keyId: string, sealed: string): string {
+  const memo = `${keyId}|${sealed}`;
+  const hit = opened.get(memo);
+  if (hit !== undefined) return hit;
+  const secret = openWithAny(decryptionKeys, sealed, apiKeyContext(keyId)).plaintext;
+  if (opened.size >= MAX_ENTRIES) opened.clear();
+  opened.set(memo, secret);
+  return secret;
+}
+
+/** True when this process should write the key's `last_used_at` now (first use, or a second since the last write). */
+export function touchDue(keyId: string, now: number): boolean {
+  const last = touched.get(keyId);
+  if (last !== undefined && now - last < TOUCH_EVERY_MS) return false;
+  if (touched.size >= MAX_ENTRIES) touched.clear();
+  touched.set(keyId, now);
+  return true;
+}

@@ -1,0 +1,193 @@
+/**
+ * The one checkpointed consumer: every role that turns a topic into PostgreSQL rows exactly once (the
+ * processor, the webhook dispatcher's intake, projections) uses it and supplies only `apply(items, tx)`.
+ *
+ * The protocol, per partition and per bounded slice of at most `maxBatch` records, in ONE transaction:
+ *   1. lock the group's stored offset for the partition (consumer_offsets, created at 0);
+ *   2. range check: when the slice does not contain the stored offset, nothing is applied and the
+ *      consumer seeks to the stored offset (kafkajs has no rebalance listener; the stored offset wins);
+ *   3. records that do not decode are written to undecodable_records and skipped;
+ *   4. `apply` the decoded records at or after the stored offset, in the caller's transaction;
+ *   5. compare-and-set advance of the stored offset past the slice; commit.
+ * After the commit, `afterCommit` (replies, wake-ups) runs with what `apply` returned.
+ *
+ * Poison isolation: when `apply` fails with an error that the same records would raise again (a data
+ * error from PostgreSQL, a bug in pure code), the slice is bisected, each half in its own transaction,
+ * until the one failing record is found; `refuse` records why it was not applied (in a transaction that
+ * also moves the offset past it) and the rest goes on. Transient errors (connection lost, serialization)
+ * are rethrown, so the whole batch is retried and nothing is refused for an outage.
+ */
+import { crashPoint } from './chaos';
+import { inTransaction, type Pool, type PoolClient } from './db/pool';
+import type { ConsumedRecord, KafkaLog, RunningConsumer } from './kafka';
+import { logger } from './logger';
+
+/** A record with its decoded value, or the reason it did not decode. */
+export type Decoded<T> = { record: ConsumedRecord; value: T } | { record: ConsumedRecord; error: string };
+export type Item<T> = { record: ConsumedRecord; value: T };
+
+export interface CheckpointSpec<T, R> {
+  /** Consumer group (without the deployment prefix) and the one topic it reads. */
+  group: string;
+  topic: string;
+  /** Turns a record's bytes into a value; a throw marks the record undecodable. */
+  decode(record: ConsumedRecord): Promise<T>;
+  /** Applies decoded records (in offset order, at or after the stored offset) in `tx`; returns what afterCommit needs. */
+  apply(items: Item<T>[], tx: PoolClient): Promise<R[]>;
+  /** Records, in `tx`, that this one record was refused (`reason` names the error); default: log and skip it. */
+  refuse?(item: Item<T>, reason: string, tx: PoolClient): Promise<R[]>;
+  /** Crash points (platform/chaos.ts) just before the commit and just after it. */
+  crashBeforeCommit?: string;
+  crashAfterCommit?: string;
+}
+
+export interface ConsumerOptions<T, R> extends CheckpointSpec<T, R> {
+  log: KafkaLog;
+  pool: Pool;
+  /** Most records applied in one transaction. */
+  maxBatch: number;
+  partitionsConcurrently?: number;
+  /** Runs after each committed slice with what apply/refuse returned. Errors are logged, never retried. */
+  afterCommit?(partition: number, results: R[]): Promise<void> | void;
+}
+
+export type SliceOutcome<R> = { seekTo: bigint } | { results: R[]; last: bigint };
+
+/** Locks the partition's stored offset for this transaction (creating it at 0), and returns it. */
+export async function lockStoredOffset(client: PoolClient, group: string, topic: string, partition: number): Promise<bigint> {
+  await client.query(
+    `INSERT INTO consumer_offsets (consumer_group, topic, partition, next_offset) VALUES ($1, $2, $3, 0)
+     ON CONFLICT DO NOTHING`,
+    [group, topic, partition],
+  );
+  const { rows } = await client.query(
+    'SELECT next_offset FROM consumer_offsets WHERE consumer_group = $1 AND topic = $2 AND partition = $3 FOR UPDATE',
+    [group, topic, partition],
+  );
+  return rows[0].next_offset as bigint;
+}
+
+/** Compare-and-set: moves the offset only from the value this transaction read. */
+export async function advanceStoredOffset(
+  client: PoolClient, group: string, topic: string, partition: number, expected: bigint, next: bigint,
+): Promise<void> {
+  const { rowCount } = await client.query(
+    `UPDATE consumer_offsets SET next_offset = $5, updated_at = now()
+     WHERE consumer_group = $1 AND topic = $2 AND partition = $3 AND next_offset = $4`,
+    [group, topic, partition, expected, next],
+  );
+  if (rowCount !== 1) throw new Error(`stored offset of ${topic}[${partition}] moved under us (expected ${expected})`);
+}
+
+export async function recordUndecodable(client: PoolClient, topic: string, partition: number, offset: bigint, error: string): Promise<void> {
+  await client.query(
+    'INSERT INTO undecodable_records (topic, partition, "offset", error) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING',
+    [topic, partition, offset, error],
+  );
+}
+
+export async function decodeAll<T>(decode: (r: ConsumedRecord) => Promise<T>, records: ConsumedRecord[]): Promise<Decoded<T>[]> {
+  return Promise.all(
+    records.map(async (record): Promise<Decoded<T>> => {
+      try {
+        if (!record.value) throw new Error('empty record');
+        return { record, value: await decode(record) };
+      } catch (err) {
+        return { record, error: (err as Error).message };
+      }
+    }),
+  );
+}
+
+/**
+ * True when retrying the same records would fail the same way: PostgreSQL data exceptions (class 22,
+ * e.g. a NUL byte in text) and integrity violations (class 23), and JavaScript errors thrown by pure code.
+ * Connection, lock and resource errors are not: they are retried, never refused.
+ */
+export function isDeterministicFailure(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return code.startsWith('22') || code.startsWith('23');
+  return err instanceof TypeError || err instanceof RangeError || err instanceof SyntaxError;
+}
+
+type Where = { group: string; topic: string; partition: number };
+
+/**
+ * One transaction over `decoded` (one partition, offsets ascending). `until` is where the stored offset
+ * moves on success (default: one past the last record).
+ */
+export async function applySlice<T, R>(
+  pool: Pool, spec: CheckpointSpec<T, R>, partition: number, decoded: Decoded<T>[], until?: bigint, refuseReason?: string,
+): Promise<SliceOutcome<R>> {
+  const where: Where = { group: spec.group, topic: spec.topic, partition };
+  return inTransaction(pool, async (client): Promise<SliceOutcome<R>> => {
+    const stored = await lockStoredOffset(client, where.group, where.topic, where.partition);
+    const first = decoded[0].record.offset;
+    const last = decoded[decoded.length - 1].record.offset;
+    if (first > stored || last < stored) return { seekTo: stored };
+    const fresh = decoded.filter((d) => d.record.offset >= stored);
+    for (const d of fresh) if ('error' in d) await recordUndecodable(client, where.topic, partition, d.record.offset, d.error);
+    const items = fresh.filter((d): d is Item<T> => 'value' in d);
+    let results: R[];
+    if (refuseReason === undefined) results = await spec.apply(items, client);
+    else results = items.length === 0 ? [] : spec.refuse ? await spec.refuse(items[0], refuseReason, client) : [];
+    await advanceStoredOffset(client, where.group, where.topic, partition, stored, until ?? last + 1n);
+    if (spec.crashBeforeCommit) crashPoint(spec.crashBeforeCommit);
+    return { results, last };
+  });
+}
+
+/**
+ * applySlice with poison isolation: on a deterministic failure, bisect until the failing record is found,
+ * refuse it, and apply the rest. Returns on the first seek (the caller must re-read from there).
+ */
+export async function applyIsolated<T, R>(
+  pool: Pool, spec: CheckpointSpec<T, R>, partition: number, decoded: Decoded<T>[], until?: bigint,
+): Promise<SliceOutcome<R>> {
+  try {
+    return await applySlice(pool, spec, partition, decoded, until);
+  } catch (err) {
+    if (!isDeterministicFailure(err)) throw err;
+    const reason = (err as Error).message;
+    if (decoded.length === 1) {
+      const code = (err as { code?: string }).code ?? null;
+      logger.warn({ topic: spec.topic, partition, offset: String(decoded[0].record.offset), error: reason, code }, 'refusing a record that cannot be applied');
+      return applySlice(pool, spec, partition, decoded, until, reason);
+    }
+    const mid = Math.ceil(decoded.length / 2);
+    const head = await applyIsolated(pool, spec, partition, decoded.slice(0, mid), decoded[mid].record.offset);
+    if ('seekTo' in head) return head;
+    const tail = await applyIsolated(pool, spec, partition, decoded.slice(mid), until);
+    if ('seekTo' in tail) return tail;
+    return { results: [...head.results, ...tail.results], last: tail.last };
+  }
+}
+
+/** Runs the consumer group: bounded slices, each applied with applyIsolated, then afterCommit. */
+export async function startCheckpointedConsumer<T, R>(options: ConsumerOptions<T, R>): Promise<RunningConsumer> {
+  return options.log.runBatchConsumer({
+    groupId: options.group,
+    topics: [options.topic],
+    partitionsConcurrently: options.partitionsConcurrently ?? 3,
+    handler: async (batch, control) => {
+      for (let start = 0; start < batch.records.length && control.stillOwned(); start += options.maxBatch) {
+        const slice = batch.records.slice(start, start + options.maxBatch);
+        const decoded = await decodeAll(options.decode, slice);
+        const outcome = await applyIsolated(options.pool, options, batch.partition, decoded);
+        if ('seekTo' in outcome) {
+          logger.info({ topic: options.topic, partition: batch.partition, offset: String(outcome.seekTo) }, 'seeking to the stored offset');
+          control.seek(outcome.seekTo);
+          return;
+        }
+        if (options.crashAfterCommit) crashPoint(options.crashAfterCommit);
+        control.resolve(outcome.last);
+        try {
+          await options.afterCommit?.(batch.partition, outcome.results);
+        } catch (err) {
+          logger.warn({ err, topic: options.topic, partition: batch.partition }, 'after-commit step failed');
+        }
+        await control.heartbeat();
+      }
+    },
+  });
+}

@@ -1,0 +1,55 @@
+import { AppendBatcher } from '../../services/platform/append-batcher';
+import { isDeterministicFailure } from '../../services/platform/checkpointed-consumer';
+import type { OutgoingRecord } from '../../services/platform/kafka';
+
+const rec = (n: number): OutgoingRecord => ({ key: Buffer.from(`k${n}`), value: Buffer.from(`v${n}`) });
+
+describe('AppendBatcher: group commit of appends', () => {
+  test('appends of the same moment go out in one request, in order, and each caller learns when it is stored', async () => {
+    const sent: string[][] = [];
+    const b = new AppendBatcher({ lingerMs: 5, maxRecords: 100, send: async (rs) => void sent.push(rs.map((r) => r.value.toString())) });
+    await Promise.all([b.append([rec(1)]), b.append([rec(2), rec(3)]), b.append([rec(4)])]);
+    expect(sent).toEqual([['v1', 'v2', 'v3', 'v4']]);
+  });
+
+  test('a full batch leaves at once, without waiting out the linger', async () => {
+    const sent: number[] = [];
+    const b = new AppendBatcher({ lingerMs: 10_000, maxRecords: 3, send: async (rs) => void sent.push(rs.length) });
+    const started = Date.now();
+    await Promise.all([b.append([rec(1), rec(2)]), b.append([rec(3), rec(4)])]);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(sent).toEqual([3, 1]);
+  });
+
+  test('a failed request fails every append in it, and the next request is unaffected', async () => {
+    let fail = true;
+    const b = new AppendBatcher({ lingerMs: 1, maxRecords: 10, send: async () => {
+      if (fail) throw new Error('broker away');
+    } });
+    const results = await Promise.allSettled([b.append([rec(1)]), b.append([rec(2)])]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    fail = false;
+    await expect(b.append([rec(3)])).resolves.toBeUndefined();
+  });
+});
+
+describe('isDeterministicFailure: what poison isolation may refuse', () => {
+  const pg = (code: string) => Object.assign(new Error('db'), { code });
+  test('PostgreSQL data exceptions and integrity violations, and JavaScript errors of pure code', () => {
+    expect(isDeterministicFailure(pg('22021'))).toBe(true); // invalid byte sequence (NUL)
+    expect(isDeterministicFailure(pg('22003'))).toBe(true); // numeric out of range
+    expect(isDeterministicFailure(pg('23514'))).toBe(true); // check violation
+    expect(isDeterministicFailure(new TypeError('x is undefined'))).toBe(true);
+    expect(isDeterministicFailure(new RangeError('bad'))).toBe(true);
+  });
+  test('never an outage: connection, lock, resource errors, or a moved stored offset are retried', () => {
+    expect(isDeterministicFailure(pg('08006'))).toBe(false); // connection failure
+    expect(isDeterministicFailure(pg('40001'))).toBe(false); // serialization failure
+    expect(isDeterministicFailure(pg('40P01'))).toBe(false); // deadlock
+    expect(isDeterministicFailure(pg('57P01'))).toBe(false); // admin shutdown
+    expect(isDeterministicFailure(pg('53300'))).toBe(false); // too many connections
+    expect(isDeterministicFailure(new Error('Connection terminated unexpectedly'))).toBe(false);
+    expect(isDeterministicFailure(new Error('stored offset of t[0] moved under us (expected 5)'))).toBe(false);
+    expect(isDeterministicFailure(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }))).toBe(false);
+  });
+});
