@@ -6,6 +6,7 @@ import type { DomainEvent } from './events';
 import type { Deposit } from './deposits';
 import type { Journal } from './ledger';
 import type { IdempotencyRecord, Order } from './orders';
+import type { OrderEvent } from './order-events';
 
 export interface Effects {
   /** Final state of every account the command changed (or created). */
@@ -19,6 +20,8 @@ export interface Effects {
   /** Orders created or changed, and idempotency records written (order commands only). */
   orders?: Order[];
   idempotency?: IdempotencyRecord[];
+  /** Transitions of the changed orders, for the order-events topic (services/domain/order-events.ts). */
+  orderEvents?: OrderEvent[];
 }
 
 export type Outcome =
