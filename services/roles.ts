@@ -17,8 +17,9 @@ import { startBroadcaster } from './broadcaster/broadcaster';
 import { appendOnlyBus } from './broadcaster/work';
 import { startConfirmer } from './confirmer/confirmer';
 import { startScheduler } from './scheduler/scheduler';
+import { startStatsProjection } from './stats/consumer';
 
-export const allRoles = ['api', 'processor', 'relay', 'dispatcher', 'deposit-watcher', 'broadcaster', 'confirmer', 'scheduler'] as const;
+export const allRoles = ['api', 'processor', 'relay', 'dispatcher', 'deposit-watcher', 'broadcaster', 'confirmer', 'scheduler', 'stats'] as const;
 export type Role = (typeof allRoles)[number];
 
 export interface Stoppable {
@@ -67,6 +68,9 @@ export async function startRoles(rt: Runtime, roles: Role[]): Promise<Stoppable[
         userAgent: `${rt.cfg.BRAND}-webhook/1`, groupId: DISPATCHER_GROUP,
       }),
     );
+  }
+  if (roles.includes('stats')) {
+    running.push(await startStatsProjection({ log: rt.log, codec: rt.codec, pool: rt.pool }));
   }
   if (roles.includes('api')) {
     const bus = commandBusFor(rt);

@@ -12,6 +12,7 @@ import { ChainReader } from '../chain/reads';
 import { UsdtRateSource } from '../deposits/rate';
 import { webhooksRouter, type WebhookRouteDeps } from './routes/webhooks';
 import { ordersRouter, type OrderRouteDeps } from './routes/orders';
+import { statsRouter } from './routes/stats';
 import { buildDocument } from './openapi/document';
 import { requestId } from './request-id';
 import { RequestValidator } from './validate';
@@ -48,6 +49,7 @@ export function createApp(deps: ApiDeps): Express {
   app.use(ledgerRouter({ rt: deps.rt, validator }));
   app.use(webhooksRouter({ rt: deps.rt, validator, ...deps.webhooks }));
   app.use(ordersRouter({ rt: deps.rt, bus: deps.bus, validator, chain: deps.chain }));
+  app.use(statsRouter({ rt: deps.rt, validator }));
 
   app.use((_req, _res, next) => next(new ApiError('not_found', 'No such endpoint.')));
   app.use(errorHandler);

@@ -13,6 +13,7 @@ import { createRuntime, type Runtime } from '../platform/runtime';
 import { replayAndVerify } from './replay';
 import { rotateDepositAddress } from './rotate-deposit-address';
 import { creditHeldDeposit } from './credit-held';
+import { rebuildStats } from '../stats/rebuild';
 
 const help = `Usage: ./bin/ops <command> [options]
 
@@ -35,6 +36,9 @@ Commands:
   replay --verify [--keep]
       Rebuilds every table from account-commands into an empty database, compares it with the live one,
       exits non-zero on a difference. --keep leaves the rebuilt database in place.
+  rebuild-stats
+      Empties the stats projection (GET /v1/account/stats) and rebuilds it from order-events, with
+      progress on stderr; safe while the stats role runs. Prints how many records it projected and how long it took.
   --help
       This text.
 
@@ -105,7 +109,7 @@ async function run(argv: string[]): Promise<number> {
   const cfg = loadConfig();
   logger.level = cfg.LOG_LEVEL === 'info' ? 'warn' : cfg.LOG_LEVEL;
 
-  if (!['create-account', 'adjust', 'replay', 'rotate-deposit-address', 'credit-held', 'refund-order', 'set-low-balance-alert'].includes(command)) throw new UsageError(`unknown command ${command}`);
+  if (!['create-account', 'adjust', 'replay', 'rotate-deposit-address', 'credit-held', 'refund-order', 'set-low-balance-alert', 'rebuild-stats'].includes(command)) throw new UsageError(`unknown command ${command}`);
   let amount = 0n;
   if (command === 'adjust') {
     need(values, 'account');
@@ -190,6 +194,11 @@ async function run(argv: string[]): Promise<number> {
         failOn(result);
         if (values.json) console.log(stringifyJson(result.body));
         else console.log(result.body?.journal_id);
+        return 0;
+      }
+      case 'rebuild-stats': {
+        const report = await rebuildStats(rt, (line) => console.error(line));
+        console.log(`rebuilt stats from ${report.events} records (${report.skipped} already projected by the running role) in ${report.ms} ms`);
         return 0;
       }
       default: {

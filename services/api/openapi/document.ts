@@ -8,6 +8,7 @@ import { platformPaths } from './platform-paths';
 import { sharedSchemas } from './shared-schemas';
 import { webhookPaths, webhookSchemas } from './webhooks-paths';
 import { orderPaths, orderSchemas } from './orders-paths';
+import { statsPaths, statsSchemas } from './stats-paths';
 
 export type OpenApiDocument = {
   openapi: '3.1.0';
@@ -36,7 +37,7 @@ export function buildDocument(): OpenApiDocument {
       description: 'Temporary TRON energy and bandwidth delegations paid from a prepaid balance.',
     },
     servers: [{ url: '/v1' }],
-    paths: { ...platformPaths, ...identityPaths, ...ledgerPaths, ...webhookPaths, ...orderPaths },
-    components: { schemas: { ...sharedSchemas, ...identitySchemas, ...ledgerSchemas, ...webhookSchemas, ...orderSchemas }, securitySchemes: { ...identitySecuritySchemes } },
+    paths: { ...platformPaths, ...identityPaths, ...ledgerPaths, ...webhookPaths, ...orderPaths, ...statsPaths },
+    components: { schemas: { ...sharedSchemas, ...identitySchemas, ...ledgerSchemas, ...webhookSchemas, ...orderSchemas, ...statsSchemas }, securitySchemes: { ...identitySecuritySchemes } },
   };
 }
