@@ -6,7 +6,7 @@ import type { Command } from '../../services/domain/commands';
 import type { NewCommand } from '../../services/platform/command-bus';
 import { STATS_GROUP } from '../../services/stats/consumer';
 import { eventually } from './world';
-import type { IdentityStack } from './identity';
+import { call, signedHeaders, type IdentityStack, type Reply } from './identity';
 
 /** Appends `body` stamped at `at` and waits for its result; returns the result body. */
 export async function applyAt(stack: IdentityStack, at: number, body: NewCommand): Promise<any> {
@@ -31,4 +31,15 @@ export async function statsCaughtUp(stack: IdentityStack, timeoutMs = 30_000): P
     const stored = new Map(rows.map((r) => [r.partition as number, r.next_offset as bigint]));
     return [...ends].every(([p, end]) => end === 0n || stored.get(p) === end);
   }, timeoutMs, 'the stats projection to catch up with order-events');
+}
+
+let lastMs = 0;
+
+/**
+ * A signed GET with a millisecond timestamp never used before by this process: the API accepts each
+ * signature once, so the same GET twice in one second with second timestamps would be a replay (1002).
+ */
+export function signedGet(base: string, key: { id: string; secret: string }, path: string): Promise<Reply> {
+  lastMs = Math.max(lastMs + 1, Date.now());
+  return call(base, 'GET', path, { headers: signedHeaders(key, 'GET', path, '', lastMs) });
 }

@@ -10,8 +10,8 @@ import path from 'node:path';
 import { replayAndVerify } from '../../../services/ops/replay';
 import type { Stoppable } from '../../../services/roles';
 import { startRoles } from '../../../services/roles';
-import { call, newWallet, sessionHeaders, signedCall, signIn, signUp, startIdentityStack, type Customer, type IdentityStack } from '../../support/identity';
-import { applyAt, statsCaughtUp } from '../../support/stats';
+import { call, newWallet, sessionHeaders, signIn, signUp, startIdentityStack, type Customer, type IdentityStack } from '../../support/identity';
+import { applyAt, signedGet, statsCaughtUp } from '../../support/stats';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -48,7 +48,7 @@ const settle = (...landed: string[]) => (orderId: string) => ({ type: 'order.set
 const refund = () => (orderId: string) => ({ type: 'order.refund', orderId, reason: 'incident_credit' });
 
 async function stats(query: string, customer = owner) {
-  return signedCall(stack.base, customer.key, 'GET', `/v1/account/stats${query}`);
+  return signedGet(stack.base, customer.key, `/v1/account/stats${query}`);
 }
 
 beforeAll(async () => {
@@ -80,6 +80,7 @@ afterAll(async () => {
   await Promise.allSettled(roles.map((r) => r.stop()));
   // The world's log must rebuild its database exactly, order-events outbox rows included.
   const report = await replayAndVerify(stack.rt);
+  await stack.rt.log.deleteTopics(Object.values(stack.rt.codec.topics).map((t) => t.topic)).catch(() => undefined);
   await stack.stop();
   expect(report.tables.filter((t) => t.differences.length > 0)).toEqual([]);
 });
