@@ -33,13 +33,19 @@ export async function statsCaughtUp(stack: IdentityStack, timeoutMs = 30_000): P
   }, timeoutMs, 'the stats projection to catch up with order-events');
 }
 
-let lastMs = 0;
+const lastSigned = new Map<string, number>();
 
 /**
- * A signed GET with a millisecond timestamp never used before by this process: the API accepts each
- * signature once, so the same GET twice in one second with second timestamps would be a replay (1002).
+ * A signed GET. The API accepts each signature once and takes second timestamps only, so the same GET
+ * twice in one second would be a replay (1002): a repeat waits for the next second.
  */
-export function signedGet(base: string, key: { id: string; secret: string }, path: string): Promise<Reply> {
-  lastMs = Math.max(lastMs + 1, Date.now());
-  return call(base, 'GET', path, { headers: signedHeaders(key, 'GET', path, '', lastMs) });
+export async function signedGet(base: string, key: { id: string; secret: string }, path: string): Promise<Reply> {
+  const request = `${key.id} ${path}`;
+  let timestamp = Math.floor(Date.now() / 1000);
+  while (lastSigned.get(request) === timestamp) {
+    await new Promise((r) => setTimeout(r, 20));
+    timestamp = Math.floor(Date.now() / 1000);
+  }
+  lastSigned.set(request, timestamp);
+  return call(base, 'GET', path, { headers: signedHeaders(key, 'GET', path, '', timestamp) });
 }
