@@ -50,51 +50,52 @@ const ceilTo = (ms: number, unit: number) => Math.ceil(ms / unit) * unit;
 /**
  * Which stored rows answer which part of the range: hour buckets where a whole UTC hour lies inside it
  * and maps onto one local hour (the offset is whole hours), receiver-day buckets for whole UTC days, and
- * the per-order rows for the rest (the edges; everything when the offset is not a whole number of hours).
+ * per-order rows for the rest (the edges; the whole range when the offset is not a whole number of hours).
  */
 export interface StatsPlan {
   hours: [number, number] | null;
   receiverDays: [number, number] | null;
-  /** Per-order rows in these [start, end) spans; together they cover what the buckets do not. */
-  orderSpans: Array<[number, number]>;
+  /** Per-order rows feeding days and weekday x hour: the range minus `hours`. */
+  timelineSpans: Array<[number, number]>;
+  /** Per-order rows feeding top receivers: the range minus `receiverDays`. */
+  receiverSpans: Array<[number, number]>;
 }
 
 export function planFor(range: StatsRange): StatsPlan {
   const { from, to } = range;
-  if (to <= from) return { hours: null, receiverDays: null, orderSpans: [] };
+  if (to <= from) return { hours: null, receiverDays: null, timelineSpans: [], receiverSpans: [] };
   const span = (a: number, b: number): [number, number] | null => (a < b ? [a, b] : null);
+  const outside = (inner: [number, number] | null) =>
+    inner ? [span(from, inner[0]), span(inner[1], to)].filter((s): s is [number, number] => s !== null) : [[from, to] as [number, number]];
   const hours = range.utcOffsetMinutes % 60 === 0 ? span(ceilTo(from, HOUR_MS), hourOf(to)) : null;
   const receiverDays = span(ceilTo(from, DAY_MS), dayOf(to));
-  // Per-order rows cover what the receiver-days do not (inside the hours span whenever both exist), and
-  // the whole range when there are no usable hour buckets.
-  const orderSpans = hours && receiverDays
-    ? [span(from, receiverDays[0]), span(receiverDays[1], to)].filter((s): s is [number, number] => s !== null)
-    : [[from, to] as [number, number]];
-  return { hours, receiverDays, orderSpans };
+  return { hours, receiverDays, timelineSpans: outside(hours), receiverSpans: outside(receiverDays) };
 }
 
-export interface TimedSums extends Sums {
-  at: number;
+/** Sums per local day (days since 1970-01-01 in local time). */
+export interface DaySums extends Sums {
+  day: number;
+}
+
+/** Order count per ISO weekday index (Monday 0) and local hour. */
+export interface WeekdayHourCount {
+  weekday: number;
+  hour: number;
+  orders: bigint;
 }
 
 export interface ReceiverSums extends Sums {
   receiver: string;
 }
 
-export interface EdgeOrder extends TimedSums {
-  receiver: string;
-}
-
+/** What the store reads for a plan, already grouped by local day, weekday x hour and receiver. */
 export interface StatsInput {
-  /** Hour buckets inside plan.hours. */
-  hours: TimedSums[];
-  /** Receiver sums over plan.receiverDays. */
+  days: DaySums[];
+  weekdayHours: WeekdayHourCount[];
   receivers: ReceiverSums[];
-  /** Per-order rows inside plan.orderSpans. */
-  orders: EdgeOrder[];
 }
 
-function localDay(at: number, offsetMinutes: number): number {
+export function localDay(at: number, offsetMinutes: number): number {
   return Math.floor((at + offsetMinutes * MINUTE_MS) / DAY_MS);
 }
 
@@ -106,46 +107,35 @@ export function avgPricePer65k(priceEnergy: bigint, energy: bigint): bigint | nu
 
 const isoDate = (dayNumber: number) => new Date(dayNumber * DAY_MS).toISOString().slice(0, 10);
 
-export function accountStats(range: StatsRange, plan: StatsPlan, input: StatsInput): Record<string, unknown> {
+export function accountStats(range: StatsRange, input: StatsInput): Record<string, unknown> {
   const offset = range.utcOffsetMinutes;
-  const inHours = (at: number) => plan.hours !== null && at >= plan.hours[0] && at < plan.hours[1];
-  const inDays = (at: number) => plan.receiverDays !== null && at >= plan.receiverDays[0] && at < plan.receiverDays[1];
-  const timeline: TimedSums[] = [...input.hours, ...input.orders.filter((o) => !inHours(o.at))];
-
   const firstDay = localDay(range.from, offset);
   const lastDay = range.to > range.from ? localDay(range.to - 1, offset) : firstDay - 1;
   const series = Array.from({ length: Math.max(0, lastDay - firstDay + 1) }, (_, i) => ({ day: firstDay + i, orders: 0n, energy: 0n, spentSun: 0n }));
-  const weekdayHour = Array.from({ length: 7 }, () => new Array<number>(24).fill(0));
   const totals = { orders: 0n, energy: 0n, spentSun: 0n, priceEnergy: 0n };
-  for (const t of timeline) {
-    const local = t.at + offset * MINUTE_MS;
-    const day = Math.floor(local / DAY_MS);
-    const row = series[day - firstDay];
+  for (const d of input.days) {
+    const row = series[d.day - firstDay];
     if (row) {
-      row.orders += t.orders;
-      row.energy += t.energy;
-      row.spentSun += t.spentSun;
+      row.orders += d.orders;
+      row.energy += d.energy;
+      row.spentSun += d.spentSun;
     }
-    // 1970-01-01 was a Thursday: ISO weekday index (Monday 0) is (day + 3) mod 7.
-    const weekday = (((day + 3) % 7) + 7) % 7;
-    const hour = Math.floor((local - day * DAY_MS) / HOUR_MS);
-    weekdayHour[weekday][hour] += Number(t.orders);
-    totals.orders += t.orders;
-    totals.energy += t.energy;
-    totals.spentSun += t.spentSun;
-    totals.priceEnergy += t.priceEnergy;
+    totals.orders += d.orders;
+    totals.energy += d.energy;
+    totals.spentSun += d.spentSun;
+    totals.priceEnergy += d.priceEnergy;
   }
+  const weekdayHour = Array.from({ length: 7 }, () => new Array<number>(24).fill(0));
+  for (const w of input.weekdayHours) weekdayHour[w.weekday][w.hour] += Number(w.orders);
 
   const receivers = new Map<string, ReceiverSums>();
-  const addReceiver = (r: ReceiverSums) => {
+  for (const r of input.receivers) {
     const sum = receivers.get(r.receiver) ?? { receiver: r.receiver, orders: 0n, energy: 0n, spentSun: 0n, priceEnergy: 0n };
     sum.orders += r.orders;
     sum.energy += r.energy;
     sum.spentSun += r.spentSun;
     receivers.set(r.receiver, sum);
-  };
-  input.receivers.forEach(addReceiver);
-  input.orders.filter((o) => !inDays(o.at)).forEach(addReceiver);
+  }
   // Most orders first; ties by energy, then spent, then address so the order is stable.
   const top = [...receivers.values()]
     .filter((r) => r.orders > 0n)
@@ -164,7 +154,7 @@ export function accountStats(range: StatsRange, plan: StatsPlan, input: StatsInp
       orders: Number(totals.orders), energy: Number(totals.energy), spent_sun: totals.spentSun,
       avg_price_sun_per_65k: ((v) => (v === null ? null : Number(v)))(avgPricePer65k(totals.priceEnergy, totals.energy)),
     },
-    series: series.map((s) => ({ date: isoDate(s.day), orders: Number(s.orders), energy: Number(s.energy), spent_sun: s.spentSun })),
+    series: series.map((r) => ({ date: isoDate(r.day), orders: Number(r.orders), energy: Number(r.energy), spent_sun: r.spentSun })),
     weekday_hour: weekdayHour,
     top_receivers: top.map((r) => ({ receiver: r.receiver, orders: Number(r.orders), energy: Number(r.energy), spent_sun: r.spentSun })),
   };

@@ -3,7 +3,7 @@
  * transaction (which also moves the projection's stored offset), and the reads behind GET /v1/account/stats.
  */
 import type { Pool, PoolClient } from '../platform/db/pool';
-import type { EdgeOrder, ReceiverSums, StatsPlan, TimedSums } from './account-stats';
+import type { ReceiverSums, StatsInput, StatsPlan } from './account-stats';
 import type { Contribution, Projected } from './projection';
 
 export const statsTables = ['stats_orders', 'stats_hourly', 'stats_receiver_daily', 'stats_undecodable'] as const;
@@ -63,38 +63,66 @@ export async function recordUndecodableOrderEvent(client: PoolClient, topic: str
   );
 }
 
-/** The stored rows a plan names, read in one snapshot so buckets and edges agree. */
-export async function readStatsInput(pool: Pool, accountId: string, plan: StatsPlan): Promise<{ hours: TimedSums[]; receivers: ReceiverSums[]; orders: EdgeOrder[] }> {
+/**
+ * Rows of one source (hour buckets or per-order rows) inside [start, end), grouped in SQL by local day and
+ * by local weekday x hour. `at` is the SQL expression of the row's time; created_at keeps milliseconds.
+ */
+async function timelineOf(client: PoolClient, source: 'hourly' | 'orders', accountId: string, span: [number, number], offsetMinutes: number): Promise<StatsInput & { receivers: [] }> {
+  const from = source === 'hourly'
+    ? `(SELECT (extract(epoch FROM hour) * 1000)::bigint AS l, orders, energy, spent_sun, price_energy FROM stats_hourly
+        WHERE account_id = $1 AND hour >= $2 AND hour < $3) s`
+    : `(SELECT (extract(epoch FROM created_at) * 1000)::bigint AS l, 1::bigint AS orders, energy, spent_sun, price_energy FROM stats_orders
+        WHERE account_id = $1 AND created_at >= $2 AND created_at < $3) s`;
+  // Local time in ms is l + offset; days since the epoch, the ISO weekday index (1970-01-01 was a Thursday) and the hour.
+  const { rows } = await client.query(
+    `SELECT GROUPING(day) AS by_weekday, day, weekday, hour, sum(orders)::bigint AS orders, sum(energy)::bigint AS energy,
+            sum(spent_sun)::bigint AS spent_sun, sum(price_energy)::bigint AS price_energy
+     FROM (SELECT div(l + $4, 86400000) AS day, mod(div(l + $4, 86400000) + 3, 7)::int AS weekday, mod(div(l + $4, 3600000), 24)::int AS hour,
+                  orders, energy, spent_sun, price_energy FROM ${from}) t
+     GROUP BY GROUPING SETS ((day), (weekday, hour))`,
+    [accountId, new Date(span[0]), new Date(span[1]), offsetMinutes * 60_000],
+  );
+  const out: StatsInput & { receivers: [] } = { days: [], weekdayHours: [], receivers: [] };
+  for (const r of rows) {
+    if (r.by_weekday === 1) out.weekdayHours.push({ weekday: r.weekday, hour: r.hour, orders: r.orders });
+    else out.days.push({ day: Number(r.day), orders: r.orders, energy: r.energy, spentSun: r.spent_sun, priceEnergy: r.price_energy });
+  }
+  return out;
+}
+
+async function receiversOf(client: PoolClient, source: 'days' | 'orders', accountId: string, span: [number, number]): Promise<ReceiverSums[]> {
+  const { rows } = source === 'days'
+    ? await client.query(
+      `SELECT receiver, sum(orders)::bigint AS orders, sum(energy)::bigint AS energy, sum(spent_sun)::bigint AS spent_sun
+       FROM stats_receiver_daily WHERE account_id = $1 AND day >= $2::date AND day < $3::date GROUP BY receiver`,
+      [accountId, new Date(span[0]).toISOString().slice(0, 10), new Date(span[1]).toISOString().slice(0, 10)],
+    )
+    : await client.query(
+      `SELECT receiver, count(*)::bigint AS orders, sum(energy)::bigint AS energy, sum(spent_sun)::bigint AS spent_sun
+       FROM stats_orders WHERE account_id = $1 AND created_at >= $2 AND created_at < $3 GROUP BY receiver`,
+      [accountId, new Date(span[0]), new Date(span[1])],
+    );
+  return rows.map((r) => ({ receiver: r.receiver, orders: r.orders, energy: r.energy, spentSun: r.spent_sun, priceEnergy: 0n }));
+}
+
+/** Everything a plan names, grouped in SQL, read in one snapshot so buckets and edges agree. */
+export async function readStatsInput(pool: Pool, accountId: string, plan: StatsPlan, offsetMinutes: number): Promise<StatsInput> {
   const client = await pool.connect();
   try {
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-    const hours = plan.hours
-      ? (await client.query(
-        `SELECT hour, orders, energy, spent_sun, price_energy FROM stats_hourly
-         WHERE account_id = $1 AND hour >= $2 AND hour < $3`,
-        [accountId, new Date(plan.hours[0]), new Date(plan.hours[1])],
-      )).rows.map((r) => ({ at: (r.hour as Date).getTime(), orders: r.orders, energy: r.energy, spentSun: r.spent_sun, priceEnergy: r.price_energy }))
-      : [];
-    const receivers = plan.receiverDays
-      ? (await client.query(
-        `SELECT receiver, sum(orders)::bigint AS orders, sum(energy)::bigint AS energy, sum(spent_sun)::bigint AS spent_sun
-         FROM stats_receiver_daily WHERE account_id = $1 AND day >= $2::date AND day < $3::date GROUP BY receiver`,
-        [accountId, new Date(plan.receiverDays[0]).toISOString().slice(0, 10), new Date(plan.receiverDays[1]).toISOString().slice(0, 10)],
-      )).rows.map((r) => ({ receiver: r.receiver, orders: r.orders, energy: r.energy, spentSun: r.spent_sun, priceEnergy: 0n }))
-      : [];
-    const orders: EdgeOrder[] = [];
-    for (const [start, end] of plan.orderSpans) {
-      const { rows } = await client.query(
-        `SELECT created_at, receiver, energy, spent_sun, price_energy FROM stats_orders
-         WHERE account_id = $1 AND created_at >= $2 AND created_at < $3`,
-        [accountId, new Date(start), new Date(end)],
-      );
-      for (const r of rows) {
-        orders.push({ at: (r.created_at as Date).getTime(), receiver: r.receiver, orders: 1n, energy: r.energy, spentSun: r.spent_sun, priceEnergy: r.price_energy });
-      }
+    const input: StatsInput = { days: [], weekdayHours: [], receivers: [] };
+    const timelines = [
+      ...(plan.hours ? [await timelineOf(client, 'hourly', accountId, plan.hours, offsetMinutes)] : []),
+      ...(await Promise.all(plan.timelineSpans.map((s) => timelineOf(client, 'orders', accountId, s, offsetMinutes)))),
+    ];
+    for (const t of timelines) {
+      input.days.push(...t.days);
+      input.weekdayHours.push(...t.weekdayHours);
     }
+    if (plan.receiverDays) input.receivers.push(...(await receiversOf(client, 'days', accountId, plan.receiverDays)));
+    for (const s of plan.receiverSpans) input.receivers.push(...(await receiversOf(client, 'orders', accountId, s)));
     await client.query('COMMIT');
-    return { hours, receivers, orders };
+    return input;
   } catch (err) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw err;

@@ -9,7 +9,7 @@ import type { Command } from '../../services/domain/commands';
 import { orderEventsOf, type OrderEvent } from '../../services/domain/order-events';
 import type { IdempotencyRecord, Order } from '../../services/domain/orders';
 import type { OrderView, StateView } from '../../services/domain/outcome';
-import { accountStats, avgPricePer65k, monthsBefore, planFor, resolveRange, type EdgeOrder, type StatsInput } from '../../services/stats/account-stats';
+import { accountStats, avgPricePer65k, localDay, monthsBefore, planFor, resolveRange, type StatsInput, type StatsRange } from '../../services/stats/account-stats';
 import { contributionOf, dayOf, factsOf, hourOf, project, type Contribution } from '../../services/stats/projection';
 
 const ctx = { network: 'nile' as const, brand: 'energy' };
@@ -138,8 +138,17 @@ test('range: defaults to 30 days, 2001 when to is not after from, 13-month clamp
   expect(avgPricePer65k(1n, 130_000n)).toBe(1n);
 });
 
-/** Deterministic pseudo-random orders over ~40 days, with the stats computed from buckets and by brute force. */
-function sample(count: number): EdgeOrder[] {
+interface Item {
+  at: number;
+  receiver: string;
+  orders: bigint;
+  energy: bigint;
+  spentSun: bigint;
+  priceEnergy: bigint;
+}
+
+/** Deterministic pseudo-random orders over ~40 days. */
+function sample(count: number): Item[] {
   let seed = 7;
   const rnd = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
   const start = Date.parse('2026-10-01T00:00:00Z');
@@ -149,23 +158,43 @@ function sample(count: number): EdgeOrder[] {
   });
 }
 
-function inputFor(orders: EdgeOrder[], plan: ReturnType<typeof planFor>): StatsInput {
-  const hours = new Map<number, EdgeOrder>();
-  const receivers = new Map<string, EdgeOrder>();
-  const inSpan = (at: number, s: [number, number] | null) => s !== null && at >= s[0] && at < s[1];
-  for (const o of orders) {
-    if (inSpan(o.at, plan.hours)) {
-      const h = hours.get(hourOf(o.at)) ?? { ...o, at: hourOf(o.at), orders: 0n, energy: 0n, spentSun: 0n, priceEnergy: 0n };
-      h.orders += 1n; h.energy += o.energy; h.spentSun += o.spentSun; h.priceEnergy += o.priceEnergy;
-      hours.set(h.at, h);
-    }
-    if (inSpan(o.at, plan.receiverDays)) {
-      const r = receivers.get(o.receiver) ?? { ...o, orders: 0n, energy: 0n, spentSun: 0n, priceEnergy: 0n };
-      r.orders += 1n; r.energy += o.energy; r.spentSun += o.spentSun;
-      receivers.set(o.receiver, r);
-    }
+/** What the store's SQL does, in memory: group by local day, by weekday x hour, by receiver. */
+function grouped(timeline: Item[], receivers: Item[], offset: number): StatsInput {
+  const days = new Map<number, Item & { day: number }>();
+  const cells = new Map<string, { weekday: number; hour: number; orders: bigint }>();
+  for (const t of timeline) {
+    const day = localDay(t.at, offset);
+    const d = days.get(day) ?? { ...t, day, orders: 0n, energy: 0n, spentSun: 0n, priceEnergy: 0n };
+    d.orders += t.orders; d.energy += t.energy; d.spentSun += t.spentSun; d.priceEnergy += t.priceEnergy;
+    days.set(day, d);
+    const weekday = (new Date((t.at + offset * 60_000)).getUTCDay() + 6) % 7;
+    const hour = new Date(t.at + offset * 60_000).getUTCHours();
+    const c = cells.get(`${weekday}:${hour}`) ?? { weekday, hour, orders: 0n };
+    c.orders += t.orders;
+    cells.set(`${weekday}:${hour}`, c);
   }
-  return { hours: [...hours.values()], receivers: [...receivers.values()], orders: orders.filter((o) => plan.orderSpans.some((s) => inSpan(o.at, s))) };
+  const byReceiver = new Map<string, Item>();
+  for (const r of receivers) {
+    const x = byReceiver.get(r.receiver) ?? { ...r, orders: 0n, energy: 0n, spentSun: 0n, priceEnergy: 0n };
+    x.orders += r.orders; x.energy += r.energy; x.spentSun += r.spentSun;
+    byReceiver.set(r.receiver, x);
+  }
+  return { days: [...days.values()], weekdayHours: [...cells.values()], receivers: [...byReceiver.values()] };
+}
+
+/** The plan's sources: hour buckets, receiver-day buckets and per-order rows in the plan's spans. */
+function inputFor(orders: Item[], range: StatsRange): StatsInput {
+  const plan = planFor(range);
+  const inSpan = (at: number, s: [number, number] | null) => s !== null && at >= s[0] && at < s[1];
+  const hours = new Map<number, Item>();
+  for (const o of orders.filter((x) => inSpan(x.at, plan.hours))) {
+    const h = hours.get(hourOf(o.at)) ?? { ...o, at: hourOf(o.at), orders: 0n, energy: 0n, spentSun: 0n, priceEnergy: 0n };
+    h.orders += 1n; h.energy += o.energy; h.spentSun += o.spentSun; h.priceEnergy += o.priceEnergy;
+    hours.set(h.at, h);
+  }
+  const timeline = [...hours.values(), ...orders.filter((o) => plan.timelineSpans.some((s) => inSpan(o.at, s)))];
+  const receivers = orders.filter((o) => inSpan(o.at, plan.receiverDays) || plan.receiverSpans.some((s) => inSpan(o.at, s)));
+  return grouped(timeline, receivers, range.utcOffsetMinutes);
 }
 
 test.each([0, -300, 330, 7])('buckets plus edges give exactly the brute-force answer at utc_offset_minutes=%i', (offset) => {
@@ -173,37 +202,34 @@ test.each([0, -300, 330, 7])('buckets plus edges give exactly the brute-force an
   const now = Date.parse('2026-11-22T12:00:00Z');
   const range = resolveRange({ from: Date.parse('2026-10-03T07:45:00Z'), to: Date.parse('2026-11-05T16:10:00Z'), utcOffsetMinutes: offset }, now);
   if (range === 'invalid_range') throw new Error('range');
-  const plan = planFor(range);
-  const fromBuckets = accountStats(range, plan, inputFor(orders, plan));
-  const brute = accountStats(range, { hours: null, receiverDays: null, orderSpans: [[range.from, range.to]] }, { hours: [], receivers: [], orders: orders.filter((o) => o.at >= range.from && o.at < range.to) });
+  const fromBuckets = accountStats(range, inputFor(orders, range));
+  const inRange = orders.filter((o) => o.at >= range.from && o.at < range.to);
+  const brute = accountStats(range, grouped(inRange, inRange, offset));
   expect(fromBuckets).toEqual(brute);
+  if (offset % 60 === 0) expect(planFor(range).hours).not.toBeNull();
 
   // Independent count of the same orders for a few fields.
-  const inRange = orders.filter((o) => o.at >= range.from && o.at < range.to);
-  const local = (o: EdgeOrder) => new Date(o.at + offset * 60_000);
+  const local = (at: number) => new Date(at + offset * 60_000);
   const series = fromBuckets.series as Array<{ date: string; orders: number }>;
-  expect(series[0].date).toBe(local({ at: range.from } as EdgeOrder).toISOString().slice(0, 10));
-  expect(series[series.length - 1].date).toBe(local({ at: range.to - 1 } as EdgeOrder).toISOString().slice(0, 10));
-  for (const row of series) expect(row.orders).toBe(inRange.filter((o) => local(o).toISOString().slice(0, 10) === row.date).length);
+  expect(series[0].date).toBe(local(range.from).toISOString().slice(0, 10));
+  expect(series[series.length - 1].date).toBe(local(range.to - 1).toISOString().slice(0, 10));
+  for (const row of series) expect(row.orders).toBe(inRange.filter((o) => local(o.at).toISOString().slice(0, 10) === row.date).length);
   const grid = fromBuckets.weekday_hour as number[][];
-  const monday = inRange.filter((o) => local(o).getUTCDay() === 1 && local(o).getUTCHours() === 9).length;
-  expect(grid[0][9]).toBe(monday);
-  const sunday = inRange.filter((o) => local(o).getUTCDay() === 0 && local(o).getUTCHours() === 23).length;
-  expect(grid[6][23]).toBe(sunday);
+  expect(grid[0][9]).toBe(inRange.filter((o) => local(o.at).getUTCDay() === 1 && local(o.at).getUTCHours() === 9).length);
+  expect(grid[6][23]).toBe(inRange.filter((o) => local(o.at).getUTCDay() === 0 && local(o.at).getUTCHours() === 23).length);
   expect((fromBuckets.totals as { orders: number }).orders).toBe(inRange.length);
 });
 
 test('a day with no orders is a zero row; top receivers by orders', () => {
   const at = Date.parse('2026-11-10T05:00:00Z');
-  const orders: EdgeOrder[] = [
+  const orders: Item[] = [
     { at, receiver: 'TA', orders: 1n, energy: 10n, spentSun: 5n, priceEnergy: 400n },
     { at: at + 2 * DAY, receiver: 'TB', orders: 1n, energy: 0n, spentSun: 7n, priceEnergy: 0n },
     { at: at + 2 * DAY + 1, receiver: 'TB', orders: 1n, energy: 0n, spentSun: 7n, priceEnergy: 0n },
   ];
   const range = resolveRange({ from: Date.parse('2026-11-10T00:00:00Z'), to: Date.parse('2026-11-13T00:00:00Z') }, Date.parse('2026-11-22T00:00:00Z'));
   if (range === 'invalid_range') throw new Error('range');
-  const plan = planFor(range);
-  const stats = accountStats(range, plan, inputFor(orders, plan));
+  const stats = accountStats(range, inputFor(orders, range));
   expect(stats.series).toEqual([
     { date: '2026-11-10', orders: 1, energy: 10, spent_sun: 5n },
     { date: '2026-11-11', orders: 0, energy: 0, spent_sun: 0n },

@@ -27,7 +27,7 @@ export function statsRouter(deps: { rt: Runtime; validator: RequestValidator }):
     );
     if (range === 'invalid_range') throw new ApiError('invalid_range', '`to` must be after `from`.', { field: 'to' });
     const plan = planFor(range);
-    const stats = accountStats(range, plan, await readStatsInput(rt.pool, accountId, plan));
+    const stats = accountStats(range, await readStatsInput(rt.pool, accountId, plan, range.utcOffsetMinutes));
     if (q.format === 'csv') {
       const rows = stats.series as Array<Record<string, unknown>>;
       res.status(200).type('text/csv; charset=utf-8').setHeader('content-disposition', 'attachment; filename="account-stats.csv"');
