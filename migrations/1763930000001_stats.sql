@@ -8,24 +8,25 @@
 CREATE TABLE stats_orders (
   order_id     text PRIMARY KEY,
   account_id   text NOT NULL,
-  created_at   timestamptz NOT NULL,
+  -- Epoch milliseconds: the stats reads group by local hour in integer arithmetic (no numeric epoch maths).
+  created_ms   bigint NOT NULL,
   receiver     text NOT NULL,
   energy       bigint NOT NULL,
   spent_sun    bigint NOT NULL,
   -- price_sun_per_unit * energy: the weight behind avg_price_sun_per_65k.
   price_energy bigint NOT NULL
 );
-CREATE INDEX stats_orders_account_time ON stats_orders (account_id, created_at);
+CREATE INDEX stats_orders_account_time ON stats_orders (account_id, created_ms) INCLUDE (receiver, energy, spent_sun, price_energy);
 
--- Per account and UTC hour of creation.
+-- Per account and UTC hour of creation (epoch milliseconds of the hour's start).
 CREATE TABLE stats_hourly (
   account_id   text NOT NULL,
-  hour         timestamptz NOT NULL,
+  hour_ms      bigint NOT NULL,
   orders       bigint NOT NULL,
   energy       bigint NOT NULL,
   spent_sun    bigint NOT NULL,
   price_energy bigint NOT NULL,
-  PRIMARY KEY (account_id, hour)
+  PRIMARY KEY (account_id, hour_ms)
 );
 
 -- Per account, UTC day of creation and receiver (top_receivers).

@@ -11,11 +11,11 @@ export const statsTables = ['stats_orders', 'stats_hourly', 'stats_receiver_dail
 export async function loadContributions(client: PoolClient, orderIds: string[]): Promise<Map<string, Contribution>> {
   if (orderIds.length === 0) return new Map();
   const { rows } = await client.query(
-    'SELECT order_id, account_id, created_at, receiver, energy, spent_sun, price_energy FROM stats_orders WHERE order_id = ANY($1::text[])',
+    'SELECT order_id, account_id, created_ms, receiver, energy, spent_sun, price_energy FROM stats_orders WHERE order_id = ANY($1::text[])',
     [orderIds],
   );
   return new Map(rows.map((r) => [r.order_id as string, {
-    orderId: r.order_id, accountId: r.account_id, createdAt: (r.created_at as Date).getTime(), receiver: r.receiver,
+    orderId: r.order_id, accountId: r.account_id, createdAt: Number(r.created_ms), receiver: r.receiver,
     energy: r.energy, spentSun: r.spent_sun, priceEnergy: r.price_energy,
   }]));
 }
@@ -25,21 +25,21 @@ export async function saveProjected(client: PoolClient, p: Projected): Promise<v
   const c = p.contributions;
   if (c.length > 0) {
     await client.query(
-      `INSERT INTO stats_orders (order_id, account_id, created_at, receiver, energy, spent_sun, price_energy)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::text[], $5::bigint[], $6::bigint[], $7::bigint[])
+      `INSERT INTO stats_orders (order_id, account_id, created_ms, receiver, energy, spent_sun, price_energy)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::bigint[], $6::bigint[], $7::bigint[])
        ON CONFLICT (order_id) DO UPDATE SET energy = EXCLUDED.energy, spent_sun = EXCLUDED.spent_sun, price_energy = EXCLUDED.price_energy`,
-      [c.map((x) => x.orderId), c.map((x) => x.accountId), c.map((x) => new Date(x.createdAt)), c.map((x) => x.receiver),
+      [c.map((x) => x.orderId), c.map((x) => x.accountId), c.map((x) => String(x.createdAt)), c.map((x) => x.receiver),
         c.map((x) => String(x.energy)), c.map((x) => String(x.spentSun)), c.map((x) => String(x.priceEnergy))],
     );
   }
   const h = p.hours;
   if (h.length > 0) {
     await client.query(
-      `INSERT INTO stats_hourly AS s (account_id, hour, orders, energy, spent_sun, price_energy)
-       SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[])
-       ON CONFLICT (account_id, hour) DO UPDATE SET orders = s.orders + EXCLUDED.orders, energy = s.energy + EXCLUDED.energy,
+      `INSERT INTO stats_hourly AS s (account_id, hour_ms, orders, energy, spent_sun, price_energy)
+       SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[])
+       ON CONFLICT (account_id, hour_ms) DO UPDATE SET orders = s.orders + EXCLUDED.orders, energy = s.energy + EXCLUDED.energy,
          spent_sun = s.spent_sun + EXCLUDED.spent_sun, price_energy = s.price_energy + EXCLUDED.price_energy`,
-      [h.map((x) => x.accountId), h.map((x) => new Date(x.hour)), h.map((x) => String(x.orders)), h.map((x) => String(x.energy)),
+      [h.map((x) => x.accountId), h.map((x) => String(x.hour)), h.map((x) => String(x.orders)), h.map((x) => String(x.energy)),
         h.map((x) => String(x.spentSun)), h.map((x) => String(x.priceEnergy))],
     );
   }
@@ -63,31 +63,42 @@ export async function recordUndecodableOrderEvent(client: PoolClient, topic: str
   );
 }
 
-/**
- * Rows of one source (hour buckets or per-order rows) inside [start, end), grouped in SQL by local day and
- * by local weekday x hour. `at` is the SQL expression of the row's time; created_at keeps milliseconds.
- */
-async function timelineOf(client: PoolClient, source: 'hourly' | 'orders', accountId: string, span: [number, number], offsetMinutes: number): Promise<StatsInput & { receivers: [] }> {
-  const from = source === 'hourly'
-    ? `(SELECT (extract(epoch FROM hour) * 1000)::bigint AS l, orders, energy, spent_sun, price_energy FROM stats_hourly
-        WHERE account_id = $1 AND hour >= $2 AND hour < $3) s`
-    : `(SELECT (extract(epoch FROM created_at) * 1000)::bigint AS l, 1::bigint AS orders, energy, spent_sun, price_energy FROM stats_orders
-        WHERE account_id = $1 AND created_at >= $2 AND created_at < $3) s`;
-  // Local time in ms is l + offset; days since the epoch, the ISO weekday index (1970-01-01 was a Thursday) and the hour.
-  const { rows } = await client.query(
-    `SELECT GROUPING(day) AS by_weekday, day, weekday, hour, sum(orders)::bigint AS orders, sum(energy)::bigint AS energy,
-            sum(spent_sun)::bigint AS spent_sun, sum(price_energy)::bigint AS price_energy
-     FROM (SELECT div(l + $4, 86400000) AS day, mod(div(l + $4, 86400000) + 3, 7)::int AS weekday, mod(div(l + $4, 3600000), 24)::int AS hour,
-                  orders, energy, spent_sun, price_energy FROM ${from}) t
-     GROUP BY GROUPING SETS ((day), (weekday, hour))`,
-    [accountId, new Date(span[0]), new Date(span[1]), offsetMinutes * 60_000],
-  );
-  const out: StatsInput & { receivers: [] } = { days: [], weekdayHours: [], receivers: [] };
+const HOURS_PER_DAY = 24;
+
+/** Sums per local hour number (hours since the epoch in local time) to days and weekday x hour. */
+function fromLocalHours(rows: Array<{ lh: bigint; orders: bigint; energy: bigint; spentSun: bigint; priceEnergy: bigint }>): Omit<StatsInput, 'receivers'> {
+  const days = new Map<number, StatsInput['days'][number]>();
+  const weekdayHours: StatsInput['weekdayHours'] = [];
   for (const r of rows) {
-    if (r.by_weekday === 1) out.weekdayHours.push({ weekday: r.weekday, hour: r.hour, orders: r.orders });
-    else out.days.push({ day: Number(r.day), orders: r.orders, energy: r.energy, spentSun: r.spent_sun, priceEnergy: r.price_energy });
+    const lh = Number(r.lh);
+    const day = Math.floor(lh / HOURS_PER_DAY);
+    const d = days.get(day) ?? { day, orders: 0n, energy: 0n, spentSun: 0n, priceEnergy: 0n };
+    d.orders += r.orders;
+    d.energy += r.energy;
+    d.spentSun += r.spentSun;
+    d.priceEnergy += r.priceEnergy;
+    days.set(day, d);
+    // 1970-01-01 was a Thursday: the ISO weekday index (Monday 0) of local day n is (n + 3) mod 7.
+    weekdayHours.push({ weekday: (((day + 3) % 7) + 7) % 7, hour: ((lh % HOURS_PER_DAY) + HOURS_PER_DAY) % HOURS_PER_DAY, orders: r.orders });
   }
-  return out;
+  return { days: [...days.values()], weekdayHours };
+}
+
+/**
+ * Rows of one source inside [start, end), summed per local hour in SQL (integer epoch milliseconds plus
+ * the offset, divided by an hour). Hour buckets are used only when the offset is whole hours, so each maps
+ * onto one local hour; per-order rows map exactly whatever the offset.
+ */
+async function timelineOf(client: PoolClient, source: 'hourly' | 'orders', accountId: string, span: [number, number], offsetMinutes: number): Promise<Omit<StatsInput, 'receivers'>> {
+  const sql = source === 'hourly'
+    ? `SELECT (hour_ms + $4::bigint) / 3600000 AS lh, sum(orders)::bigint AS orders, sum(energy)::bigint AS energy, sum(spent_sun)::bigint AS spent_sun,
+              sum(price_energy)::bigint AS price_energy
+       FROM stats_hourly WHERE account_id = $1 AND hour_ms >= $2 AND hour_ms < $3 GROUP BY 1`
+    : `SELECT (created_ms + $4::bigint) / 3600000 AS lh, count(*)::bigint AS orders, sum(energy)::bigint AS energy, sum(spent_sun)::bigint AS spent_sun,
+              sum(price_energy)::bigint AS price_energy
+       FROM stats_orders WHERE account_id = $1 AND created_ms >= $2 AND created_ms < $3 GROUP BY 1`;
+  const { rows } = await client.query(sql, [accountId, span[0], span[1], offsetMinutes * 60_000]);
+  return fromLocalHours(rows.map((r) => ({ lh: BigInt(r.lh), orders: r.orders, energy: r.energy, spentSun: r.spent_sun, priceEnergy: r.price_energy })));
 }
 
 async function receiversOf(client: PoolClient, source: 'days' | 'orders', accountId: string, span: [number, number]): Promise<ReceiverSums[]> {
@@ -99,8 +110,8 @@ async function receiversOf(client: PoolClient, source: 'days' | 'orders', accoun
     )
     : await client.query(
       `SELECT receiver, count(*)::bigint AS orders, sum(energy)::bigint AS energy, sum(spent_sun)::bigint AS spent_sun
-       FROM stats_orders WHERE account_id = $1 AND created_at >= $2 AND created_at < $3 GROUP BY receiver`,
-      [accountId, new Date(span[0]), new Date(span[1])],
+       FROM stats_orders WHERE account_id = $1 AND created_ms >= $2 AND created_ms < $3 GROUP BY receiver`,
+      [accountId, span[0], span[1]],
     );
   return rows.map((r) => ({ receiver: r.receiver, orders: r.orders, energy: r.energy, spentSun: r.spent_sun, priceEnergy: 0n }));
 }
