@@ -16,6 +16,9 @@ import { replayAndVerify } from '../services/ops/replay';
 import { startRoles } from '../services/roles';
 import { STATS_GROUP } from '../services/stats/consumer';
 import { rebuildStats } from '../services/stats/rebuild';
+import { accountStats, planFor, resolveRange } from '../services/stats/account-stats';
+import { readStatsInput } from '../services/stats/store';
+import { stringifyJson } from '../services/platform/json';
 import { signUp, startIdentityStack } from '../test/support/identity';
 import { signedGet } from '../test/support/stats';
 
@@ -98,6 +101,28 @@ async function main(): Promise<void> {
       times.sort((a, b) => a - b);
       console.log(`GET /v1/account/stats, 13 months, ${ORDERS} orders, utc_offset_minutes=${offset} (clamped=${first.body.clamped}, ${first.body.series.length} days): p50 ${percentile(times, 50).toFixed(1)} ms, p99 ${percentile(times, 99).toFixed(1)} ms over ${REQUESTS} requests`);
     }
+
+    // Context for the figures above: the same loop on a trivial signed read, and the stats work alone (no HTTP, no auth).
+    const balance: number[] = [];
+    for (let i = 0; i < REQUESTS; i++) {
+      // A query string the endpoint ignores keeps each signature new (a repeat within a second is a replay).
+      t0 = performance.now();
+      const res = await signedGet(stack.base, owner.key, `/v1/balance?n=${i}`);
+      balance.push(performance.now() - t0);
+      if (res.status !== 200) throw new Error(`balance: ${res.status} ${res.text.slice(0, 200)}`);
+    }
+    balance.sort((a, b) => a - b);
+    console.log(`baseline GET /v1/balance (signed, same loop): p50 ${percentile(balance, 50).toFixed(1)} ms, p99 ${percentile(balance, 99).toFixed(1)} ms`);
+    const core: number[] = [];
+    for (let i = 0; i < REQUESTS; i++) {
+      t0 = performance.now();
+      const range = resolveRange({ from: now - RANGE_MS, to: now + i }, Date.now());
+      if (range === 'invalid_range') throw new Error('range');
+      stringifyJson(accountStats(range, await readStatsInput(rt.pool, owner.accountId, planFor(range), 0)));
+      core.push(performance.now() - t0);
+    }
+    core.sort((a, b) => a - b);
+    console.log(`stats work alone (SQL reads + assembly + JSON, offset 0): p50 ${percentile(core, 50).toFixed(1)} ms, p99 ${percentile(core, 99).toFixed(1)} ms`);
 
     // 4. Projection lag at RATE orders per second.
     const roles = await startRoles(rt, ['stats']);
