@@ -19,8 +19,9 @@ import { startConfirmer } from './confirmer/confirmer';
 import { startScheduler } from './scheduler/scheduler';
 import { startPromoGranter } from './promo/granter';
 import { startForwardWatcher } from './promo/forward-watcher';
+import { startStatsProjection } from './stats/consumer';
 
-export const allRoles = ['api', 'processor', 'relay', 'dispatcher', 'deposit-watcher', 'broadcaster', 'confirmer', 'scheduler', 'promo-granter', 'promo-forward-watcher'] as const;
+export const allRoles = ['api', 'processor', 'relay', 'dispatcher', 'deposit-watcher', 'broadcaster', 'confirmer', 'scheduler', 'promo-granter', 'promo-forward-watcher', 'stats'] as const;
 export type Role = (typeof allRoles)[number];
 
 export interface Stoppable {
@@ -84,6 +85,9 @@ export async function startRoles(rt: Runtime, roles: Role[]): Promise<Stoppable[
         userAgent: `${rt.cfg.BRAND}-webhook/1`, groupId: DISPATCHER_GROUP, maxBatch: rt.cfg.DISPATCHER_MAX_BATCH,
       }),
     );
+  }
+  if (roles.includes('stats')) {
+    running.push(await startStatsProjection({ log: rt.log, codec: rt.codec, pool: rt.pool }));
   }
   if (roles.includes('api')) {
     const bus = commandBusFor(rt);

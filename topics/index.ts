@@ -35,6 +35,15 @@ export const topics = {
     retentionMs: -1,
     doc: 'Events relayed from the outbox; read by the dispatcher, the chain roles and analytics consumers.',
   },
+  orderEvents: {
+    name: 'order-events',
+    partitions: 'configured',
+    keySchema: 'account-key.avsc',
+    valueSchema: 'order-event.avsc',
+    cleanupPolicy: 'delete',
+    retentionMs: -1,
+    doc: 'Every transition of every order with the whole order after it (contract.md section 10), relayed from the outbox; read by the stats projection and outside analytics consumers.',
+  },
 } as const satisfies Record<string, TopicDeclaration>;
 
 export type TopicKey = keyof typeof topics;

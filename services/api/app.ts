@@ -13,6 +13,7 @@ import { UsdtRateSource } from '../deposits/rate';
 import { webhooksRouter, type WebhookRouteDeps } from './routes/webhooks';
 import { ordersRouter, type OrderRouteDeps } from './routes/orders';
 import { promoRouter, type PromoRouteDeps } from './routes/promo';
+import { statsRouter } from './routes/stats';
 import { buildDocument } from './openapi/document';
 import { requestId } from './request-id';
 import { RequestValidator } from './validate';
@@ -52,6 +53,7 @@ export function createApp(deps: ApiDeps): Express {
   app.use(webhooksRouter({ rt: deps.rt, validator, ...deps.webhooks }));
   app.use(ordersRouter({ rt: deps.rt, bus: deps.bus, validator, chain: deps.chain ?? deps.rt.chain.reader }));
   app.use(promoRouter({ rt: deps.rt, bus: deps.bus, validator, drops: deps.promoDrops }));
+  app.use(statsRouter({ rt: deps.rt, validator }));
 
   app.use((_req, _res, next) => next(new ApiError('not_found', 'No such endpoint.')));
   app.use(errorHandler);

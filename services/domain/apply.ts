@@ -10,6 +10,7 @@ import { creditDeposit, releaseDeposit } from './handlers/credit-deposit';
 import { renameAccount } from './handlers/rename-account';
 import { setLowBalanceAlert } from './handlers/set-low-balance-alert';
 import { balanceLowEvent } from './balance-low';
+import { orderEventsOf } from './order-events';
 import { allocateOrder, closeOrder, createOrder, refundOrder, settleOrder } from './handlers/orders';
 import type { ApplyContext, Handler, Outcome, StateView } from './outcome';
 import { claimDevCode, configurePromo, enterDevCode, grantPromo, redeemPromo } from './handlers/promo';
@@ -42,6 +43,8 @@ export function applyCommand(state: StateView, command: Exclude<Command, { type:
   if (outcome.kind !== 'applied') return outcome;
   // Any command that lowers an available balance may cross a threshold: checked here once, for all of them.
   const alerts = outcome.effects.accounts.flatMap((after) => balanceLowEvent(command, state.account(after.id), after) ?? []);
-  if (alerts.length === 0) return outcome;
-  return { ...outcome, effects: { ...outcome.effects, events: [...outcome.effects.events, ...alerts] } };
+  // Every order transition goes to order-events: derived once here from the order before and after.
+  const orderEvents = orderEventsOf(command, (id) => state.orders?.byId(id), outcome.effects.orders ?? []);
+  if (alerts.length === 0 && orderEvents.length === 0) return outcome;
+  return { ...outcome, effects: { ...outcome.effects, events: [...outcome.effects.events, ...alerts], orderEvents } };
 }

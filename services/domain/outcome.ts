@@ -7,6 +7,7 @@ import type { Deposit } from './deposits';
 import type { Journal } from './ledger';
 import type { IdempotencyRecord, Order } from './orders';
 import type { DevCode, PromoConfig, Redemption } from '../promo/rules';
+import type { OrderEvent } from './order-events';
 
 export interface Effects {
   /** Final state of every account the command changed (or created). */
@@ -24,6 +25,8 @@ export interface Effects {
   promoConfig?: PromoConfig;
   redemptions?: Redemption[];
   devCodes?: DevCode[];
+  /** Transitions of the changed orders, for the order-events topic (services/domain/order-events.ts). */
+  orderEvents?: OrderEvent[];
 }
 
 export type Outcome =

@@ -15,6 +15,7 @@ import { replayAndVerify } from './replay';
 import { rotateDepositAddress } from './rotate-deposit-address';
 import { creditHeldDeposit } from './credit-held';
 import { rotateEncryptionKeys } from './rotate-encryption-key';
+import { rebuildStats } from '../stats/rebuild';
 
 const help = `Usage: ./bin/ops <command> [options]
 
@@ -45,6 +46,9 @@ Commands:
   replay --verify [--keep]
       Rebuilds every table from account-commands into an empty database, compares it with the live one,
       exits non-zero on a difference. --keep leaves the rebuilt database in place.
+  rebuild-stats
+      Empties the stats projection (GET /v1/account/stats) and rebuilds it from order-events, with
+      progress on stderr; safe while the stats role runs. Prints how many records it projected and how long it took.
   --help
       This text.
 
@@ -119,7 +123,7 @@ async function run(argv: string[]): Promise<number> {
   const cfg = loadConfig();
   logger.level = cfg.LOG_LEVEL === 'info' ? 'warn' : cfg.LOG_LEVEL;
 
-  if (!['create-account', 'adjust', 'replay', 'rotate-deposit-address', 'credit-held', 'refund-order', 'set-low-balance-alert', 'rotate-encryption-key', 'promo set', 'promo off'].includes(command)) throw new UsageError(`unknown command ${command}`);
+  if (!['create-account', 'adjust', 'replay', 'rotate-deposit-address', 'credit-held', 'refund-order', 'set-low-balance-alert', 'rotate-encryption-key', 'promo set', 'promo off', 'rebuild-stats'].includes(command)) throw new UsageError(`unknown command ${command}`);
   let amount = 0n;
   if (command === 'adjust') {
     need(values, 'account');
@@ -223,6 +227,11 @@ async function run(argv: string[]): Promise<number> {
         const result = await withBus(rt, (bus) => (command === 'promo set' ? promoSet(rt, bus, values) : promoOff(rt, bus)));
         failOn(result);
         console.log(stringifyJson(result.body));
+        return 0;
+      }
+      case 'rebuild-stats': {
+        const report = await rebuildStats(rt, (line) => console.error(line));
+        console.log(`rebuilt stats from ${report.events} records (${report.skipped} already projected by the running role) in ${report.ms} ms`);
         return 0;
       }
       default: {

@@ -38,4 +38,6 @@ export const notReplayedTables = [
   // Webhooks: endpoints written by the API, deliveries by the dispatcher (services/dispatcher).
   'webhook_endpoints', 'webhook_deliveries',
   'auth_challenges', 'bootstrap_tokens', 'sessions', 'sign_ins', 'account_members', 'api_keys', 'address_book', 'audit_log',
+  // Stats projection: built from order-events, not account-commands; `ops rebuild-stats` rebuilds it (services/stats).
+  'stats_orders', 'stats_hourly', 'stats_receiver_daily', 'stats_undecodable',
 ];

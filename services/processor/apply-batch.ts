@@ -115,6 +115,9 @@ export async function applyBatch(
     for (const event of effects.events) {
       outbox.push({ destination: 'account-events', messageId: event.eventId, accountId: event.accountId, payload: event, createdAt: event.createdAt, traceContext: trace });
     }
+    for (const event of effects.orderEvents ?? []) {
+      outbox.push({ destination: 'order-events', messageId: event.eventId, accountId: event.accountId, payload: event, createdAt: event.occurredAt, traceContext: trace });
+    }
     for (const followUp of effects.followUps) {
       outbox.push({ destination: 'account-commands', messageId: followUp.commandId, accountId: followUp.accountId, payload: followUp, createdAt: followUp.issuedAt, traceContext: trace });
     }

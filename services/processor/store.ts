@@ -7,6 +7,7 @@ import type { Command } from '../domain/commands';
 import type { CommandResult } from '../domain/command-result';
 export { readResults } from '../platform/db/command-results';
 import type { DomainEvent } from '../domain/events';
+import type { OrderEvent } from '../domain/order-events';
 import type { Journal } from '../domain/ledger';
 import { netFor, ledgerAccounts } from '../domain/ledger';
 import { insertRows } from '../platform/db/bulk';
@@ -77,10 +78,10 @@ export async function saveJournals(client: PoolClient, journals: Journal[]): Pro
 }
 
 export interface OutboxMessage {
-  destination: 'account-events' | 'account-commands';
+  destination: 'account-events' | 'account-commands' | 'order-events';
   messageId: string;
   accountId: string;
-  payload: DomainEvent | Command;
+  payload: DomainEvent | Command | OrderEvent;
   createdAt: number;
   traceContext: Record<string, string> | null;
 }

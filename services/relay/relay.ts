@@ -5,6 +5,7 @@
  */
 import type { Command } from '../domain/commands';
 import type { DomainEvent } from '../domain/events';
+import type { OrderEvent } from '../domain/order-events';
 import type { Pool } from '../platform/db/pool';
 import type { KafkaLog, OutgoingRecord } from '../platform/kafka';
 import { crashPoint } from '../platform/chaos';
@@ -12,6 +13,7 @@ import { logger } from '../platform/logger';
 import { Waker } from '../platform/waker';
 import type { LogCodec } from '../platform/wire/codec';
 
+const destinationTopics = { 'account-events': 'accountEvents', 'account-commands': 'accountCommands', 'order-events': 'orderEvents' } as const;
 const LEADER_LOCK_KEY = 0x6f7574626f78; // "outbox"
 const BATCH = 500;
 const IDLE_POLL_MS = 500;
@@ -29,7 +31,7 @@ export interface RunningRelay {
 
 interface OutboxRow {
   id: bigint;
-  destination: 'account-events' | 'account-commands';
+  destination: 'account-events' | 'account-commands' | 'order-events';
   payload: Record<string, unknown>;
   trace_context: Record<string, string> | null;
 }
@@ -80,10 +82,10 @@ export async function publishOnce(deps: RelayDeps): Promise<number> {
   const byTopic = new Map<string, OutgoingRecord[]>();
   for (const row of rows) {
     const encoded =
-      row.destination === 'account-events'
-        ? await deps.codec.encodeEvent(row.payload as unknown as DomainEvent)
-        : await deps.codec.encodeCommand(row.payload as unknown as Command);
-    const topic = deps.codec.topicName(row.destination === 'account-events' ? 'accountEvents' : 'accountCommands');
+      row.destination === 'account-events' ? await deps.codec.encodeEvent(row.payload as unknown as DomainEvent)
+        : row.destination === 'order-events' ? await deps.codec.encodeOrderEvent(row.payload as unknown as OrderEvent)
+          : await deps.codec.encodeCommand(row.payload as unknown as Command);
+    const topic = deps.codec.topicName(destinationTopics[row.destination]);
     const list = byTopic.get(topic) ?? [];
     list.push({ ...encoded, headers: row.trace_context ?? undefined });
     byTopic.set(topic, list);

@@ -6,6 +6,8 @@ import type { TopicKey } from '../../../topics';
 import type { TopicCodec } from './registry';
 import { commandFromWire, commandToWire, type WireCommand } from './commands';
 import { eventFromWire, eventToWire, type WireEvent } from './events';
+import type { OrderEvent } from '../../domain/order-events';
+import { orderEventFromWire, orderEventToWire, type WireOrderEvent } from './order-events';
 
 export class LogCodec {
   constructor(
@@ -40,5 +42,17 @@ export class LogCodec {
 
   async decodeEvent(value: Buffer): Promise<ReturnType<typeof eventFromWire>> {
     return eventFromWire((await this.registry.decode(value)) as WireEvent);
+  }
+
+  async encodeOrderEvent(event: OrderEvent): Promise<{ key: Buffer; value: Buffer }> {
+    const t = this.topics.orderEvents;
+    return {
+      key: await this.registry.encode(t.keyId, { account_id: event.accountId }),
+      value: await this.registry.encode(t.valueId, orderEventToWire(event, this.network)),
+    };
+  }
+
+  async decodeOrderEvent(value: Buffer): Promise<ReturnType<typeof orderEventFromWire>> {
+    return orderEventFromWire((await this.registry.decode(value)) as WireOrderEvent);
   }
 }

@@ -1,0 +1,165 @@
+/**
+ * Stats benchmark (not a test). Run against the test stack:
+ *   make test-stack-up && infra/env/load.sh test -- npx tsx bench/stats.ts
+ * Order events are written straight onto the world's order-events topic (the processor is not what is
+ * measured here), then it prints:
+ *   1. rebuild: `rebuild-stats` over BENCH_EVENTS events (default 1,000,000; BENCH_ORDERS orders of one
+ *      account over 13 months, two events each, the rest spread over 1,000 other accounts);
+ *   2. GET /v1/account/stats over 13 months for that account (signed request, real HTTP): p50/p99 over
+ *      BENCH_REQUESTS requests at utc_offset_minutes=0 (hour buckets) and at +330 (per-order rows);
+ *   3. projection lag: BENCH_RATE orders per second (default 2,000; two events each) for BENCH_SECONDS
+ *      (default 5) with the stats role running, then how long after the load stops until it is caught up.
+ */
+import type { OrderEvent } from '../services/domain/order-events';
+import type { OutgoingRecord } from '../services/platform/kafka';
+import { replayAndVerify } from '../services/ops/replay';
+import { startRoles } from '../services/roles';
+import { STATS_GROUP } from '../services/stats/consumer';
+import { rebuildStats } from '../services/stats/rebuild';
+import { accountStats, planFor, resolveRange } from '../services/stats/account-stats';
+import { readStatsInput } from '../services/stats/store';
+import { stringifyJson } from '../services/platform/json';
+import { signUp, startIdentityStack } from '../test/support/identity';
+import { signedGet } from '../test/support/stats';
+
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
+const ORDERS = Number(process.env.BENCH_ORDERS ?? 100_000);
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 200);
+const RATE = Number(process.env.BENCH_RATE ?? 2_000);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const DAY = 86_400_000;
+const RANGE_MS = 395 * DAY;
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+
+let seq = 0;
+function orderEvents(accountId: string, createdAt: number, n: number): OrderEvent[] {
+  const id = `ord_bench${(seq++).toString(16).padStart(16, '0')}`;
+  const failed = n % 10 === 0;
+  const order = {
+    id, client_order_id: null, account_id: accountId, batch_id: null, subscription_id: null, resource: 'energy', amount: 65_000n, delivered_amount: null,
+    partial: false, tier: '5m', duration_seconds: 300, receiver: `TBenchReceiver${n % 40}`, source: 'api', status: 'allocating', confirm_status: 'unconfirmed',
+    price_sun_per_unit: 40n + BigInt(n % 7), pay_amount_sun: 2_600_000n, activate_amount_sun: 0n, total_amount_sun: 2_600_000n, refunded_amount_sun: 0n,
+    delegate_hash: null, delegate_hashes: [], delegated_at: null, reclaim_hash: null, reclaimed_at: null, expires_at: null,
+    activation: { performed: false, hash: null, amount_sun: 0n }, memo: null, created_at: new Date(createdAt).toISOString(), updated_at: new Date(createdAt).toISOString(), failure: null,
+  };
+  const after = failed
+    ? { ...order, status: 'failed', confirm_status: 'confirm_failed', refunded_amount_sun: 2_600_000n, failure: { code: 5002, slug: 'delegation_failed', message: 'x', at: order.created_at } }
+    : { ...order, status: 'active', confirm_status: 'confirmed', delivered_amount: 65_000n, delegate_hash: `h${id}`, delegate_hashes: [`h${id}`] };
+  return [
+    { eventId: `evt_${id}_0`, type: 'order.created', accountId, occurredAt: createdAt, order },
+    { eventId: `evt_${id}_1`, type: failed ? 'order.failed' : 'order.active', accountId, occurredAt: createdAt + 30_000, order: after },
+  ];
+}
+
+async function main(): Promise<void> {
+  const stack = await startIdentityStack('benchstats', { LOG_LEVEL: 'error' });
+  const { rt } = stack;
+  const topic = rt.codec.topicName('orderEvents');
+  const send = async (events: OrderEvent[]) => {
+    const records: OutgoingRecord[] = await Promise.all(events.map((e) => rt.codec.encodeOrderEvent(e)));
+    for (let i = 0; i < records.length; i += 1_000) await rt.log.send(topic, records.slice(i, i + 1_000));
+  };
+  const endTotal = async () => [...(await rt.log.endOffsets(topic)).values()].reduce((a, b) => a + b, 0n);
+  const storedTotal = async () => (await rt.pool.query('SELECT coalesce(sum(next_offset), 0)::bigint AS n FROM consumer_offsets WHERE consumer_group = $1 AND topic = $2', [STATS_GROUP, topic])).rows[0].n as bigint;
+  try {
+    const owner = await signUp(stack.base);
+    const now = Date.now();
+    // 1. Load the topic.
+    let t0 = performance.now();
+    const others = Math.max(0, Math.floor(EVENTS / 2) - ORDERS);
+    for (let i = 0; i < ORDERS; i += 10_000) {
+      const chunk: OrderEvent[] = [];
+      for (let n = i; n < Math.min(ORDERS, i + 10_000); n++) chunk.push(...orderEvents(owner.accountId, now - RANGE_MS + Math.floor((n / ORDERS) * (RANGE_MS - DAY)), n));
+      await send(chunk);
+    }
+    for (let i = 0; i < others; i += 10_000) {
+      const chunk: OrderEvent[] = [];
+      for (let n = i; n < Math.min(others, i + 10_000); n++) chunk.push(...orderEvents(`acc_bench${(n % 1_000).toString().padStart(4, '0')}`, now - Math.floor((n / others) * RANGE_MS), n));
+      await send(chunk);
+    }
+    const total = await endTotal();
+    console.log(`loaded ${total} order events (${ORDERS} orders of one account, ${others} of 1,000 others) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+
+    // 2. Rebuild.
+    const rebuilt = await rebuildStats(rt, (line) => process.stderr.write(`  ${line}\n`));
+    console.log(`rebuild-stats: ${rebuilt.events} events in ${(rebuilt.ms / 1000).toFixed(1)} s = ${Math.round(rebuilt.events / (rebuilt.ms / 1000))} events/s`);
+
+    // 3. Stats p99 over 13 months.
+    for (const offset of [0, 330]) {
+      // Each request's `to` differs by a millisecond: the API accepts a signature once.
+      const path = (i: number) => `/v1/account/stats?from=${new Date(now - RANGE_MS).toISOString()}&to=${new Date(now + i).toISOString()}&utc_offset_minutes=${offset}`;
+      const first = await signedGet(stack.base, owner.key, path(REQUESTS));
+      if (first.status !== 200 || first.body.totals.orders !== ORDERS) throw new Error(`unexpected answer: ${first.status} ${first.text.slice(0, 300)}`);
+      const times: number[] = [];
+      for (let i = 0; i < REQUESTS; i++) {
+        t0 = performance.now();
+        const res = await signedGet(stack.base, owner.key, path(i));
+        times.push(performance.now() - t0);
+        if (res.status !== 200) throw new Error(`status ${res.status}`);
+      }
+      times.sort((a, b) => a - b);
+      console.log(`GET /v1/account/stats, 13 months, ${ORDERS} orders, utc_offset_minutes=${offset} (clamped=${first.body.clamped}, ${first.body.series.length} days): p50 ${percentile(times, 50).toFixed(1)} ms, p99 ${percentile(times, 99).toFixed(1)} ms over ${REQUESTS} requests`);
+    }
+
+    // Context for the figures above: the same loop on a trivial signed read, and the stats work alone (no HTTP, no auth).
+    const balance: number[] = [];
+    for (let i = 0; i < REQUESTS; i++) {
+      // The same endpoint over one hour: signature check, budget, routing and JSON with almost no stats work.
+      t0 = performance.now();
+      const res = await signedGet(stack.base, owner.key, `/v1/account/stats?from=${new Date(now - 3_600_000).toISOString()}&to=${new Date(now + i).toISOString()}`);
+      balance.push(performance.now() - t0);
+      if (res.status !== 200) throw new Error(`baseline: ${res.status} ${res.text.slice(0, 200)}`);
+    }
+    balance.sort((a, b) => a - b);
+    console.log(`baseline GET /v1/account/stats over one hour (HTTP, signature, budget): p50 ${percentile(balance, 50).toFixed(1)} ms, p99 ${percentile(balance, 99).toFixed(1)} ms`);
+    const core: number[] = [];
+    for (let i = 0; i < REQUESTS; i++) {
+      t0 = performance.now();
+      const range = resolveRange({ from: now - RANGE_MS, to: now + i }, Date.now());
+      if (range === 'invalid_range') throw new Error('range');
+      stringifyJson(accountStats(range, await readStatsInput(rt.pool, owner.accountId, planFor(range), 0)));
+      core.push(performance.now() - t0);
+    }
+    core.sort((a, b) => a - b);
+    console.log(`stats work alone (SQL reads + assembly + JSON, offset 0): p50 ${percentile(core, 50).toFixed(1)} ms, p99 ${percentile(core, 99).toFixed(1)} ms`);
+
+    // 4. Projection lag at RATE orders per second.
+    const roles = await startRoles(rt, ['stats']);
+    try {
+      const perTick = Math.max(1, Math.round(RATE / 10));
+      const started = performance.now();
+      let sent = 0;
+      while (performance.now() - started < SECONDS * 1000) {
+        const tick = performance.now();
+        const batch: OrderEvent[] = [];
+        for (let i = 0; i < perTick; i++) batch.push(...orderEvents(`acc_bench${(sent + i) % 1_000}`, Date.now(), sent + i));
+        await send(batch);
+        sent += perTick;
+        const wait = 100 - (performance.now() - tick);
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      }
+      const stopped = performance.now();
+      const achieved = sent / ((stopped - started) / 1000);
+      const end = await endTotal();
+      let lagAtStop: bigint | null = null;
+      while ((await storedTotal()) < end) {
+        lagAtStop ??= end - (await storedTotal());
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      console.log(`projection lag: ${sent} orders at ${Math.round(achieved)} orders/s (${2 * sent} events); ${lagAtStop ?? 0n} events behind when the load stopped, caught up ${(performance.now() - stopped).toFixed(0)} ms after`);
+    } finally {
+      await Promise.allSettled(roles.map((r) => r.stop()));
+    }
+    const report = await replayAndVerify(rt);
+    if (!report.identical) throw new Error('replay differs');
+  } finally {
+    await rt.log.deleteTopics(Object.values(rt.codec.topics).map((t) => t.topic)).catch(() => undefined);
+    await stack.stop();
+  }
+}
+
+main().then(() => process.exit(0), (err) => {
+  console.error(err);
+  process.exit(1);
+});

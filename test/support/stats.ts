@@ -1,0 +1,51 @@
+/**
+ * Stats test kit: commands applied at chosen times (appended with no deadline, as chain facts are, so
+ * an order can be created days ago), the projection caught up with order-events, and the stats read.
+ */
+import type { Command } from '../../services/domain/commands';
+import type { NewCommand } from '../../services/platform/command-bus';
+import { STATS_GROUP } from '../../services/stats/consumer';
+import { eventually } from './world';
+import { call, signedHeaders, type IdentityStack, type Reply } from './identity';
+
+/** Appends `body` stamped at `at` and waits for its result; returns the result body. */
+export async function applyAt(stack: IdentityStack, at: number, body: NewCommand): Promise<any> {
+  const command = { ...stack.bus.stamp(body, false), issuedAt: at } as Command;
+  await stack.bus.append([command]);
+  return eventually(async () => {
+    const { rows } = await stack.rt.pool.query('SELECT outcome, body, error FROM command_results WHERE command_id = $1', [command.commandId]);
+    if (rows.length === 0 || rows[0].outcome === 'pending') return undefined;
+    if (rows[0].outcome !== 'applied') throw new Error(`${body.type} ${rows[0].outcome}: ${JSON.stringify(rows[0].error)}`);
+    return rows[0].body;
+  }, 30_000, `${body.type} applied`);
+}
+
+/** Every order event published and projected: the relay's outbox is empty and the stored offsets are at the end. */
+export async function statsCaughtUp(stack: IdentityStack, timeoutMs = 30_000): Promise<void> {
+  const topic = stack.rt.codec.topicName('orderEvents');
+  await eventually(async () => {
+    const { rows: pending } = await stack.rt.pool.query("SELECT count(*)::int AS n FROM outbox WHERE destination = 'order-events' AND published_at IS NULL");
+    if (pending[0].n > 0) return false;
+    const ends = await stack.rt.log.endOffsets(topic);
+    const { rows } = await stack.rt.pool.query('SELECT partition, next_offset FROM consumer_offsets WHERE consumer_group = $1 AND topic = $2', [STATS_GROUP, topic]);
+    const stored = new Map(rows.map((r) => [r.partition as number, r.next_offset as bigint]));
+    return [...ends].every(([p, end]) => end === 0n || stored.get(p) === end);
+  }, timeoutMs, 'the stats projection to catch up with order-events');
+}
+
+const lastSigned = new Map<string, number>();
+
+/**
+ * A signed GET. The API accepts each signature once and takes second timestamps only, so the same GET
+ * twice in one second would be a replay (1002): a repeat waits for the next second.
+ */
+export async function signedGet(base: string, key: { id: string; secret: string }, path: string): Promise<Reply> {
+  const request = `${key.id} ${path}`;
+  let timestamp = Math.floor(Date.now() / 1000);
+  while (lastSigned.get(request) === timestamp) {
+    await new Promise((r) => setTimeout(r, 20));
+    timestamp = Math.floor(Date.now() / 1000);
+  }
+  lastSigned.set(request, timestamp);
+  return call(base, 'GET', path, { headers: signedHeaders(key, 'GET', path, '', timestamp) });
+}

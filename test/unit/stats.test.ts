@@ -1,0 +1,240 @@
+/**
+ * Stats, pure: order events emitted by the handlers on every transition (ids from the command), the
+ * projection's counting rules and idempotence, and the AccountStats answer (range, clamp, offsets, series,
+ * weekday x hour, top receivers, weighted average price) against a brute-force count over the same orders.
+ */
+import { emptyIdentity, emptyTotals, type Account } from '../../services/domain/account';
+import { applyCommand } from '../../services/domain/apply';
+import type { Command } from '../../services/domain/commands';
+import { orderEventsOf, type OrderEvent } from '../../services/domain/order-events';
+import type { IdempotencyRecord, Order } from '../../services/domain/orders';
+import type { OrderView, StateView } from '../../services/domain/outcome';
+import { accountStats, avgPricePer65k, localDay, monthsBefore, planFor, resolveRange, type StatsInput, type StatsRange } from '../../services/stats/account-stats';
+import { contributionOf, dayOf, factsOf, hourOf, project, type Contribution } from '../../services/stats/projection';
+
+const ctx = { network: 'nile' as const, brand: 'energy' };
+const DAY = 86_400_000;
+
+class Memory implements OrderView {
+  orders = new Map<string, Order>();
+  byId = (id: string) => this.orders.get(id);
+  byClientId = () => undefined;
+  byQuote = () => undefined;
+  idempotency = (): IdempotencyRecord | undefined => undefined;
+}
+
+function world() {
+  const accounts = new Map<string, Account>([['acc_1', {
+    id: 'acc_1', brand: 'energy', network: 'nile', ownerAddress: null, displayName: null, status: 'active', balanceSun: 100_000_000n, balanceUsdt: 0n,
+    reservedSun: 0n, totals: emptyTotals(), ...emptyIdentity(), createdAt: 0, updatedAt: 0,
+  }]]);
+  const orders = new Memory();
+  const view: StateView = { account: (id) => accounts.get(id), orders };
+  let n = 0;
+  const run = (body: Record<string, unknown>, commandId = `cmd_${++n}`): OrderEvent[] => {
+    const command = { commandId, accountId: 'acc_1', issuedAt: 1_000_000 + n, deadlineAt: null, replyTo: null, ...body } as Command;
+    const outcome = applyCommand(view, command as never, ctx);
+    if (outcome.kind !== 'applied') throw new Error(JSON.stringify(outcome));
+    for (const a of outcome.effects.accounts) accounts.set(a.id, a);
+    for (const o of outcome.effects.orders ?? []) orders.orders.set(o.id, o);
+    return outcome.effects.orderEvents ?? [];
+  };
+  return { run, orders };
+}
+
+const create = (extra: Record<string, unknown> = {}) => ({
+  type: 'order.create', clientOrderId: null, idempotencyKey: null, requestHash: 'h1', resource: 'energy', amount: 65_000, tier: '5m', durationSeconds: 300,
+  receiver: 'TR', receiverActive: true, activate: null, maxPriceSun: null, quoteId: null, quoteExpiresAt: null, priceSunPerUnit: 40n, paySun: 2_600_000n,
+  activateSun: 0n, source: 'api', memo: null, supplier: 'pool', ...extra,
+});
+const delegate = (txId: string, amount: number) => ({ kind: 'delegate', from: 'TP', amount, sun: 1n, txId, signedTx: '{}' });
+
+test('every transition of an order emits one order event with the whole order after it; ids derive from the command', () => {
+  const w = world();
+  const created = w.run(create(), 'cmd_create');
+  expect(created.map((e) => e.type)).toEqual(['order.created']);
+  const orderId = created[0].order.id as string;
+  expect(created[0].order).toMatchObject({ status: 'allocating', price_sun_per_unit: 40n, pay_amount_sun: 2_600_000n, source: 'api', account_id: 'acc_1' });
+
+  const allocated = w.run({ type: 'order.allocate', orderId, txs: [delegate('tx1', 40_000), delegate('tx2', 25_000)], ratioLimit: 1n, ratioWeight: 1n });
+  expect(allocated.map((e) => e.type)).toEqual(['order.allocated']);
+  // A second signer changes nothing: no event.
+  expect(w.run({ type: 'order.allocate', orderId, txs: [delegate('tx9', 65_000)], ratioLimit: 1n, ratioWeight: 1n })).toEqual([]);
+
+  const settled = w.run({ type: 'order.settle', orderId, landedTxIds: ['tx1'], deliveredAt: 2_000_000 });
+  expect(settled.map((e) => [e.type, e.order.status])).toEqual([['order.confirmed', 'confirmed'], ['order.active', 'active']]);
+  expect(settled[1].order).toMatchObject({ delivered_amount: 40_000, partial: true });
+  expect(new Set(settled.map((e) => e.eventId)).size).toBe(2);
+
+  expect(w.run({ type: 'order.close', orderId, step: 'request', reason: 'reclaimed', txs: [], idempotencyKey: null, at: 2_100_000, replaces: [] })).toEqual([]);
+  expect(w.run({ type: 'order.close', orderId, step: 'signed', reason: 'reclaimed', txs: [{ ...delegate('u1', 0), kind: 'undelegate' }], idempotencyKey: null, at: 2_100_000, replaces: [] })).toEqual([]);
+  const landed = w.run({ type: 'order.close', orderId, step: 'landed', reason: 'reclaimed', txs: [], idempotencyKey: null, at: 2_200_000, replaces: [] });
+  expect(landed.map((e) => e.type)).toEqual(['order.reclaimed']);
+  const refunded = w.run({ type: 'order.refund', orderId, reason: 'dispute' });
+  expect(refunded.map((e) => [e.type, e.order.status])).toEqual([['order.refunded', 'refunded']]);
+
+  // Same command, same before-state: identical ids (a replay re-emits them).
+  const again = orderEventsOf({ commandId: 'cmd_create', issuedAt: 1 }, () => undefined, [w.orders.orders.get(orderId) as Order]);
+  expect(again[0].eventId).toBe(created[0].eventId);
+  // Never the id of an account-events event of the same command.
+  expect(created[0].eventId).not.toBe(settled[0].eventId);
+});
+
+test('a failed order and an activation order emit failed and confirmed', () => {
+  const w = world();
+  const failedId = w.run(create())[0].order.id as string;
+  w.run({ type: 'order.allocate', orderId: failedId, txs: [delegate('f1', 65_000)], ratioLimit: 1n, ratioWeight: 1n });
+  expect(w.run({ type: 'order.settle', orderId: failedId, landedTxIds: [], deliveredAt: 5 }).map((e) => [e.type, e.order.refunded_amount_sun])).toEqual([['order.failed', 2_600_000n]]);
+
+  const act = w.run(create({ resource: 'activation', amount: null, tier: null, durationSeconds: null, receiverActive: false, priceSunPerUnit: null, paySun: 0n, activateSun: 1_000_000n, receiver: 'TNEW' }));
+  const actId = act[0].order.id as string;
+  w.run({ type: 'order.allocate', orderId: actId, txs: [{ kind: 'activate', from: 'TP', amount: 0, sun: 1n, txId: 'a1', signedTx: '{}' }], ratioLimit: 1n, ratioWeight: 1n });
+  expect(w.run({ type: 'order.settle', orderId: actId, landedTxIds: ['a1'], deliveredAt: 6 }).map((e) => e.type)).toEqual(['order.confirmed']);
+});
+
+const order = (o: Partial<Record<string, unknown>>) => factsOf({
+  id: 'ord_1', account_id: 'acc_1', created_at: '2026-03-01T10:20:00.000Z', receiver: 'TR', resource: 'energy', status: 'active',
+  amount: 65_000, delivered_amount: 65_000, total_amount_sun: 2_600_000, refunded_amount_sun: 0, price_sun_per_unit: 40, ...o,
+});
+
+test('counting rules: failed and refunded add no energy; partial counts delivered; activation adds spent; allocating not yet energy', () => {
+  expect(contributionOf(order({}))).toMatchObject({ energy: 65_000n, spentSun: 2_600_000n, priceEnergy: 2_600_000n });
+  expect(contributionOf(order({ delivered_amount: 40_000, refunded_amount_sun: 1_000_000 }))).toMatchObject({ energy: 40_000n, spentSun: 1_600_000n });
+  expect(contributionOf(order({ status: 'failed', delivered_amount: null, refunded_amount_sun: 2_600_000 }))).toMatchObject({ energy: 0n, spentSun: 0n });
+  expect(contributionOf(order({ status: 'refunded', refunded_amount_sun: 2_600_000 }))).toMatchObject({ energy: 0n, spentSun: 0n });
+  expect(contributionOf(order({ status: 'allocating', delivered_amount: null }))).toMatchObject({ energy: 0n, spentSun: 2_600_000n });
+  expect(contributionOf(order({ status: 'expired' }))).toMatchObject({ energy: 65_000n });
+  expect(contributionOf(order({ resource: 'activation', amount: null, delivered_amount: null, status: 'confirmed', total_amount_sun: 1_000_000, price_sun_per_unit: null })))
+    .toMatchObject({ energy: 0n, spentSun: 1_000_000n });
+  expect(contributionOf(order({ resource: 'bandwidth' }))).toMatchObject({ energy: 0n, spentSun: 2_600_000n });
+});
+
+test('projection: deltas move an order between states; replaying the same events changes nothing', () => {
+  const events = [order({ status: 'allocating', delivered_amount: null }), order({ status: 'active' }), order({ status: 'refunded', refunded_amount_sun: 2_600_000 })];
+  const first = project(new Map(), events);
+  expect(first.contributions).toEqual([contributionOf(events[2])]);
+  expect(first.hours).toEqual([{ accountId: 'acc_1', hour: hourOf(Date.parse('2026-03-01T10:20:00Z')), orders: 1n, energy: 0n, spentSun: 0n, priceEnergy: 0n }]);
+  expect(first.receiverDays).toEqual([{ accountId: 'acc_1', day: dayOf(Date.parse('2026-03-01T10:20:00Z')), receiver: 'TR', orders: 1n, energy: 0n, spentSun: 0n, priceEnergy: 0n }]);
+  const stored = new Map<string, Contribution>(first.contributions.map((c) => [c.orderId, c]));
+  const replayed = project(stored, events.slice(1));
+  // Over a stored refunded order, active then refunded again nets to no change.
+  expect(replayed.hours).toEqual([]);
+  expect(replayed.contributions).toEqual(first.contributions);
+});
+
+test('range: defaults to 30 days, 2001 when to is not after from, 13-month clamp', () => {
+  const now = Date.parse('2026-11-22T12:00:00Z');
+  expect(resolveRange({}, now)).toEqual({ from: now - 30 * DAY, to: now, requestedFrom: now - 30 * DAY, clamped: false, utcOffsetMinutes: 0 });
+  expect(resolveRange({ from: now, to: now }, now)).toBe('invalid_range');
+  expect(resolveRange({ from: now, to: now - 1 }, now)).toBe('invalid_range');
+  expect(monthsBefore(now, 13)).toBe(Date.parse('2025-10-22T12:00:00Z'));
+  expect(monthsBefore(Date.parse('2026-03-31T00:00:00Z'), 13)).toBe(Date.parse('2025-02-28T00:00:00Z'));
+  const old = Date.parse('2024-01-01T00:00:00Z');
+  expect(resolveRange({ from: old }, now)).toMatchObject({ from: Date.parse('2025-10-22T12:00:00Z'), requestedFrom: old, clamped: true });
+  expect(avgPricePer65k(40n * 65_000n, 65_000n)).toBe(2_600_000n);
+  expect(avgPricePer65k(0n, 0n)).toBeNull();
+  // (40*1 + 41*2)/3 * 65,000 = 2,643,333.33 -> 2,643,333; and .5 rounds up.
+  expect(avgPricePer65k(40n + 82n, 3n)).toBe(2_643_333n);
+  expect(avgPricePer65k(1n, 130_000n)).toBe(1n);
+});
+
+interface Item {
+  at: number;
+  receiver: string;
+  orders: bigint;
+  energy: bigint;
+  spentSun: bigint;
+  priceEnergy: bigint;
+}
+
+/** Deterministic pseudo-random orders over ~40 days. */
+function sample(count: number): Item[] {
+  let seed = 7;
+  const rnd = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+  const start = Date.parse('2026-10-01T00:00:00Z');
+  return Array.from({ length: count }, () => {
+    const energy = rnd() < 0.2 ? 0n : BigInt(Math.floor(rnd() * 100_000));
+    return { at: start + Math.floor(rnd() * 40 * DAY), receiver: `T${Math.floor(rnd() * 15)}`, orders: 1n, energy, spentSun: BigInt(Math.floor(rnd() * 5_000_000)), priceEnergy: energy * BigInt(30 + Math.floor(rnd() * 20)) };
+  });
+}
+
+/** What the store's SQL does, in memory: group by local day, by weekday x hour, by receiver. */
+function grouped(timeline: Item[], receivers: Item[], offset: number): StatsInput {
+  const days = new Map<number, Item & { day: number }>();
+  const cells = new Map<string, { weekday: number; hour: number; orders: bigint }>();
+  for (const t of timeline) {
+    const day = localDay(t.at, offset);
+    const d = days.get(day) ?? { ...t, day, orders: 0n, energy: 0n, spentSun: 0n, priceEnergy: 0n };
+    d.orders += t.orders; d.energy += t.energy; d.spentSun += t.spentSun; d.priceEnergy += t.priceEnergy;
+    days.set(day, d);
+    const weekday = (new Date((t.at + offset * 60_000)).getUTCDay() + 6) % 7;
+    const hour = new Date(t.at + offset * 60_000).getUTCHours();
+    const c = cells.get(`${weekday}:${hour}`) ?? { weekday, hour, orders: 0n };
+    c.orders += t.orders;
+    cells.set(`${weekday}:${hour}`, c);
+  }
+  const byReceiver = new Map<string, Item>();
+  for (const r of receivers) {
+    const x = byReceiver.get(r.receiver) ?? { ...r, orders: 0n, energy: 0n, spentSun: 0n, priceEnergy: 0n };
+    x.orders += r.orders; x.energy += r.energy; x.spentSun += r.spentSun;
+    byReceiver.set(r.receiver, x);
+  }
+  return { days: [...days.values()], weekdayHours: [...cells.values()], receivers: [...byReceiver.values()] };
+}
+
+/** The plan's sources: hour buckets, receiver-day buckets and per-order rows in the plan's spans. */
+function inputFor(orders: Item[], range: StatsRange): StatsInput {
+  const plan = planFor(range);
+  const inSpan = (at: number, s: [number, number] | null) => s !== null && at >= s[0] && at < s[1];
+  const hours = new Map<number, Item>();
+  for (const o of orders.filter((x) => inSpan(x.at, plan.hours))) {
+    const h = hours.get(hourOf(o.at)) ?? { ...o, at: hourOf(o.at), orders: 0n, energy: 0n, spentSun: 0n, priceEnergy: 0n };
+    h.orders += 1n; h.energy += o.energy; h.spentSun += o.spentSun; h.priceEnergy += o.priceEnergy;
+    hours.set(h.at, h);
+  }
+  const timeline = [...hours.values(), ...orders.filter((o) => plan.timelineSpans.some((s) => inSpan(o.at, s)))];
+  const receivers = orders.filter((o) => inSpan(o.at, plan.receiverDays) || plan.receiverSpans.some((s) => inSpan(o.at, s)));
+  return grouped(timeline, receivers, range.utcOffsetMinutes);
+}
+
+test.each([0, -300, 330, 7])('buckets plus edges give exactly the brute-force answer at utc_offset_minutes=%i', (offset) => {
+  const orders = sample(3_000);
+  const now = Date.parse('2026-11-22T12:00:00Z');
+  const range = resolveRange({ from: Date.parse('2026-10-03T07:45:00Z'), to: Date.parse('2026-11-05T16:10:00Z'), utcOffsetMinutes: offset }, now);
+  if (range === 'invalid_range') throw new Error('range');
+  const fromBuckets = accountStats(range, inputFor(orders, range));
+  const inRange = orders.filter((o) => o.at >= range.from && o.at < range.to);
+  const brute = accountStats(range, grouped(inRange, inRange, offset));
+  expect(fromBuckets).toEqual(brute);
+  if (offset % 60 === 0) expect(planFor(range).hours).not.toBeNull();
+
+  // Independent count of the same orders for a few fields.
+  const local = (at: number) => new Date(at + offset * 60_000);
+  const series = fromBuckets.series as Array<{ date: string; orders: number }>;
+  expect(series[0].date).toBe(local(range.from).toISOString().slice(0, 10));
+  expect(series[series.length - 1].date).toBe(local(range.to - 1).toISOString().slice(0, 10));
+  for (const row of series) expect(row.orders).toBe(inRange.filter((o) => local(o.at).toISOString().slice(0, 10) === row.date).length);
+  const grid = fromBuckets.weekday_hour as number[][];
+  expect(grid[0][9]).toBe(inRange.filter((o) => local(o.at).getUTCDay() === 1 && local(o.at).getUTCHours() === 9).length);
+  expect(grid[6][23]).toBe(inRange.filter((o) => local(o.at).getUTCDay() === 0 && local(o.at).getUTCHours() === 23).length);
+  expect((fromBuckets.totals as { orders: number }).orders).toBe(inRange.length);
+});
+
+test('a day with no orders is a zero row; top receivers by orders', () => {
+  const at = Date.parse('2026-11-10T05:00:00Z');
+  const orders: Item[] = [
+    { at, receiver: 'TA', orders: 1n, energy: 10n, spentSun: 5n, priceEnergy: 400n },
+    { at: at + 2 * DAY, receiver: 'TB', orders: 1n, energy: 0n, spentSun: 7n, priceEnergy: 0n },
+    { at: at + 2 * DAY + 1, receiver: 'TB', orders: 1n, energy: 0n, spentSun: 7n, priceEnergy: 0n },
+  ];
+  const range = resolveRange({ from: Date.parse('2026-11-10T00:00:00Z'), to: Date.parse('2026-11-13T00:00:00Z') }, Date.parse('2026-11-22T00:00:00Z'));
+  if (range === 'invalid_range') throw new Error('range');
+  const stats = accountStats(range, inputFor(orders, range));
+  expect(stats.series).toEqual([
+    { date: '2026-11-10', orders: 1, energy: 10, spent_sun: 5n },
+    { date: '2026-11-11', orders: 0, energy: 0, spent_sun: 0n },
+    { date: '2026-11-12', orders: 2, energy: 0, spent_sun: 14n },
+  ]);
+  expect(stats.top_receivers).toEqual([{ receiver: 'TB', orders: 2, energy: 0, spent_sun: 14n }, { receiver: 'TA', orders: 1, energy: 10, spent_sun: 5n }]);
+  expect(stats.totals).toEqual({ orders: 3, energy: 10, spent_sun: 19n, avg_price_sun_per_65k: 2_600_000 });
+});
