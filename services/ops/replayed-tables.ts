@@ -35,4 +35,6 @@ export const notReplayedTables = [
   // Webhooks: endpoints written by the API, deliveries by the dispatcher (services/dispatcher).
   'webhook_endpoints', 'webhook_deliveries',
   'auth_challenges', 'bootstrap_tokens', 'sessions', 'sign_ins', 'account_members', 'api_keys', 'address_book', 'audit_log',
+  // Chain roles: transaction ids of the stored signed sets (one order each) and activation claims per receiver.
+  'order_tx_ids', 'receiver_activations',
 ];
