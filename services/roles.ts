@@ -17,8 +17,9 @@ import { startBroadcaster } from './broadcaster/broadcaster';
 import { appendOnlyBus } from './broadcaster/work';
 import { startConfirmer } from './confirmer/confirmer';
 import { startScheduler } from './scheduler/scheduler';
+import { startReconciler } from './reconciler/reconciler';
 
-export const allRoles = ['api', 'processor', 'relay', 'dispatcher', 'deposit-watcher', 'broadcaster', 'confirmer', 'scheduler'] as const;
+export const allRoles = ['api', 'processor', 'relay', 'dispatcher', 'deposit-watcher', 'broadcaster', 'confirmer', 'scheduler', 'reconciler'] as const;
 export type Role = (typeof allRoles)[number];
 
 export interface Stoppable {
@@ -47,6 +48,7 @@ export async function startRoles(rt: Runtime, roles: Role[]): Promise<Stoppable[
   for (const role of ['broadcaster', 'confirmer', 'scheduler'] as const) {
     if (roles.includes(role)) running.push(await chainRoles[role]({ cfg: rt.cfg, pool: rt.pool, bus: appendOnlyBus(rt), clock: rt.clock }));
   }
+  if (roles.includes('reconciler')) running.push(await startReconciler({ cfg: rt.cfg, pool: rt.pool, clock: rt.clock }));
   if (roles.includes('processor')) {
     running.push(
       await startProcessor({

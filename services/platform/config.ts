@@ -98,6 +98,8 @@ const schema = z.object({
   CHAIN_POLL_MS: z.coerce.number().int().min(20).default(500),
   /** Orders: largest stake (SUN) of one delegation; a bigger order is split across pool addresses. Unset: no limit. */
   ORDER_MAX_DELEGATION_SUN: z.coerce.bigint().min(1_000_000n).optional(),
+  /** Reconciler: real ms between passes comparing the chain with the records (services/reconciler/). */
+  RECONCILE_EVERY_MS: z.coerce.number().int().min(100).default(10_000),
 });
 
 export type Config = Omit<z.infer<typeof schema>, 'DEPOSIT_XPUB' | 'API_KEY_ENCRYPTION_KEY'> & {
