@@ -19,7 +19,7 @@ import type { Allocation, Order } from '../domain/orders';
 import { logger } from '../platform/logger';
 import { openStake, stakeKey } from '../broadcaster/open-stake';
 import { chainResource } from '../broadcaster/suppliers';
-import { PollingRole, workList, type ChainRoleDeps } from '../broadcaster/work';
+import { PollingRole, txOwner, workList, type ChainRoleDeps } from '../broadcaster/work';
 
 export interface ConfirmerDeps extends ChainRoleDeps {
   writer?: ChainWriter;
@@ -53,7 +53,7 @@ export class Confirmer {
 
   /** Drops the answers about transactions of orders no longer in a work list (settled, failed, closed). */
   private trim(): void {
-    for (const txId of this.known.keys()) if (!this.live.has(txId)) this.known.delete(txId);
+    for (const key of this.known.keys()) if (!this.live.has(key)) this.known.delete(key);
   }
 
   /** Entries of the transaction-state cache (for tests). */
@@ -62,22 +62,24 @@ export class Confirmer {
   }
 
   /** Final state of a transaction; `expect` (null for undelegations) says what a landed one must carry. */
-  private async state(txId: string, expect: ((tx: ChainTx) => string | null) | null): Promise<TxState> {
-    const known = this.known.get(txId);
+  private async state(orderId: string, txId: string, expect: ((tx: ChainTx) => string | null) | null): Promise<TxState> {
+    const known = this.known.get(`${orderId}:${txId}`);
     if (known) return known;
     const tx = await this.reader.transaction(txId, 'solid');
     if (!tx) return 'pending';
-    const wrong = tx.contractRet !== 'SUCCESS' ? `result ${tx.contractRet}` : expect ? expect(tx) : null;
+    // Only a transaction this order itself stored can deliver it (order_tx_ids: one owner per id).
+    const owner = await txOwner(this.deps.pool, txId);
+    const wrong = tx.contractRet !== 'SUCCESS' ? `result ${tx.contractRet}` : owner !== orderId ? `stored by ${owner ?? 'no order'}` : expect ? expect(tx) : null;
     if (wrong && tx.contractRet === 'SUCCESS') logger.error({ txId, wrong }, 'confirmer: an order\'s own hash landed with other content; never confirmed on it');
     const state: TxState = wrong ? 'failed' : 'landed';
-    this.known.set(txId, state);
+    this.known.set(`${orderId}:${txId}`, state);
     return state;
   }
 
-  private async states(txIds: string[], expect: Array<((tx: ChainTx) => string | null) | null> = []): Promise<TxState[]> {
-    for (const t of txIds) this.live.add(t);
+  private async states(orderId: string, txIds: string[], expect: Array<((tx: ChainTx) => string | null) | null> = []): Promise<TxState[]> {
+    for (const t of txIds) this.live.add(`${orderId}:${t}`);
     const out: TxState[] = [];
-    for (let i = 0; i < txIds.length; i += 16) out.push(...(await Promise.all(txIds.slice(i, i + 16).map((t, j) => this.state(t, expect[i + j] ?? null)))));
+    for (let i = 0; i < txIds.length; i += 16) out.push(...(await Promise.all(txIds.slice(i, i + 16).map((t, j) => this.state(orderId, t, expect[i + j] ?? null)))));
     return out;
   }
 
@@ -141,7 +143,7 @@ export class Confirmer {
         if (windowOver) commands.push(this.settleCommand(order, []));
         continue;
       }
-      const states = await this.states(order.allocations.map((a) => a.txId), order.allocations.map((a) => this.expectation(order, a)));
+      const states = await this.states(order.id, order.allocations.map((a) => a.txId), order.allocations.map((a) => this.expectation(order, a)));
       const landed = order.allocations.filter((_, i) => states[i] === 'landed');
       const allLanded = landed.length === order.allocations.length;
       if (allLanded && (await this.covered(order, landed.filter((a) => a.kind === 'delegate')))) {
@@ -164,7 +166,7 @@ export class Confirmer {
     const { pool, clock } = this.deps;
     const commands: Command[] = [];
     for (const order of await workList(pool, 'closing', clock.now())) {
-      const states = await this.states(order.undelegations.map((u) => u.txId));
+      const states = await this.states(order.id, order.undelegations.map((u) => u.txId));
       if (states.every((s) => s === 'landed')) {
         commands.push({
           ...this.meta(order, 'order-close-landed'), type: 'order.close', orderId: order.id, step: 'landed',

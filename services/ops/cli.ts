@@ -13,6 +13,7 @@ import { createRuntime, type Runtime } from '../platform/runtime';
 import { replayAndVerify } from './replay';
 import { rotateDepositAddress } from './rotate-deposit-address';
 import { creditHeldDeposit } from './credit-held';
+import { reconcileOnce, reconcileReport } from '../reconciler/run';
 
 const help = `Usage: ./bin/ops <command> [options]
 
@@ -35,6 +36,12 @@ Commands:
   replay --verify [--keep]
       Rebuilds every table from account-commands into an empty database, compares it with the live one,
       exits non-zero on a difference. --keep leaves the rebuilt database in place.
+  reconcile [--repair] [--all]
+      Compares the chain with the records (services/reconciler/checks.ts): per pool address and receiver the
+      stake delegated on chain against the open orders' delegations. Prints (pool, receiver, resource, on
+      chain, expected, difference) for rows that differ (every row with --all); exits 1 on a difference no
+      transaction in flight explains. --repair first re-delegates missing stake for orders inside their
+      window, refunds the others (order.refunded + balance.credited), and undelegates leaked stake.
   --help
       This text.
 
@@ -100,12 +107,13 @@ async function run(argv: string[]): Promise<number> {
       deposit: { type: 'string' },
       order: { type: 'string' }, reason: { type: 'string' }, 'threshold-sun': { type: 'string' },
       verify: { type: 'boolean' }, keep: { type: 'boolean' }, json: { type: 'boolean' },
+      repair: { type: 'boolean' }, all: { type: 'boolean' },
     },
   });
   const cfg = loadConfig();
   logger.level = cfg.LOG_LEVEL === 'info' ? 'warn' : cfg.LOG_LEVEL;
 
-  if (!['create-account', 'adjust', 'replay', 'rotate-deposit-address', 'credit-held', 'refund-order', 'set-low-balance-alert'].includes(command)) throw new UsageError(`unknown command ${command}`);
+  if (!['create-account', 'adjust', 'replay', 'rotate-deposit-address', 'credit-held', 'refund-order', 'set-low-balance-alert', 'reconcile'].includes(command)) throw new UsageError(`unknown command ${command}`);
   let amount = 0n;
   if (command === 'adjust') {
     need(values, 'account');
@@ -191,6 +199,11 @@ async function run(argv: string[]): Promise<number> {
         if (values.json) console.log(stringifyJson(result.body));
         else console.log(result.body?.journal_id);
         return 0;
+      }
+      case 'reconcile': {
+        const outcome = values.repair ? await withBus(rt, (bus) => reconcileOnce(rt, { repairWith: bus })) : await reconcileOnce(rt);
+        console.log(reconcileReport(outcome, values.all as boolean | undefined));
+        return outcome.findings === 0 ? 0 : 1;
       }
       default: {
         const report = await replayAndVerify(rt, { keep: values.keep as boolean, progress: (line) => console.error(line) });
