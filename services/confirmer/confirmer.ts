@@ -70,7 +70,7 @@ export class Confirmer {
     // Only a transaction this order itself stored can deliver it (order_tx_ids: one owner per id).
     const owner = await txOwner(this.deps.pool, txId);
     const wrong = tx.contractRet !== 'SUCCESS' ? `result ${tx.contractRet}` : owner !== orderId ? `stored by ${owner ?? 'no order'}` : expect ? expect(tx) : null;
-    if (wrong && tx.contractRet === 'SUCCESS') logger.error({ txId, wrong }, 'confirmer: an order\'s own hash landed with other content; never confirmed on it');
+    if (wrong && tx.contractRet === 'SUCCESS') logger.error({ orderId, txId, wrong }, 'confirmer: a hash of this order landed but does not deliver it; never confirmed on it');
     const state: TxState = wrong ? 'failed' : 'landed';
     this.known.set(`${orderId}:${txId}`, state);
     return state;
