@@ -37,7 +37,7 @@ let writer: ChainWriter;
 
 beforeAll(async () => {
   stack = await startOrderStack('orderintegrity', {
-    CLOCK_SCALE: String(SCALE), CLOCK_ORIGIN_MS: String(Date.now()), CHAIN_POLL_MS: '100', ORDER_WAIT_WINDOW_MS: String(15_000 * SCALE),
+    CLOCK_SCALE: String(SCALE), CLOCK_ORIGIN_MS: String(Date.now()), CHAIN_POLL_MS: '100', ORDER_WAIT_WINDOW_MS: String(30_000 * SCALE),
     COMMAND_TIMEOUT_MS: '120000', DEVNET_POOL: '1',
   }, { DEVNET_POOL: '1' });
   roles = await startRoles(stack.rt, ['confirmer', 'scheduler']);
