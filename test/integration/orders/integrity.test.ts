@@ -232,3 +232,26 @@ test('an order whose stake is gone from the chain by expiry leaves active at onc
   expect(new Date(expired.reclaimed_at).getTime() - new Date(expired.expires_at).getTime()).toBeLessThan(30_000);
   expect(await delegatedEnergy(poolAddress, receiver)).toBe(0n);
 }, 180_000);
+
+test('stake taken back by hand from an order inside its window: ops reconcile reports the shortfall, --repair delegates it again', async () => {
+  const receiver = stack.devnet.accounts.customers[0].address;
+  const created = await postOrder(stack, customers[2], { resource: 'energy', amount: 20_000, tier: '1h', receiver });
+  const [active] = await ordersUntil([created.body.id], (s) => s === 'active', 60_000);
+  const sun = BigInt(active.allocations[0].sun);
+  const signer = poolSigners(stack.rt.cfg)[0];
+  const back = await writer.signUndelegate(signer, receiver, 'ENERGY', sun, uniqueRef(await writer.refBlock(60_000), 900_004n));
+  expect((await writer.broadcast(back.signedTx)).kind).toBe('accepted');
+  const held = async () => delegatedEnergy(poolAddress, receiver);
+  for (let i = 0; i < 50 && (await held()) !== 0n; i++) await new Promise((r) => setTimeout(r, 200));
+  expect(await held()).toBe(0n);
+
+  const found = await ops('reconcile');
+  expect(found.code).toBe(1);
+  expect(found.out).toMatch(new RegExp(`${receiver}\\s+ENERGY\\s+0\\s+${sun}\\s+-${sun}\\s+DIFFERS`));
+  const repaired = await ops('reconcile', '--repair');
+  expect(repaired.out).toContain('"action":"delegated"');
+  expect(repaired.code).toBe(0);
+  expect(await held()).toBe(sun);
+  // The order is still active and will take back exactly its stake at expiry.
+  expect((await ordersUntil([active.id], (s) => s === 'active', 1_000))[0].allocations[0].sun).toBe(active.allocations[0].sun);
+}, 180_000);
