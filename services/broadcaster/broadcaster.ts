@@ -15,7 +15,7 @@ import type { Order } from '../domain/orders';
 import { SequenceNonces } from './nonces';
 import { chainResource, suppliersFor, type Suppliers } from './suppliers';
 import {
-  activationClaimant, PollingRole, Rebroadcaster, signedOnce, storedDelegations, txLifetimeMs, txOwner, workList,
+  activationClaimants, PollingRole, Rebroadcaster, signedOnce, storedDelegations, txLifetimeMs, txOwner, workList,
   type ChainRoleDeps, type OwnedTx,
 } from './work';
 
@@ -59,13 +59,15 @@ export class Broadcaster {
     await this.suppliers.provider.refresh(inFlight);
     const ratios = new Map<string, Ratio>();
     const commands: Command[] = [];
+    const inactive = await this.inactiveReceivers(orders);
+    const claimed = new Map<string, string>();
     for (const order of orders) {
       const command = await signedOnce(pool, order.id, 'allocate', async () => {
         const supplier = this.suppliers[order.supplier];
         const resource = chainResource(order);
         const key = `${order.supplier}:${resource}`;
         if (!ratios.has(key)) ratios.set(key, await supplier.ratio(resource));
-        const filled = await supplier.allocate(order, ref, ratios.get(key) as Ratio, await this.activates(order));
+        const filled = await supplier.allocate(order, ref, ratios.get(key) as Ratio, this.activates(order, inactive, claimed));
         if (!filled) return null;
         return {
           type: 'order.allocate', commandId: derivedId('command', 'order-allocate', order.id), accountId: order.accountId,
@@ -79,15 +81,33 @@ export class Broadcaster {
   }
 
   /**
-   * Whether this order signs the receiver's activation: it was charged for one, the receiver is still not
-   * on chain, and no other live order claimed it (the claim itself is taken when the set is stored). An
-   * order charged for an activation it does not perform gets that part back at settlement.
+   * Receivers of this pass's orders charged for an activation that are still not on chain, with the live
+   * order (if any) that already claimed their activation: one query and one read per receiver.
    */
-  private async activates(order: Order): Promise<boolean> {
-    if (order.activateSun === 0n) return false;
-    const claimant = await activationClaimant(this.deps.pool, order.receiver);
+  private async inactiveReceivers(orders: Order[]): Promise<Map<string, string | null>> {
+    const receivers = [...new Set(orders.filter((o) => o.activateSun > 0n).map((o) => o.receiver))];
+    const claimants = await activationClaimants(this.deps.pool, receivers);
+    const out = new Map<string, string | null>();
+    for (let i = 0; i < receivers.length; i += 16) {
+      await Promise.all(receivers.slice(i, i + 16).map(async (r) => {
+        if (!(await this.reader.account(r, 'full')).exists) out.set(r, claimants.get(r) ?? null);
+      }));
+    }
+    return out;
+  }
+
+  /**
+   * Whether this order signs the receiver's activation: it was charged for one, the receiver is still not
+   * on chain, and no other live order claimed it (in an earlier pass, or earlier in this one; the claim
+   * itself is taken when the set is stored). An order charged for an activation it does not perform gets
+   * that part back at settlement.
+   */
+  private activates(order: Order, inactive: Map<string, string | null>, claimedThisPass: Map<string, string>): boolean {
+    if (order.activateSun === 0n || !inactive.has(order.receiver)) return false;
+    const claimant = inactive.get(order.receiver) ?? claimedThisPass.get(order.receiver) ?? null;
     if (claimant !== null && claimant !== order.id) return false;
-    return !(await this.reader.account(order.receiver, 'full')).exists;
+    claimedThisPass.set(order.receiver, order.id);
+    return true;
   }
 
   /** Stake of stored delegations not in a block yet that may still land, per address and resource. */

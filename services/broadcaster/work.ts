@@ -94,12 +94,17 @@ export async function storeSigned(pool: Pool, orderId: string, purpose: string, 
       );
       if (inserted.rowCount === 0) return;
       const ids = txs.map((t) => t.txId);
-      await client.query(
-        'INSERT INTO order_tx_ids (tx_id, order_id, purpose) SELECT unnest($1::text[]), $2, $3 ON CONFLICT (tx_id) DO NOTHING',
+      const stored = await client.query(
+        'INSERT INTO order_tx_ids (tx_id, order_id, purpose) SELECT unnest($1::text[]), $2, $3 ON CONFLICT (tx_id) DO NOTHING RETURNING tx_id',
         [ids, orderId, purpose],
       );
-      const taken = await client.query('SELECT tx_id, order_id FROM order_tx_ids WHERE tx_id = ANY($1::text[]) AND order_id <> $2 LIMIT 1', [ids, orderId]);
-      if (taken.rows.length > 0) throw new Refused({ kind: 'tx_collision', txId: taken.rows[0].tx_id, owner: taken.rows[0].order_id });
+      // An id not inserted is stored already: by this order (a kept undelegation restated) or by another.
+      const fresh = new Set(stored.rows.map((r: { tx_id: string }) => r.tx_id));
+      const known = ids.filter((id) => !fresh.has(id));
+      if (known.length > 0) {
+        const taken = await client.query('SELECT tx_id, order_id FROM order_tx_ids WHERE tx_id = ANY($1::text[]) AND order_id <> $2 LIMIT 1', [known, orderId]);
+        if (taken.rows.length > 0) throw new Refused({ kind: 'tx_collision', txId: taken.rows[0].tx_id, owner: taken.rows[0].order_id });
+      }
       const activation = txs.find((t) => t.kind === 'activate');
       if (activation && receiver) {
         // A claim stands while its order has not failed; a failed claimant's receiver may be claimed again.
@@ -123,14 +128,15 @@ export async function storeSigned(pool: Pool, orderId: string, purpose: string, 
   }
 }
 
-/** The live (not failed) order that claimed `receiver`'s activation, if any. */
-export async function activationClaimant(pool: Pool, receiver: string): Promise<string | null> {
+/** The live (not failed) order that claimed each receiver's activation, for those that have one. */
+export async function activationClaimants(pool: Pool, receivers: string[]): Promise<Map<string, string>> {
+  if (receivers.length === 0) return new Map();
   const { rows } = await pool.query(
-    `SELECT r.order_id FROM receiver_activations r LEFT JOIN orders o ON o.id = r.order_id
-      WHERE r.receiver = $1 AND (o.status IS NULL OR o.status <> 'failed')`,
-    [receiver],
+    `SELECT r.receiver, r.order_id FROM receiver_activations r LEFT JOIN orders o ON o.id = r.order_id
+      WHERE r.receiver = ANY($1::text[]) AND (o.status IS NULL OR o.status <> 'failed')`,
+    [receivers],
   );
-  return rows[0]?.order_id ?? null;
+  return new Map(rows.map((r: { receiver: string; order_id: string }) => [r.receiver, r.order_id]));
 }
 
 /**

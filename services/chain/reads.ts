@@ -182,8 +182,11 @@ export class ChainReader {
 
   /** One transaction as a block of the view holds it (contract fields and result); undefined until then. */
   async transaction(txid: string, view: ChainView = 'solid'): Promise<ChainTx | undefined> {
-    const [raw, info] = await Promise.all([this.call(view, 'gettransactionbyid', { value: txid }), this.transactionInfo(txid, view)]);
-    if (!raw.txID || !info) return undefined;
+    // The info first: while the transaction is not in a block (the usual answer) that is the only read.
+    const info = await this.transactionInfo(txid, view);
+    if (!info) return undefined;
+    const raw = await this.call(view, 'gettransactionbyid', { value: txid });
+    if (!raw.txID) return undefined;
     const tx = txOf(raw);
     // A transaction that failed in its block reports FAILED in its info whatever its `ret` says.
     return info.failed && tx.contractRet === 'SUCCESS' ? { ...tx, contractRet: 'FAILED' } : tx;
