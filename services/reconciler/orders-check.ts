@@ -16,7 +16,7 @@ import type { ReconcileCheck, ReconcileRow } from './check';
 const RESOURCES = ['ENERGY', 'BANDWIDTH'] as const;
 
 /** Concurrent chain reads per pass. */
-const READS_AT_ONCE = 16;
+const READS_AT_ONCE = 64;
 
 /** Stake of stored transactions still in flight per stakeKey: delegations that may land, undelegations that may have. */
 async function inFlight(pool: Pool): Promise<{ adding: Map<string, bigint>; removing: Map<string, bigint> }> {
