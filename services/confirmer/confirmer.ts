@@ -167,17 +167,19 @@ export class Confirmer {
 
   private async closes(): Promise<Command[]> {
     const { pool, clock } = this.deps;
-    const commands: Command[] = [];
-    for (const order of await workList(pool, 'closing', clock.now())) {
-      const states = await this.states(order.id, order.undelegations.map((u) => u.txId));
-      if (states.every((s) => s === 'landed')) {
-        commands.push({
+    const closing = await workList(pool, 'closing', clock.now());
+    const out: Array<Command | null> = [];
+    for (let i = 0; i < closing.length; i += ORDERS_AT_ONCE) {
+      out.push(...(await Promise.all(closing.slice(i, i + ORDERS_AT_ONCE).map(async (order): Promise<Command | null> => {
+        const states = await this.states(order.id, order.undelegations.map((u) => u.txId));
+        if (!states.every((s) => s === 'landed')) return null;
+        return {
           ...this.meta(order, 'order-close-landed'), type: 'order.close', orderId: order.id, step: 'landed',
           reason: order.closeReason ?? 'expired', txs: [], idempotencyKey: null, at: clock.now(), replaces: [],
-        });
-      }
+        };
+      }))));
     }
-    return commands;
+    return out.filter((c): c is Command => c !== null);
   }
 }
 

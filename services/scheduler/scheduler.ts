@@ -24,6 +24,9 @@ import { chainResource, suppliersFor, type Suppliers } from '../broadcaster/supp
 import { PollingRole, Rebroadcaster, signedOnce, txLifetimeMs, txOwner, workList, type ChainRoleDeps } from '../broadcaster/work';
 import { stakeLeft, type StakePart } from './stake-left';
 
+/** Due orders signed at the same time. */
+const ORDERS_AT_ONCE = 8;
+
 export interface SchedulerDeps extends ChainRoleDeps {
   writer?: ChainWriter;
   reader?: ChainReader;
@@ -79,19 +82,19 @@ export class Scheduler {
     const { pool, clock, cfg } = this.deps;
     const due = await workList(pool, 'due-close', clock.now(), 200);
     if (due.length === 0) return;
-    let ref: RefBlock | undefined;
-    const commands: Command[] = [];
-    for (const order of due) {
-      const command = await signedOnce(pool, order.id, 'close', async () => {
+    const ref = await this.writer.refBlock(txLifetimeMs(cfg, clock));
+    const commands: Array<Command | null> = [];
+    // Orders are independent (each signs its own parts, each transaction its own nonce): a few at a time.
+    for (let i = 0; i < due.length; i += ORDERS_AT_ONCE) {
+      commands.push(...(await Promise.all(due.slice(i, i + ORDERS_AT_ONCE).map((order) => signedOnce(pool, order.id, 'close', async () => {
         const landed = order.allocations.filter((a) => a.kind === 'delegate' && a.landed === true);
         const parts = await this.left(order, landed.map((a) => ({ from: a.from, sun: a.sun })), []);
-        ref ??= await this.writer.refBlock(txLifetimeMs(cfg, clock));
         const txs = parts.length > 0 ? await this.suppliers[order.supplier].undelegate(order, parts, ref) : [];
         return this.closeCommand(order, 'order-close-signed', txs, []);
-      });
-      if (command) commands.push(command);
+      })))));
     }
-    if (commands.length > 0) await this.deps.bus.append(commands);
+    const signed = commands.filter((c): c is Command => c !== null);
+    if (signed.length > 0) await this.deps.bus.append(signed);
   }
 
   /** Stored undelegations that can no longer land: the head is past their expiration and no block has them. */
