@@ -20,8 +20,9 @@ import { startScheduler } from './scheduler/scheduler';
 import { startPromoGranter } from './promo/granter';
 import { startForwardWatcher } from './promo/forward-watcher';
 import { startStatsProjection } from './stats/consumer';
+import { startReconciler } from './reconciler/reconciler';
 
-export const allRoles = ['api', 'processor', 'relay', 'dispatcher', 'deposit-watcher', 'broadcaster', 'confirmer', 'scheduler', 'promo-granter', 'promo-forward-watcher', 'stats'] as const;
+export const allRoles = ['api', 'processor', 'relay', 'dispatcher', 'deposit-watcher', 'broadcaster', 'confirmer', 'scheduler', 'promo-granter', 'promo-forward-watcher', 'stats', 'reconciler'] as const;
 export type Role = (typeof allRoles)[number];
 
 export interface Stoppable {
@@ -65,6 +66,7 @@ export async function startRoles(rt: Runtime, roles: Role[]): Promise<Stoppable[
   }
   if (roles.includes('promo-granter')) running.push(await startPromoGranter({ cfg: rt.cfg, pool: rt.pool, bus: appendBus, clock: rt.clock, reader: rt.chain.reader, writer: rt.chain.writer }));
   if (roles.includes('promo-forward-watcher')) running.push(await startForwardWatcher({ cfg: rt.cfg, pool: rt.pool, bus: appendBus, clock: rt.clock }));
+  if (roles.includes('reconciler')) running.push(await startReconciler({ cfg: rt.cfg, pool: rt.pool, clock: rt.clock }));
   if (roles.includes('processor')) {
     running.push(
       await startProcessor({

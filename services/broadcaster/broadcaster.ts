@@ -12,8 +12,12 @@ import { ChainWriter, expirationOf } from '../chain/writes';
 import type { Command } from '../domain/commands';
 import { derivedId } from '../domain/ids';
 import type { Order } from '../domain/orders';
+import { SequenceNonces } from './nonces';
 import { chainResource, suppliersFor, type Suppliers } from './suppliers';
-import { PollingRole, Rebroadcaster, signedOnce, storedDelegations, txLifetimeMs, workList, type ChainRoleDeps } from './work';
+import {
+  activationClaimants, PollingRole, Rebroadcaster, signedOnce, storedDelegations, txLifetimeMs, txOwner, workList,
+  type ChainRoleDeps, type OwnedTx,
+} from './work';
 
 export interface BroadcasterDeps extends ChainRoleDeps {
   writer?: ChainWriter;
@@ -34,8 +38,8 @@ export class Broadcaster {
   constructor(private readonly deps: BroadcasterDeps) {
     this.writer = deps.writer ?? ChainWriter.fromConfig(deps.cfg);
     this.reader = deps.reader ?? ChainReader.fromConfig(deps.cfg);
-    this.suppliers = deps.suppliers ?? suppliersFor(this.writer, poolSigners(deps.cfg), deps.cfg.ORDER_MAX_DELEGATION_SUN ?? null);
-    this.sender = new Rebroadcaster(this.writer);
+    this.suppliers = deps.suppliers ?? suppliersFor(this.writer, poolSigners(deps.cfg), deps.cfg.ORDER_MAX_DELEGATION_SUN ?? null, new SequenceNonces(deps.pool));
+    this.sender = new Rebroadcaster(this.writer, 3_000, (txId) => txOwner(deps.pool, txId));
   }
 
   async tick(): Promise<void> {
@@ -55,23 +59,55 @@ export class Broadcaster {
     await this.suppliers.provider.refresh(inFlight);
     const ratios = new Map<string, Ratio>();
     const commands: Command[] = [];
+    const inactive = await this.inactiveReceivers(orders);
+    const claimed = new Map<string, string>();
     for (const order of orders) {
       const command = await signedOnce(pool, order.id, 'allocate', async () => {
         const supplier = this.suppliers[order.supplier];
         const resource = chainResource(order);
         const key = `${order.supplier}:${resource}`;
         if (!ratios.has(key)) ratios.set(key, await supplier.ratio(resource));
-        const filled = await supplier.allocate(order, ref, ratios.get(key) as Ratio);
+        const filled = await supplier.allocate(order, ref, ratios.get(key) as Ratio, this.activates(order, inactive, claimed));
         if (!filled) return null;
         return {
           type: 'order.allocate', commandId: derivedId('command', 'order-allocate', order.id), accountId: order.accountId,
           issuedAt: clock.now(), deadlineAt: null, replyTo: null,
           orderId: order.id, txs: filled.txs, ratioLimit: filled.ratio.limit, ratioWeight: filled.ratio.weight,
         };
-      });
+      }, order.receiver);
       if (command) commands.push(command);
     }
     if (commands.length > 0) await this.deps.bus.append(commands);
+  }
+
+  /**
+   * Receivers of this pass's orders charged for an activation that are still not on chain, with the live
+   * order (if any) that already claimed their activation: one query and one read per receiver.
+   */
+  private async inactiveReceivers(orders: Order[]): Promise<Map<string, string | null>> {
+    const receivers = [...new Set(orders.filter((o) => o.activateSun > 0n).map((o) => o.receiver))];
+    const claimants = await activationClaimants(this.deps.pool, receivers);
+    const out = new Map<string, string | null>();
+    for (let i = 0; i < receivers.length; i += 16) {
+      await Promise.all(receivers.slice(i, i + 16).map(async (r) => {
+        if (!(await this.reader.account(r, 'full')).exists) out.set(r, claimants.get(r) ?? null);
+      }));
+    }
+    return out;
+  }
+
+  /**
+   * Whether this order signs the receiver's activation: it was charged for one, the receiver is still not
+   * on chain, and no other live order claimed it (in an earlier pass, or earlier in this one; the claim
+   * itself is taken when the set is stored). An order charged for an activation it does not perform gets
+   * that part back at settlement.
+   */
+  private activates(order: Order, inactive: Map<string, string | null>, claimedThisPass: Map<string, string>): boolean {
+    if (order.activateSun === 0n || !inactive.has(order.receiver)) return false;
+    const claimant = inactive.get(order.receiver) ?? claimedThisPass.get(order.receiver) ?? null;
+    if (claimant !== null && claimant !== order.id) return false;
+    claimedThisPass.set(order.receiver, order.id);
+    return true;
   }
 
   /** Stake of stored delegations not in a block yet that may still land, per address and resource. */
@@ -94,8 +130,8 @@ export class Broadcaster {
     const orders = await workList(this.deps.pool, 'allocated', this.deps.clock.now());
     const live = new Set(orders.flatMap((o) => o.allocations.map((a) => a.txId)));
     for (const id of this.activated) if (!live.has(id)) this.activated.delete(id);
-    const txs: Array<{ txId: string; signedTx: string }> = [];
-    for (const order of orders) txs.push(...(await this.ready(order)));
+    const txs: OwnedTx[] = [];
+    for (const order of orders) txs.push(...(await this.ready(order)).map((a) => ({ orderId: order.id, txId: a.txId, signedTx: a.signedTx })));
     await this.sender.send(txs);
   }
 
@@ -107,6 +143,8 @@ export class Broadcaster {
       if (!info) return [activation];
       this.activated.add(activation.txId);
     }
+    // Without an activation of its own, an order for a receiver another order activates broadcasts its
+    // delegations anyway: refused until the activation lands, then accepted (a refusal is retried).
     return order.allocations.filter((a) => a.kind === 'delegate');
   }
 }

@@ -6,9 +6,10 @@
  */
 import { lessInFlight, planDelegation, type Ratio } from '../chain/allocation';
 import type { Signer } from '../chain/pool-keys';
-import type { ChainResource, ChainWriter, RefBlock } from '../chain/writes';
+import { uniqueRef, type ChainResource, type ChainWriter, type RefBlock } from '../chain/writes';
 import type { SignedTxFact } from '../domain/commands';
 import type { Order } from '../domain/orders';
+import type { NonceSource } from './nonces';
 
 /** SUN sent to an inactive receiver to activate it (the chain's creation fee is paid by the sender). */
 export const ACTIVATION_TRANSFER_SUN = 1n;
@@ -21,8 +22,11 @@ export interface Allocated {
 export interface OrderSupplier {
   /** The chain's current resource ratio, as the supplier's stake sees it. */
   ratio(resource: ChainResource): Promise<Ratio>;
-  /** Signs the order's activation (when charged for) and delegations; null when it cannot fill it now. */
-  allocate(order: Order, ref: RefBlock, ratio: Ratio): Promise<Allocated | null>;
+  /**
+   * Signs the order's activation (when `activate`: charged for it, and no other order activates the
+   * receiver) and delegations; null when it cannot fill it now.
+   */
+  allocate(order: Order, ref: RefBlock, ratio: Ratio, activate: boolean): Promise<Allocated | null>;
   /** Signs the undelegation of every landed delegation of the order. */
   release(order: Order, ref: RefBlock): Promise<SignedTxFact[]>;
 }
@@ -43,7 +47,9 @@ export class StakeSupplier implements OrderSupplier {
     private readonly writer: ChainWriter,
     private readonly signers: Signer[],
     /** Largest stake (SUN) of one delegation; bigger orders are split across addresses. */
-    private readonly maxSunPerPart: bigint | null = null,
+    private readonly maxSunPerPart: bigint | null,
+    /** Every transaction gets its own nonce (see uniqueRef): no two orders' transactions are identical. */
+    private readonly nonces: NonceSource,
   ) {
     this.byAddress = new Map(signers.map((s) => [s.address, s]));
   }
@@ -68,7 +74,11 @@ export class StakeSupplier implements OrderSupplier {
     return (this.available.get(key) as bigint) - (this.promised.get(key) ?? 0n);
   }
 
-  async allocate(order: Order, ref: RefBlock, ratio: Ratio): Promise<Allocated | null> {
+  private async ref(ref: RefBlock): Promise<RefBlock> {
+    return uniqueRef(ref, await this.nonces.next());
+  }
+
+  async allocate(order: Order, ref: RefBlock, ratio: Ratio, activate: boolean): Promise<Allocated | null> {
     const txs: SignedTxFact[] = [];
     const resource = chainResource(order);
     let parts: Array<{ from: string; amount: number; sun: bigint }> = [];
@@ -79,13 +89,13 @@ export class StakeSupplier implements OrderSupplier {
       if (!plan) return null;
       parts = plan;
     }
-    if (order.activateSun > 0n) {
+    if (order.activateSun > 0n && activate) {
       const signer = this.signers[0];
-      const tx = await this.writer.signTransfer(signer, order.receiver, ACTIVATION_TRANSFER_SUN, ref);
+      const tx = await this.writer.signTransfer(signer, order.receiver, ACTIVATION_TRANSFER_SUN, await this.ref(ref));
       txs.push({ kind: 'activate', from: signer.address, amount: 0, sun: ACTIVATION_TRANSFER_SUN, ...tx });
     }
     for (const p of parts) {
-      const tx = await this.writer.signDelegate(this.byAddress.get(p.from) as Signer, order.receiver, resource, p.sun, ref);
+      const tx = await this.writer.signDelegate(this.byAddress.get(p.from) as Signer, order.receiver, resource, p.sun, await this.ref(ref));
       txs.push({ kind: 'delegate', from: p.from, amount: p.amount, sun: p.sun, ...tx });
       const key = `${p.from}:${resource}`;
       this.promised.set(key, (this.promised.get(key) ?? 0n) + p.sun);
@@ -93,29 +103,25 @@ export class StakeSupplier implements OrderSupplier {
     return txs.length > 0 ? { txs, ratio } : null;
   }
 
-  /** Signs again the undelegations (same address and stake) of stored ones that can no longer land. */
-  async resign(order: Order, dead: Array<{ from: string; sun: bigint }>, ref: RefBlock): Promise<SignedTxFact[]> {
+  /**
+   * Signs undelegations of `parts` (address and stake) of the order's delegations, each with its own nonce:
+   * a re-signed part never repeats the bytes it replaces.
+   */
+  async undelegate(order: Order, parts: Array<{ from: string; sun: bigint }>, ref: RefBlock): Promise<SignedTxFact[]> {
     const txs: SignedTxFact[] = [];
-    for (const u of dead) {
+    for (const u of parts) {
       const signer = this.byAddress.get(u.from);
       if (!signer) throw new Error(`no key for the stake address ${u.from}`);
-      const tx = await this.writer.signUndelegate(signer, order.receiver, chainResource(order), u.sun, ref);
+      const tx = await this.writer.signUndelegate(signer, order.receiver, chainResource(order), u.sun, await this.ref(ref));
       const amount = order.allocations.find((a) => a.kind === 'delegate' && a.from === u.from && a.sun === u.sun)?.amount ?? 0;
       txs.push({ kind: 'undelegate', from: u.from, amount, sun: u.sun, ...tx });
     }
     return txs;
   }
 
-  async release(order: Order, ref: RefBlock): Promise<SignedTxFact[]> {
-    const txs: SignedTxFact[] = [];
-    for (const a of order.allocations) {
-      if (a.kind !== 'delegate' || a.landed !== true) continue;
-      const signer = this.byAddress.get(a.from);
-      if (!signer) throw new Error(`no key for the stake address ${a.from}`);
-      const tx = await this.writer.signUndelegate(signer, order.receiver, chainResource(order), a.sun, ref);
-      txs.push({ kind: 'undelegate', from: a.from, amount: a.amount, sun: a.sun, ...tx });
-    }
-    return txs;
+  /** Signs the undelegation of every landed delegation of the order. */
+  release(order: Order, ref: RefBlock): Promise<SignedTxFact[]> {
+    return this.undelegate(order, order.allocations.filter((a) => a.kind === 'delegate' && a.landed === true), ref);
   }
 }
 
@@ -125,7 +131,7 @@ export interface Suppliers {
 }
 
 /** The pool fills from every pool key; the stand-in provider from the last one alone, never split. */
-export function suppliersFor(writer: ChainWriter, signers: Signer[], maxSunPerPart: bigint | null): Suppliers {
+export function suppliersFor(writer: ChainWriter, signers: Signer[], maxSunPerPart: bigint | null, nonces: NonceSource): Suppliers {
   if (signers.length === 0) throw new Error('no stake-pool keys configured');
-  return { pool: new StakeSupplier(writer, signers, maxSunPerPart), provider: new StakeSupplier(writer, signers.slice(-1)) };
+  return { pool: new StakeSupplier(writer, signers, maxSunPerPart, nonces), provider: new StakeSupplier(writer, signers.slice(-1), null, nonces) };
 }

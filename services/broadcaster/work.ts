@@ -11,7 +11,7 @@ import type { Order } from '../domain/orders';
 import type { Clock } from '../platform/clock';
 import { commandBusFor, type CommandBus } from '../platform/command-bus';
 import type { Config } from '../platform/config';
-import type { Pool } from '../platform/db/pool';
+import { inTransaction, type Pool } from '../platform/db/pool';
 import { parseJson, stringifyJson } from '../platform/json';
 import { logger } from '../platform/logger';
 import type { Runtime } from '../platform/runtime';
@@ -67,12 +67,87 @@ function reviveCommand(text: string): Command {
   return c as Command;
 }
 
+/** Why a signed set was refused at the store: nothing of it is appended, nothing broadcast. */
+export type StoreRefusal =
+  | { kind: 'tx_collision'; txId: string; owner: string }
+  | { kind: 'activation_claimed'; receiver: string; owner: string };
+
+class Refused extends Error {
+  constructor(readonly refusal: StoreRefusal) {
+    super(refusal.kind);
+  }
+}
+
+/**
+ * Stores a signed set with its transaction ids (order_tx_ids) and, when it activates `receiver`, its claim
+ * on that receiver's activation, in one transaction. Refused (rolled back) when an id belongs to another
+ * order or another live order claimed the activation. Another signer's set stored first for the same
+ * purpose wins silently (nothing of this one is kept).
+ */
+export async function storeSigned(pool: Pool, orderId: string, purpose: string, command: Command, receiver: string | null = null): Promise<StoreRefusal | null> {
+  const txs = 'txs' in command ? command.txs : [];
+  try {
+    await inTransaction(pool, async (client) => {
+      const inserted = await client.query(
+        'INSERT INTO order_signatures (order_id, purpose, command) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING order_id',
+        [orderId, purpose, stringifyJson(command)],
+      );
+      if (inserted.rowCount === 0) return;
+      const ids = txs.map((t) => t.txId);
+      const stored = await client.query(
+        'INSERT INTO order_tx_ids (tx_id, order_id, purpose) SELECT unnest($1::text[]), $2, $3 ON CONFLICT (tx_id) DO NOTHING RETURNING tx_id',
+        [ids, orderId, purpose],
+      );
+      // An id not inserted is stored already: by this order (a kept undelegation restated) or by another.
+      const fresh = new Set(stored.rows.map((r: { tx_id: string }) => r.tx_id));
+      const known = ids.filter((id) => !fresh.has(id));
+      if (known.length > 0) {
+        const taken = await client.query('SELECT tx_id, order_id FROM order_tx_ids WHERE tx_id = ANY($1::text[]) AND order_id <> $2 LIMIT 1', [known, orderId]);
+        if (taken.rows.length > 0) throw new Refused({ kind: 'tx_collision', txId: taken.rows[0].tx_id, owner: taken.rows[0].order_id });
+      }
+      const activation = txs.find((t) => t.kind === 'activate');
+      if (activation && receiver) {
+        // A claim stands while its order has not failed; a failed claimant's receiver may be claimed again.
+        const claim = await client.query(
+          `INSERT INTO receiver_activations AS r (receiver, order_id, tx_id) VALUES ($1, $2, $3)
+           ON CONFLICT (receiver) DO UPDATE SET order_id = EXCLUDED.order_id, tx_id = EXCLUDED.tx_id, created_at = now()
+            WHERE r.order_id = EXCLUDED.order_id OR EXISTS (SELECT 1 FROM orders o WHERE o.id = r.order_id AND o.status = 'failed')
+           RETURNING order_id`,
+          [receiver, orderId, activation.txId],
+        );
+        if (claim.rowCount === 0) {
+          const { rows } = await client.query('SELECT order_id FROM receiver_activations WHERE receiver = $1', [receiver]);
+          throw new Refused({ kind: 'activation_claimed', receiver, owner: rows[0]?.order_id ?? '' });
+        }
+      }
+    });
+    return null;
+  } catch (err) {
+    if (err instanceof Refused) return err.refusal;
+    throw err;
+  }
+}
+
+/** The live (not failed) order that claimed each receiver's activation, for those that have one. */
+export async function activationClaimants(pool: Pool, receivers: string[]): Promise<Map<string, string>> {
+  if (receivers.length === 0) return new Map();
+  const { rows } = await pool.query(
+    `SELECT r.receiver, r.order_id FROM receiver_activations r LEFT JOIN orders o ON o.id = r.order_id
+      WHERE r.receiver = ANY($1::text[]) AND (o.status IS NULL OR o.status <> 'failed')`,
+    [receivers],
+  );
+  return new Map(rows.map((r: { receiver: string; order_id: string }) => [r.receiver, r.order_id]));
+}
+
 /**
  * The command of an order's signed set for `purpose`: the stored one, else `make()` stored first (the
  * first stored wins when two signers race). Only the stored command is ever appended. A re-signed close
  * (its undelegations expired unlanded) is stored under `close:<first replaced tx id>`, once per attempt.
+ * A set refused at the store (see storeSigned) is logged and answers null: the next pass signs afresh.
  */
-export async function signedOnce(pool: Pool, orderId: string, purpose: 'allocate' | 'close' | `close:${string}`, make: () => Promise<Command | null>): Promise<Command | null> {
+export async function signedOnce(
+  pool: Pool, orderId: string, purpose: 'allocate' | 'close' | `close:${string}`, make: () => Promise<Command | null>, receiver: string | null = null,
+): Promise<Command | null> {
   const read = async () => {
     const { rows } = await pool.query('SELECT command FROM order_signatures WHERE order_id = $1 AND purpose = $2', [orderId, purpose]);
     return rows.length ? reviveCommand(rows[0].command) : null;
@@ -81,8 +156,18 @@ export async function signedOnce(pool: Pool, orderId: string, purpose: 'allocate
   if (stored) return stored;
   const made = await make();
   if (!made) return null;
-  await pool.query('INSERT INTO order_signatures (order_id, purpose, command) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [orderId, purpose, stringifyJson(made)]);
+  const refusal = await storeSigned(pool, orderId, purpose, made, receiver);
+  if (refusal) {
+    (refusal.kind === 'tx_collision' ? logger.error : logger.info).call(logger, { orderId, purpose, ...refusal }, 'signed set refused at the store');
+    return null;
+  }
   return read();
+}
+
+/** The order that stored `txId`, if any. */
+export async function txOwner(pool: Pool, txId: string): Promise<string | null> {
+  const { rows } = await pool.query('SELECT order_id FROM order_tx_ids WHERE tx_id = $1', [txId]);
+  return rows[0]?.order_id ?? null;
 }
 
 /**
@@ -102,19 +187,52 @@ export async function storedDelegations(pool: Pool): Promise<Array<{ from: strin
   });
 }
 
-/** Broadcasts stored bytes, again every `everyMs` (real) until told the transaction is done with. */
+/** A stored transaction to broadcast, with the order that stored it. */
+export interface OwnedTx {
+  orderId: string;
+  txId: string;
+  signedTx: string;
+}
+
+/**
+ * Broadcasts stored bytes, again every `everyMs` (real) until told the transaction is done with. A
+ * DUP_TRANSACTION answer is a re-broadcast of our own bytes only when the order sending it is the one that
+ * stored the id; otherwise the bytes are dropped (dead) and the collision logged.
+ */
 export class Rebroadcaster {
   private readonly sentAt = new Map<string, number>();
   private readonly dead = new Set<string>();
+  /** Refusals (CONTRACT_VALIDATE_ERROR and the like) since the last `refusals()` call. */
+  private refused = new Map<string, { code: string; message: string }>();
 
-  constructor(private readonly writer: ChainWriter, private readonly everyMs = 3_000) {}
+  constructor(
+    private readonly writer: ChainWriter,
+    private readonly everyMs = 3_000,
+    private readonly owner: ((txId: string) => Promise<string | null>) | null = null,
+  ) {}
+
+  /** Refusals seen since the last call (then forgotten). */
+  refusals(): Map<string, { code: string; message: string }> {
+    const out = this.refused;
+    this.refused = new Map();
+    return out;
+  }
+
+  /** Stops broadcasting these bytes for good. */
+  drop(txId: string): void {
+    this.dead.add(txId);
+  }
 
   /** False once the node said these bytes can never land. */
   alive(txId: string): boolean {
     return !this.dead.has(txId);
   }
 
-  async send(txs: Array<{ txId: string; signedTx: string }>): Promise<void> {
+  async send(txs: OwnedTx[]): Promise<void> {
+    // Bounded: only transactions still handed in (their orders still in a work list) are remembered.
+    const live = new Set(txs.map((t) => t.txId));
+    for (const id of this.sentAt.keys()) if (!live.has(id)) this.sentAt.delete(id);
+    for (const id of this.dead) if (!live.has(id)) this.dead.delete(id);
     const now = Date.now();
     const due = txs.filter((t) => !this.dead.has(t.txId) && now - (this.sentAt.get(t.txId) ?? 0) >= this.everyMs);
     for (let i = 0; i < due.length; i += 16) {
@@ -122,7 +240,15 @@ export class Rebroadcaster {
         const outcome: BroadcastOutcome = await this.writer.broadcast(t.signedTx);
         this.sentAt.set(t.txId, Date.now());
         if (outcome.kind === 'expired') this.dead.add(t.txId);
+        if (outcome.kind === 'refused') this.refused.set(t.txId, { code: outcome.code, message: outcome.message });
         if (outcome.kind === 'expired' || outcome.kind === 'refused') logger.warn({ txId: t.txId, ...outcome }, 'broadcast refused');
+        if (outcome.kind === 'duplicate' && this.owner) {
+          const owner = await this.owner(t.txId);
+          if (owner !== t.orderId) {
+            this.dead.add(t.txId);
+            logger.error({ txId: t.txId, orderId: t.orderId, owner }, 'DUP_TRANSACTION for a transaction this order did not store: dropped');
+          }
+        }
       }));
     }
   }

@@ -33,6 +33,12 @@ export interface ChainTx {
   amountSun: bigint | null;
   /** TriggerSmartContract contract address. */
   contract: string | null;
+  /** Delegate/UndelegateResourceContract receiver. */
+  receiver: string | null;
+  /** Delegate/UndelegateResourceContract resource (ENERGY or BANDWIDTH). */
+  resource: string | null;
+  /** Delegate/UndelegateResourceContract stake (SUN). */
+  balanceSun: bigint | null;
 }
 
 export interface Block extends BlockHeader {
@@ -100,6 +106,10 @@ function txOf(raw: any): ChainTx {
     to: base58(value.to_address),
     amountSun: value.amount === undefined ? null : BigInt(value.amount),
     contract: base58(value.contract_address),
+    receiver: base58(value.receiver_address),
+    // java-tron omits the default enum value (BANDWIDTH) from the JSON.
+    resource: value.balance === undefined ? null : String(value.resource ?? 'BANDWIDTH'),
+    balanceSun: value.balance === undefined ? null : BigInt(value.balance),
   };
 }
 
@@ -173,6 +183,35 @@ export class ChainReader {
   async transactionInfo(txid: string, view: ChainView = 'solid'): Promise<TxInfo | undefined> {
     const raw = await this.call(view, 'gettransactioninfobyid', { value: txid });
     return raw.id ? txInfoOf(raw) : undefined;
+  }
+
+  /** One transaction as a block of the view holds it (contract fields and result); undefined until then. */
+  async transaction(txid: string, view: ChainView = 'solid'): Promise<ChainTx | undefined> {
+    // The info first: while the transaction is not in a block (the usual answer) that is the only read.
+    const info = await this.transactionInfo(txid, view);
+    if (!info) return undefined;
+    const raw = await this.call(view, 'gettransactionbyid', { value: txid });
+    if (!raw.txID) return undefined;
+    const tx = txOf(raw);
+    // A transaction that failed in its block reports FAILED in its info whatever its `ret` says.
+    return info.failed && tx.contractRet === 'SUCCESS' ? { ...tx, contractRet: 'FAILED' } : tx;
+  }
+
+  /** Stake (SUN) `from` has delegated to `to` now, per resource (getdelegatedresourcev2, locked and not). */
+  async delegated(from: string, to: string, view: ChainView = 'full'): Promise<{ ENERGY: bigint; BANDWIDTH: bigint }> {
+    const raw = await this.call(view, 'getdelegatedresourcev2', { fromAddress: from, toAddress: to });
+    const out = { ENERGY: 0n, BANDWIDTH: 0n };
+    for (const d of raw.delegatedResource ?? []) {
+      out.ENERGY += BigInt(d.frozen_balance_for_energy ?? 0);
+      out.BANDWIDTH += BigInt(d.frozen_balance_for_bandwidth ?? 0);
+    }
+    return out;
+  }
+
+  /** Every address `from` delegates stake to (getdelegatedresourceaccountindexv2 toAccounts). */
+  async delegatesTo(from: string, view: ChainView = 'full'): Promise<string[]> {
+    const raw = await this.call(view, 'getdelegatedresourceaccountindexv2', { value: from });
+    return (raw.toAccounts ?? []).map((a: string) => base58(a)).filter((a: string | null): a is string => a !== null);
   }
 
   /** An account's activation and TRX balance. */

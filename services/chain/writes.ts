@@ -24,6 +24,21 @@ export interface RefBlock {
   timestamp: number;
 }
 
+/**
+ * Range of the per-transaction nonce in raw_data.timestamp. java-tron validates a transaction's expiration
+ * and TAPOS, never its timestamp, so the timestamp carries the nonce: ref time + (nonce mod range). Two
+ * transactions are byte-identical only with the same contract, reference block and nonce residue; a pass
+ * signs against a fresh head and at most a few hundred transactions, far below 2^20 per reference block.
+ * Free in bandwidth: a millisecond time plus under 2^20 keeps its 6-byte varint. (A memo in raw_data.data
+ * would cost its bytes in bandwidth and, since TIP-387, a memo fee of 1 TRX per transaction on mainnet.)
+ */
+export const NONCE_RANGE = 1n << 20n;
+
+/** The reference block with this transaction's nonce in its timestamp. */
+export function uniqueRef(ref: RefBlock, nonce: bigint): RefBlock {
+  return { ...ref, timestamp: ref.timestamp + Number(nonce % NONCE_RANGE) };
+}
+
 export interface SignedTx {
   txId: string;
   /** The signed transaction as JSON: stored, then broadcast as is. */

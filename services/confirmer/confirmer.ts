@@ -1,19 +1,25 @@
 /**
  * The confirmer role. An allocated order is settled (`order.settle`) once every stored hash is in a
- * solidified block and the stake is on the receiver; when the wait window is over and the hashes still
+ * solidified block with SUCCESS and carries what the order expects (owner, receiver, resource, stake; the
+ * transfer's receiver and amount for an activation), and the pool address's delegated balance to the
+ * receiver (getdelegatedresourcev2) covers what every staying order holds there plus this order's part.
+ * A hash that landed with other content counts as failed: the order is never confirmed on it. When the wait window is over and the hashes still
  * missing can no longer land (failed on chain, or the head is past their expiration), it is settled with
  * what landed: partial with the pro-rata refund, or failed (5002) when nothing did. An order nobody could
  * allocate fails at the end of the window too. Also finishes closes (`order.close` landed) once every
  * undelegation of an expiring or reclaimed order is in a solidified block. Command ids derive from the
  * order, so a repeat after a crash applies nothing twice.
  */
-import { ChainReader } from '../chain/reads';
+import { SUN_PER_TRX, unitsFor } from '../chain/allocation';
+import { ChainReader, type ChainTx } from '../chain/reads';
 import { ChainWriter, expirationOf } from '../chain/writes';
 import type { Command } from '../domain/commands';
 import { derivedId } from '../domain/ids';
 import type { Allocation, Order } from '../domain/orders';
+import { logger } from '../platform/logger';
+import { openStake, stakeKey } from '../broadcaster/open-stake';
 import { chainResource } from '../broadcaster/suppliers';
-import { PollingRole, workList, type ChainRoleDeps } from '../broadcaster/work';
+import { PollingRole, txOwner, workList, type ChainRoleDeps } from '../broadcaster/work';
 
 export interface ConfirmerDeps extends ChainRoleDeps {
   writer?: ChainWriter;
@@ -21,6 +27,9 @@ export interface ConfirmerDeps extends ChainRoleDeps {
 }
 
 type TxState = 'landed' | 'failed' | 'pending';
+
+/** Allocating orders checked at the same time (each reads a few transactions and one delegated balance). */
+const ORDERS_AT_ONCE = 8;
 
 export class Confirmer {
   private readonly writer: ChainWriter;
@@ -47,7 +56,7 @@ export class Confirmer {
 
   /** Drops the answers about transactions of orders no longer in a work list (settled, failed, closed). */
   private trim(): void {
-    for (const txId of this.known.keys()) if (!this.live.has(txId)) this.known.delete(txId);
+    for (const key of this.known.keys()) if (!this.live.has(key)) this.known.delete(key);
   }
 
   /** Entries of the transaction-state cache (for tests). */
@@ -55,20 +64,25 @@ export class Confirmer {
     return this.known.size;
   }
 
-  private async state(txId: string): Promise<TxState> {
-    const known = this.known.get(txId);
+  /** Final state of a transaction; `expect` (null for undelegations) says what a landed one must carry. */
+  private async state(orderId: string, txId: string, expect: ((tx: ChainTx) => string | null) | null): Promise<TxState> {
+    const known = this.known.get(`${orderId}:${txId}`);
     if (known) return known;
-    const info = await this.reader.transactionInfo(txId, 'solid');
-    if (!info) return 'pending';
-    const state: TxState = info.failed ? 'failed' : 'landed';
-    this.known.set(txId, state);
+    const tx = await this.reader.transaction(txId, 'solid');
+    if (!tx) return 'pending';
+    // Only a transaction this order itself stored can deliver it (order_tx_ids: one owner per id).
+    const owner = await txOwner(this.deps.pool, txId);
+    const wrong = tx.contractRet !== 'SUCCESS' ? `result ${tx.contractRet}` : owner !== orderId ? `stored by ${owner ?? 'no order'}` : expect ? expect(tx) : null;
+    if (wrong && tx.contractRet === 'SUCCESS') logger.error({ orderId, txId, wrong }, 'confirmer: a hash of this order landed but does not deliver it; never confirmed on it');
+    const state: TxState = wrong ? 'failed' : 'landed';
+    this.known.set(`${orderId}:${txId}`, state);
     return state;
   }
 
-  private async states(txIds: string[]): Promise<TxState[]> {
-    for (const t of txIds) this.live.add(t);
+  private async states(orderId: string, txIds: string[], expect: Array<((tx: ChainTx) => string | null) | null> = []): Promise<TxState[]> {
+    for (const t of txIds) this.live.add(`${orderId}:${t}`);
     const out: TxState[] = [];
-    for (let i = 0; i < txIds.length; i += 16) out.push(...(await Promise.all(txIds.slice(i, i + 16).map((t) => this.state(t)))));
+    for (let i = 0; i < txIds.length; i += 16) out.push(...(await Promise.all(txIds.slice(i, i + 16).map((t, j) => this.state(orderId, t, expect[i + j] ?? null)))));
     return out;
   }
 
@@ -80,55 +94,92 @@ export class Confirmer {
     return { ...this.meta(order, 'order-settle'), type: 'order.settle', orderId: order.id, landedTxIds: landed, deliveredAt: this.deps.clock.now() };
   }
 
-  /** The stake of every landed delegation is on the receiver (head state). */
-  private async onReceiver(order: Order, delegations: Allocation[]): Promise<boolean> {
+  /**
+   * What the chain must show for one allocation: a delegation from `from` to the receiver of exactly its
+   * stake and resource, earning at least its units at the order's ratio; an activation transfer of its SUN
+   * from `from` to the receiver. Null when it matches, else what differs.
+   */
+  private expectation(order: Order, a: Allocation): (tx: ChainTx) => string | null {
+    return (tx) => {
+      if (a.kind === 'activate') {
+        if (tx.type !== 'TransferContract' || tx.owner !== a.from || tx.to !== order.receiver || tx.amountSun !== a.sun) return `transfer ${tx.owner}->${tx.to} ${tx.amountSun}`;
+        return null;
+      }
+      if (tx.type !== 'DelegateResourceContract' || tx.owner !== a.from || tx.receiver !== order.receiver || tx.resource !== chainResource(order) || tx.balanceSun !== a.sun) {
+        return `${tx.type} ${tx.owner}->${tx.receiver} ${tx.resource} ${tx.balanceSun}`;
+      }
+      if (order.ratio && unitsFor(a.sun / SUN_PER_TRX, order.ratio) < a.amount) return `stake ${a.sun} earns less than ${a.amount} units`;
+      return null;
+    };
+  }
+
+  /**
+   * Per pool address, the receiver's delegated balance from it (head state) covers what every staying
+   * order holds there plus these landed delegations of the order.
+   */
+  private async covered(order: Order, delegations: Allocation[]): Promise<boolean> {
+    if (delegations.length === 0) return true;
+    const resource = chainResource(order);
+    const staying = await openStake(this.deps.pool, { receivers: [order.receiver], excludeOrder: order.id, leavingAt: this.deps.clock.now() });
     const need = new Map<string, bigint>();
     for (const a of delegations) need.set(a.from, (need.get(a.from) ?? 0n) + a.sun);
     for (const [from, sun] of need) {
-      if ((await this.writer.delegatedSun(from, order.receiver, chainResource(order))) < sun) return false;
+      const expected = sun + (staying.get(stakeKey(from, order.receiver, resource)) ?? 0n);
+      const onChain = (await this.reader.delegated(from, order.receiver, 'full'))[resource];
+      if (onChain < expected) {
+        logger.warn({ orderId: order.id, from, receiver: order.receiver, onChain: String(onChain), expected: String(expected) }, 'confirmer: delegated balance does not cover the open orders');
+        return false;
+      }
     }
     return true;
   }
 
   private async settle(): Promise<Command[]> {
-    const { pool, clock, cfg } = this.deps;
+    const { pool, clock } = this.deps;
     const now = clock.now();
     const orders = await workList(pool, 'allocating', now);
-    const commands: Command[] = [];
-    let head: { timestamp: number } | undefined;
-    for (const order of orders) {
-      const windowOver = now - order.createdAt > cfg.ORDER_WAIT_WINDOW_MS;
-      if (order.allocations.length === 0) {
-        if (windowOver) commands.push(this.settleCommand(order, []));
-        continue;
-      }
-      const states = await this.states(order.allocations.map((a) => a.txId));
-      const landed = order.allocations.filter((_, i) => states[i] === 'landed');
-      if (landed.length === order.allocations.length) {
-        if (await this.onReceiver(order, landed.filter((a) => a.kind === 'delegate'))) commands.push(this.settleCommand(order, landed.map((a) => a.txId)));
-        continue;
-      }
-      if (!windowOver) continue;
-      head ??= await this.writer.head();
-      const hopeless = order.allocations.every((a, i) => states[i] !== 'pending' || head!.timestamp > expirationOf(a.signedTx));
-      if (hopeless) commands.push(this.settleCommand(order, landed.map((a) => a.txId)));
+    let head: Promise<{ timestamp: number }> | undefined;
+    const headOnce = () => (head ??= this.writer.head());
+    // Orders are independent: ORDERS_AT_ONCE of them read the chain at the same time.
+    const out: Array<Command | null> = [];
+    for (let i = 0; i < orders.length; i += ORDERS_AT_ONCE) {
+      out.push(...(await Promise.all(orders.slice(i, i + ORDERS_AT_ONCE).map((o) => this.settleOne(o, now, headOnce)))));
     }
-    return commands;
+    return out.filter((c): c is Command => c !== null);
+  }
+
+  private async settleOne(order: Order, now: number, head: () => Promise<{ timestamp: number }>): Promise<Command | null> {
+    const windowOver = now - order.createdAt > this.deps.cfg.ORDER_WAIT_WINDOW_MS;
+    if (order.allocations.length === 0) return windowOver ? this.settleCommand(order, []) : null;
+    const states = await this.states(order.id, order.allocations.map((a) => a.txId), order.allocations.map((a) => this.expectation(order, a)));
+    const landed = order.allocations.filter((_, i) => states[i] === 'landed');
+    const allLanded = landed.length === order.allocations.length;
+    if (allLanded && (await this.covered(order, landed.filter((a) => a.kind === 'delegate')))) return this.settleCommand(order, landed.map((a) => a.txId));
+    if (!windowOver) return null;
+    const headTimestamp = (await head()).timestamp;
+    const hopeless = allLanded || order.allocations.every((a, i) => states[i] !== 'pending' || headTimestamp > expirationOf(a.signedTx));
+    if (!hopeless) return null;
+    // Past the window, what landed counts only if the chain covers it; else the order fails and is refunded.
+    const delegations = landed.filter((a) => a.kind === 'delegate');
+    const proven = (await this.covered(order, delegations)) ? landed : landed.filter((a) => a.kind !== 'delegate');
+    return this.settleCommand(order, proven.map((a) => a.txId));
   }
 
   private async closes(): Promise<Command[]> {
     const { pool, clock } = this.deps;
-    const commands: Command[] = [];
-    for (const order of await workList(pool, 'closing', clock.now())) {
-      const states = await this.states(order.undelegations.map((u) => u.txId));
-      if (states.every((s) => s === 'landed')) {
-        commands.push({
+    const closing = await workList(pool, 'closing', clock.now());
+    const out: Array<Command | null> = [];
+    for (let i = 0; i < closing.length; i += ORDERS_AT_ONCE) {
+      out.push(...(await Promise.all(closing.slice(i, i + ORDERS_AT_ONCE).map(async (order): Promise<Command | null> => {
+        const states = await this.states(order.id, order.undelegations.map((u) => u.txId));
+        if (!states.every((s) => s === 'landed')) return null;
+        return {
           ...this.meta(order, 'order-close-landed'), type: 'order.close', orderId: order.id, step: 'landed',
           reason: order.closeReason ?? 'expired', txs: [], idempotencyKey: null, at: clock.now(), replaces: [],
-        });
-      }
+        };
+      }))));
     }
-    return commands;
+    return out.filter((c): c is Command => c !== null);
   }
 }
 

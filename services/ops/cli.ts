@@ -16,6 +16,7 @@ import { rotateDepositAddress } from './rotate-deposit-address';
 import { creditHeldDeposit } from './credit-held';
 import { rotateEncryptionKeys } from './rotate-encryption-key';
 import { rebuildStats } from '../stats/rebuild';
+import { reconcileOnce, reconcileReport } from '../reconciler/run';
 
 const help = `Usage: ./bin/ops <command> [options]
 
@@ -49,6 +50,12 @@ Commands:
   rebuild-stats
       Empties the stats projection (GET /v1/account/stats) and rebuilds it from order-events, with
       progress on stderr; safe while the stats role runs. Prints how many records it projected and how long it took.
+  reconcile [--repair] [--all]
+      Compares the chain with the records (services/reconciler/checks.ts): per pool address and receiver the
+      stake delegated on chain against the open orders' delegations. Prints (pool, receiver, resource, on
+      chain, expected, difference) for rows that differ (every row with --all); exits 1 on a difference no
+      transaction in flight explains. --repair first re-delegates missing stake for orders inside their
+      window, refunds the others (order.refunded + balance.credited), and undelegates leaked stake.
   --help
       This text.
 
@@ -118,12 +125,13 @@ async function run(argv: string[]): Promise<number> {
       order: { type: 'string' }, reason: { type: 'string' }, 'threshold-sun': { type: 'string' },
       verify: { type: 'boolean' }, keep: { type: 'boolean' }, json: { type: 'boolean' },
       ...promoOptions,
+      repair: { type: 'boolean' }, all: { type: 'boolean' },
     },
   });
   const cfg = loadConfig();
   logger.level = cfg.LOG_LEVEL === 'info' ? 'warn' : cfg.LOG_LEVEL;
 
-  if (!['create-account', 'adjust', 'replay', 'rotate-deposit-address', 'credit-held', 'refund-order', 'set-low-balance-alert', 'rotate-encryption-key', 'promo set', 'promo off', 'rebuild-stats'].includes(command)) throw new UsageError(`unknown command ${command}`);
+  if (!['create-account', 'adjust', 'replay', 'rotate-deposit-address', 'credit-held', 'refund-order', 'set-low-balance-alert', 'rotate-encryption-key', 'promo set', 'promo off', 'rebuild-stats', 'reconcile'].includes(command)) throw new UsageError(`unknown command ${command}`);
   let amount = 0n;
   if (command === 'adjust') {
     need(values, 'account');
@@ -233,6 +241,11 @@ async function run(argv: string[]): Promise<number> {
         const report = await rebuildStats(rt, (line) => console.error(line));
         console.log(`rebuilt stats from ${report.events} records (${report.skipped} already projected by the running role) in ${report.ms} ms`);
         return 0;
+      }
+      case 'reconcile': {
+        const outcome = values.repair ? await withBus(rt, (bus) => reconcileOnce(rt, { repairWith: bus })) : await reconcileOnce(rt);
+        console.log(reconcileReport(outcome, values.all as boolean | undefined));
+        return outcome.findings === 0 ? 0 : 1;
       }
       default: {
         const report = await replayAndVerify(rt, { keep: values.keep as boolean, progress: (line) => console.error(line) });

@@ -40,4 +40,6 @@ export const notReplayedTables = [
   'auth_challenges', 'bootstrap_tokens', 'sessions', 'sign_ins', 'account_members', 'api_keys', 'address_book', 'audit_log',
   // Stats projection: built from order-events, not account-commands; `ops rebuild-stats` rebuilds it (services/stats).
   'stats_orders', 'stats_hourly', 'stats_receiver_daily', 'stats_undecodable',
+  // Chain roles: transaction ids of the stored signed sets (one order each) and activation claims per receiver.
+  'order_tx_ids', 'receiver_activations',
 ];

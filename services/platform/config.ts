@@ -140,6 +140,8 @@ const schema = z.object({
   DATABASE_POOL_MAX: z.coerce.number().int().min(2).max(200).default(20),
   /** Webhook dispatcher intake: most events written per transaction. */
   DISPATCHER_MAX_BATCH: z.coerce.number().int().min(1).max(10_000).default(1_000),
+  /** Reconciler: real ms between passes comparing the chain with the records (services/reconciler/). */
+  RECONCILE_EVERY_MS: z.coerce.number().int().min(100).default(10_000),
 });
 
 export type Config = Omit<z.infer<typeof schema>, 'DEPOSIT_XPUB' | 'API_KEY_ENCRYPTION_KEY' | 'WEBHOOK_SECRET_KEY'> & {

@@ -37,3 +37,25 @@ export function registerLagGauge(collect: () => Promise<Array<{ topic: string; p
     },
   });
 }
+
+/** Reconciler: chain minus records per differing row (only rows that differ are set; reset every pass). */
+export const reconcileDifference = new client.Gauge({
+  name: 'reconcile_difference',
+  help: 'On chain minus expected (base units), per reconcile check and subject, for rows that differ.',
+  labelNames: ['check', 'subject', 'in_flight'],
+  registers: [metricsRegistry],
+});
+
+export const reconcileDiffering = new client.Gauge({
+  name: 'reconcile_differing_rows',
+  help: 'Rows whose difference no transaction in flight explains, per reconcile check.',
+  labelNames: ['check'],
+  registers: [metricsRegistry],
+});
+
+export const reconcilePassSeconds = new client.Gauge({
+  name: 'reconcile_pass_seconds',
+  help: 'Duration of the last pass of each reconcile check.',
+  labelNames: ['check'],
+  registers: [metricsRegistry],
+});

@@ -1,19 +1,31 @@
 /**
  * The scheduler role. At `expires_at` (on the injected clock), or early when a reclaim was asked, it
- * signs the undelegation of every landed delegation of the order once (through its supplier), stores it
- * with `order.close` (step `signed`), and broadcasts the stored bytes until the confirmer sees them land
- * and finishes the order as expired or reclaimed. A stored undelegation that can no longer land (the head
- * is past its expiration and it is in no block) is signed again, once per attempt, and stored the same
- * way (`order.close` step `signed` naming what it replaces); only the stored bytes are broadcast.
+ * signs the undelegation of what of the order is still on chain (the pool address's delegated balance to
+ * the receiver less what other staying orders hold there, capped at the order's landed delegations; see
+ * stakeLeft), stores it with `order.close` (step `signed`), and broadcasts the stored bytes until the
+ * confirmer sees them land and finishes the order as expired or reclaimed. When nothing of the order is on
+ * chain any more, the signed step carries no transaction and finishes the order at once.
+ *
+ * A stored undelegation that can no longer land (the head is past its expiration and it is in no block)
+ * or that the chain refused (CONTRACT_VALIDATE_ERROR: the stake is not there) is never broadcast again: it
+ * is resolved against the chain's delegated balance, re-signed (fresh nonce, so new bytes) for what is
+ * left, or dropped when nothing is, stored the same way (`order.close` step `signed` naming what it
+ * replaces). So every order leaves `active` within a few passes after `expires_at`.
  */
 import { poolSigners } from '../chain/pool-keys';
 import { ChainReader } from '../chain/reads';
-import { ChainWriter, expirationOf, type RefBlock } from '../chain/writes';
-import type { Command } from '../domain/commands';
+import { ChainWriter, expirationOf, type ChainResource, type RefBlock } from '../chain/writes';
+import type { Command, SignedTxFact } from '../domain/commands';
 import { derivedId } from '../domain/ids';
 import type { Order, Undelegation } from '../domain/orders';
-import { suppliersFor, type Suppliers } from '../broadcaster/suppliers';
-import { PollingRole, Rebroadcaster, signedOnce, txLifetimeMs, workList, type ChainRoleDeps } from '../broadcaster/work';
+import { SequenceNonces } from '../broadcaster/nonces';
+import { openStake, stakeKey } from '../broadcaster/open-stake';
+import { chainResource, suppliersFor, type Suppliers } from '../broadcaster/suppliers';
+import { PollingRole, Rebroadcaster, signedOnce, txLifetimeMs, txOwner, workList, type ChainRoleDeps } from '../broadcaster/work';
+import { stakeLeft, type StakePart } from './stake-left';
+
+/** Due orders signed at the same time. */
+const ORDERS_AT_ONCE = 8;
 
 export interface SchedulerDeps extends ChainRoleDeps {
   writer?: ChainWriter;
@@ -32,15 +44,38 @@ export class Scheduler {
   constructor(private readonly deps: SchedulerDeps) {
     this.writer = deps.writer ?? ChainWriter.fromConfig(deps.cfg);
     this.reader = deps.reader ?? ChainReader.fromConfig(deps.cfg);
-    this.suppliers = deps.suppliers ?? suppliersFor(this.writer, poolSigners(deps.cfg), deps.cfg.ORDER_MAX_DELEGATION_SUN ?? null);
-    this.sender = new Rebroadcaster(this.writer);
+    this.suppliers = deps.suppliers ?? suppliersFor(this.writer, poolSigners(deps.cfg), deps.cfg.ORDER_MAX_DELEGATION_SUN ?? null, new SequenceNonces(deps.pool));
+    this.sender = new Rebroadcaster(this.writer, 3_000, (txId) => txOwner(deps.pool, txId));
   }
 
   async tick(): Promise<void> {
     await this.sign();
     const closing = await workList(this.deps.pool, 'closing', this.deps.clock.now());
-    await this.resign(closing);
-    await this.sender.send(closing.flatMap((o) => o.undelegations));
+    await this.resolve(closing);
+    await this.sender.send(closing.flatMap((o) => o.undelegations.map((u) => ({ orderId: o.id, txId: u.txId, signedTx: u.signedTx }))));
+  }
+
+  private closeCommand(order: Order, step: string, txs: SignedTxFact[], replaces: string[], ...idParts: string[]): Command {
+    const { clock } = this.deps;
+    return {
+      type: 'order.close', commandId: derivedId('command', step, order.id, ...idParts), accountId: order.accountId,
+      issuedAt: clock.now(), deadlineAt: null, replyTo: null,
+      orderId: order.id, step: 'signed', reason: order.closeReason ?? 'expired', txs, idempotencyKey: null, at: clock.now(), replaces,
+    };
+  }
+
+  /**
+   * The parts of `own` still on chain: the pool address's delegated balance to the receiver less what
+   * staying orders hold there and less `pending` (this order's own undelegations that may still land).
+   */
+  private async left(order: Order, own: StakePart[], pending: StakePart[]): Promise<StakePart[]> {
+    const resource: ChainResource = chainResource(order);
+    const staying = await openStake(this.deps.pool, { receivers: [order.receiver], excludeOrder: order.id, leavingAt: this.deps.clock.now() });
+    const onChain = new Map<string, bigint>();
+    for (const from of new Set(own.map((p) => p.from))) onChain.set(from, (await this.reader.delegated(from, order.receiver, 'full'))[resource]);
+    const others = (from: string) =>
+      (staying.get(stakeKey(from, order.receiver, resource)) ?? 0n) + pending.filter((p) => p.from === from).reduce((s, p) => s + p.sun, 0n);
+    return stakeLeft(own, (from) => onChain.get(from) ?? 0n, others);
   }
 
   private async sign(): Promise<void> {
@@ -48,20 +83,18 @@ export class Scheduler {
     const due = await workList(pool, 'due-close', clock.now(), 200);
     if (due.length === 0) return;
     const ref = await this.writer.refBlock(txLifetimeMs(cfg, clock));
-    const commands: Command[] = [];
-    for (const order of due) {
-      const command = await signedOnce(pool, order.id, 'close', async () => {
-        const txs = await this.suppliers[order.supplier].release(order, ref);
-        if (txs.length === 0) return null;
-        return {
-          type: 'order.close', commandId: derivedId('command', 'order-close-signed', order.id), accountId: order.accountId,
-          issuedAt: clock.now(), deadlineAt: null, replyTo: null,
-          orderId: order.id, step: 'signed', reason: order.closeReason ?? 'expired', txs, idempotencyKey: null, at: clock.now(), replaces: [],
-        };
-      });
-      if (command) commands.push(command);
+    const commands: Array<Command | null> = [];
+    // Orders are independent (each signs its own parts, each transaction its own nonce): a few at a time.
+    for (let i = 0; i < due.length; i += ORDERS_AT_ONCE) {
+      commands.push(...(await Promise.all(due.slice(i, i + ORDERS_AT_ONCE).map((order) => signedOnce(pool, order.id, 'close', async () => {
+        const landed = order.allocations.filter((a) => a.kind === 'delegate' && a.landed === true);
+        const parts = await this.left(order, landed.map((a) => ({ from: a.from, sun: a.sun })), []);
+        const txs = parts.length > 0 ? await this.suppliers[order.supplier].undelegate(order, parts, ref) : [];
+        return this.closeCommand(order, 'order-close-signed', txs, []);
+      })))));
     }
-    if (commands.length > 0) await this.deps.bus.append(commands);
+    const signed = commands.filter((c): c is Command => c !== null);
+    if (signed.length > 0) await this.deps.bus.append(signed);
   }
 
   /** Stored undelegations that can no longer land: the head is past their expiration and no block has them. */
@@ -75,8 +108,10 @@ export class Scheduler {
     return dead;
   }
 
-  private async resign(closing: Order[]): Promise<void> {
+  /** Undelegations that expired unlanded or were refused: resolved against the chain, never sent again as they are. */
+  private async resolve(closing: Order[]): Promise<void> {
     const { pool, clock, cfg } = this.deps;
+    const refused = this.sender.refusals();
     const live = new Set(closing.flatMap((o) => o.undelegations.map((u) => u.txId)));
     for (const id of this.inBlock) if (!live.has(id)) this.inBlock.delete(id);
     if (closing.length === 0) return;
@@ -85,20 +120,19 @@ export class Scheduler {
     const commands: Command[] = [];
     for (const order of closing) {
       const dead = await this.dead(order, head.timestamp);
-      if (dead.length === 0) continue;
-      const replaced = dead.map((u) => u.txId);
+      const stuck = [...dead, ...order.undelegations.filter((u) => refused.has(u.txId) && !dead.includes(u))];
+      if (stuck.length === 0) continue;
+      for (const u of stuck) this.sender.drop(u.txId);
+      const replaced = stuck.map((u) => u.txId);
       const command = await signedOnce(pool, order.id, `close:${replaced[0]}`, async () => {
-        ref ??= await this.writer.refBlock(txLifetimeMs(cfg, clock));
-        const fresh = await this.suppliers[order.supplier].resign(order, dead, ref);
         const kept = order.undelegations
           .filter((u) => !replaced.includes(u.txId))
           .map((u) => ({ kind: 'undelegate' as const, from: u.from, amount: 0, sun: u.sun, txId: u.txId, signedTx: u.signedTx }));
-        return {
-          type: 'order.close', commandId: derivedId('command', 'order-close-resigned', order.id, replaced[0]), accountId: order.accountId,
-          issuedAt: clock.now(), deadlineAt: null, replyTo: null,
-          orderId: order.id, step: 'signed', reason: order.closeReason ?? 'expired', txs: [...kept, ...fresh], idempotencyKey: null, at: clock.now(),
-          replaces: replaced,
-        };
+        const pending = kept.filter((u) => !this.inBlock.has(u.txId));
+        const parts = await this.left(order, stuck, pending);
+        ref ??= await this.writer.refBlock(txLifetimeMs(cfg, clock));
+        const fresh = parts.length > 0 ? await this.suppliers[order.supplier].undelegate(order, parts, ref) : [];
+        return this.closeCommand(order, 'order-close-resigned', [...kept, ...fresh], replaced, replaced[0]);
       });
       if (command) commands.push(command);
     }

@@ -3,6 +3,7 @@
  * points at it, plus funding through a support adjustment and a signed POST /v1/orders.
  */
 import { replayAndVerify } from '../../services/ops/replay';
+import { assertReconciled } from './world';
 import { startDevnet, type Devnet } from '../devnet/start-devnet';
 import { call, signedHeaders, signUp, startIdentityStack, type Customer, type IdentityStack, type Reply } from './identity';
 
@@ -17,15 +18,15 @@ export async function startOrderStack(label: string, overrides: Record<string, s
     ...stack,
     devnet,
     stop: async () => {
-      // The world's log must rebuild its database exactly (orders, idempotency records, journals).
+      // The chain must hold exactly what the orders say (ops reconcile clean), and the world's log must
+      // rebuild its database exactly (orders, idempotency records, journals).
+      const reconciled = await assertReconciled(stack.rt).then(() => null, (err: Error) => err);
       const report = await replayAndVerify(stack.rt);
       const differing = report.tables.filter((t) => t.differences.length > 0);
       await stack.stop();
-      if (differing.length > 0) {
-        await devnet.stop();
-        throw new Error(`replay differs from the database: ${JSON.stringify(differing).slice(0, 2000)}`);
-      }
       await devnet.stop();
+      if (differing.length > 0) throw new Error(`replay differs from the database: ${JSON.stringify(differing).slice(0, 2000)}`);
+      if (reconciled) throw reconciled;
     },
   };
 }

@@ -9,6 +9,7 @@ import { parseConfig, type Config } from '../../services/platform/config';
 import { createRuntime, type Runtime } from '../../services/platform/runtime';
 import { commandBusFor, type CommandBus } from '../../services/platform/command-bus';
 import { replayAndVerify } from '../../services/ops/replay';
+import { reconcileOnce, reconcileReport } from '../../services/reconciler/run';
 import { dropDatabase } from '../../services/platform/db/databases';
 
 export interface World {
@@ -60,6 +61,16 @@ export async function eventually<T>(check: () => Promise<T | undefined | false>,
     await new Promise((r) => setTimeout(r, 200));
   }
   throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+}
+
+/**
+ * For worlds that run orders, next to the replay check: `ops reconcile` finds the chain and the records
+ * agreeing (every pool address's delegated stake per receiver equals what the open orders hold, up to
+ * transactions still in flight).
+ */
+export async function assertReconciled(rt: Runtime): Promise<void> {
+  const outcome = await reconcileOnce(rt);
+  if (outcome.findings > 0) throw new Error(`ops reconcile differs after the test:\n${reconcileReport(outcome)}`);
 }
 
 /**

@@ -26,11 +26,17 @@ test('transaction states of settled orders are dropped from the cache', async ()
   const reads: string[] = [];
   const confirmer = new Confirmer({
     cfg: { ORDER_WAIT_WINDOW_MS: 10_000 } as any,
-    pool: {} as any,
+    // order_tx_ids: each transaction stored by its own order (tx_a* by ord_a, tx_b* by ord_b).
+    pool: { query: async (sql: string, params: string[]) => ({ rows: sql.includes('order_tx_ids') ? [{ order_id: `ord_${params[0][3]}` }] : [] }) } as any,
     clock: new SteppedClock(1_000),
     bus: { append: async (c: any[]) => void appended.push(...c) } as any,
-    reader: { transactionInfo: async (txId: string) => (reads.push(txId), { txid: txId, failed: false }) } as any,
-    writer: { delegatedSun: async () => 10_000_000n, head: async () => ({ number: 1, timestamp: 0 }) } as any,
+    reader: {
+      transaction: async (txId: string) => (reads.push(txId), {
+        txid: txId, type: 'DelegateResourceContract', contractRet: 'SUCCESS', owner: 'TPool', receiver: 'TReceiver', resource: 'ENERGY', balanceSun: 1_000_000n,
+      }),
+      delegated: async () => ({ ENERGY: 10_000_000n, BANDWIDTH: 0n }),
+    } as any,
+    writer: { head: async () => ({ number: 1, timestamp: 0 }) } as any,
   });
   lists.allocating = [order('ord_a', ['tx_a1', 'tx_a2']), order('ord_b', ['tx_b1'])];
   await confirmer.tick();

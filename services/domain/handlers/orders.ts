@@ -193,7 +193,11 @@ export const settleOrder: Handler<CommandOf<'order.settle'>> = (state, c) => {
   }
 
   const isActivation = order.resource === 'activation';
-  const refund = isActivation ? 0n : partialRefund(order, deliveredAmount);
+  // Charged for an activation it did not perform (another order activated the receiver, or it was active
+  // by the time the order was signed): that part comes back, with its own journal.
+  const activationBack = !activation && order.activateSun > 0n ? order.activateSun : 0n;
+  const resourceBack = isActivation ? 0n : partialRefund(order, deliveredAmount);
+  const refund = resourceBack + activationBack;
   const next: Order = {
     ...withAllocations,
     status: isActivation ? 'confirmed' : 'active',
@@ -209,8 +213,14 @@ export const settleOrder: Handler<CommandOf<'order.settle'>> = (state, c) => {
   const journals: Journal[] = [
     transferJournal({ ...base, id: derivedId('journal', c.commandId, 0), kind: 'order_charge' }, 'TRX', ledgerAccounts.customerTrx(order.accountId), ledgerAccounts.orderRevenue, order.totalSun),
   ];
-  if (refund > 0n) {
-    journals.push(transferJournal({ ...base, id: derivedId('journal', c.commandId, 1), kind: 'order_refund' }, 'TRX', ledgerAccounts.orderRevenue, ledgerAccounts.customerTrx(order.accountId), refund));
+  if (resourceBack > 0n) {
+    journals.push(transferJournal({ ...base, id: derivedId('journal', c.commandId, 1), kind: 'order_refund' }, 'TRX', ledgerAccounts.orderRevenue, ledgerAccounts.customerTrx(order.accountId), resourceBack));
+  }
+  if (activationBack > 0n) {
+    journals.push(transferJournal(
+      { ...base, id: derivedId('journal', c.commandId, 2), kind: 'order_refund', memo: 'activation performed by another order' },
+      'TRX', ledgerAccounts.orderRevenue, ledgerAccounts.customerTrx(order.accountId), activationBack,
+    ));
   }
   const spent = order.totalSun - refund;
   const updated: Account = {
@@ -269,11 +279,13 @@ export const closeOrder: Handler<CommandOf<'order.close'>> = (state, c) => {
   }
 
   if (c.step === 'signed') {
-    if (finished || !delivered.includes(order.status) || c.txs.length === 0) return unchanged(order);
+    if (finished || !delivered.includes(order.status)) return unchanged(order);
     // First signing: only while nothing is stored. Re-signing: only while what it replaces is still stored.
     const stored = new Set(order.undelegations.map((u) => u.txId));
     const replaces = c.replaces ?? [];
     if (replaces.length === 0 ? stored.size > 0 : !replaces.every((id) => stored.has(id))) return unchanged(order);
+    // No transaction: the scheduler found nothing of this order left on chain to take back. It is done.
+    if (c.txs.length === 0) return finishClose({ ...order, undelegations: [], reclaimHash: null }, c);
     const next: Order = {
       ...order,
       closeReason: order.closeReason ?? c.reason,
@@ -287,8 +299,13 @@ export const closeOrder: Handler<CommandOf<'order.close'>> = (state, c) => {
 
   // landed
   if (finished || !delivered.includes(order.status) || order.undelegations.length === 0) return unchanged(order);
+  return finishClose(order, c);
+};
+
+/** The order leaves `active`: expired or reclaimed, with its event. */
+function finishClose(order: Order, c: CommandOf<'order.close'>): Outcome {
   const reason = order.closeReason ?? c.reason;
-  const next: Order = { ...order, status: reason, reclaimedAt: c.at, updatedAt: c.issuedAt };
+  const next: Order = { ...order, status: reason, closeReason: reason, closeRequestedAt: order.closeRequestedAt ?? c.at, reclaimedAt: c.at, updatedAt: c.issuedAt };
   const common = {
     order_id: order.id, client_order_id: order.clientOrderId, receiver: order.receiver, resource: order.resource, amount: big(order.amount),
     reclaim_hash: order.reclaimHash, refunded_amount_sun: order.refundedSun,
@@ -298,7 +315,7 @@ export const closeOrder: Handler<CommandOf<'order.close'>> = (state, c) => {
       ? { eventId: eventIdFor(c.commandId, 0), type: 'order.expired', accountId: order.accountId, createdAt: c.issuedAt, data: { ...common, expired_at: iso(c.at) as string } }
       : { eventId: eventIdFor(c.commandId, 0), type: 'order.reclaimed', accountId: order.accountId, createdAt: c.issuedAt, data: { ...common, reclaimed_at: iso(c.at) as string } };
   return applied(200, next, { ...noEffects(), orders: [next], events: [event] });
-};
+}
 
 export const refundOrder: Handler<CommandOf<'order.refund'>> = (state, c) => {
   const order = orderFor(state, c.accountId, c.orderId);
