@@ -140,7 +140,14 @@ export async function signUp(base: string, scopes?: string[]): Promise<Customer>
   return { wallet, accountId: created.body.account_id, token, key: { id: key.body.id, secret: key.body.secret } };
 }
 
-export function signedHeaders(key: { id: string; secret: string }, method: string, path: string, raw = '', timestamp = Math.floor(Date.now() / 1000)): Record<string, string> {
+/** Unix milliseconds that never repeat in this process: two identical writes in one second are two requests, not a replay. */
+let lastTimestampMs = 0;
+export function uniqueTimestampMs(): number {
+  lastTimestampMs = Math.max(Date.now(), lastTimestampMs + 1);
+  return lastTimestampMs;
+}
+
+export function signedHeaders(key: { id: string; secret: string }, method: string, path: string, raw = '', timestamp = uniqueTimestampMs()): Record<string, string> {
   return { 'x-api-key': key.id, 'x-api-timestamp': String(timestamp), 'x-api-sign': signRequest(key.secret, String(timestamp), method, path, raw) };
 }
 

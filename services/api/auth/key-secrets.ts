@@ -11,7 +11,8 @@ const MAX_ENTRIES = 10_000;
 /** `last_used_at` is written at most this often per key (ms); it is a hint for the dashboard, not a log. */
 export const TOUCH_EVERY_MS = 1_000;
 
-const opened = new Map<string, string>();
+/** Per set of decryption keys (one per configuration), so a secret is only ever returned to a holder of its key. */
+const openedByKeys = new WeakMap<readonly string[], Map<string, string>>();
 const touched = new Map<string, number>();
 
 /**
@@ -19,6 +20,8 @@ const touched = new Map<string, number>();
  * previous one during a rotation); the cache key is the sealed text, so a re-sealed row misses.
  */
 export function openKeySecret(decryptionKeys: readonly string[], keyId: string, sealed: string): string {
+  let opened = openedByKeys.get(decryptionKeys);
+  if (!opened) openedByKeys.set(decryptionKeys, (opened = new Map()));
   const memo = `${keyId}|${sealed}`;
   const hit = opened.get(memo);
   if (hit !== undefined) return hit;
