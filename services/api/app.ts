@@ -16,6 +16,7 @@ import { ordersRouter, type OrderRouteDeps } from './routes/orders';
 import { promoRouter, type PromoRouteDeps } from './routes/promo';
 import { buildDocument } from './openapi/document';
 import { requestId } from './request-id';
+import { dashboardStatic } from './dashboard';
 import { RequestValidator } from './validate';
 
 export interface ApiDeps {
@@ -54,6 +55,8 @@ export function createApp(deps: ApiDeps): Express {
   app.use(ordersRouter({ rt: deps.rt, bus: deps.bus, validator, chain: deps.chain }));
   app.use(promoRouter({ rt: deps.rt, bus: deps.bus, validator, drops: deps.promoDrops }));
 
+  // The web dashboard at `/` (after every API router, so it never shadows one).
+  app.use(dashboardStatic());
   app.use((_req, _res, next) => next(new ApiError('not_found', 'No such endpoint.')));
   app.use(errorHandler);
   return app;
