@@ -82,3 +82,4 @@ down:
 test: build test-stack-up
 	infra/env/load.sh test -- npx jest --ci --selectProjects unit
 	infra/env/load.sh test -- npx jest --ci --selectProjects integration --runInBand --forceExit
+	infra/browser/ensure-chromium.sh && infra/env/load.sh test -- npx jest --ci --selectProjects browser --runInBand --forceExit

@@ -69,7 +69,7 @@ test('a viewer session reads orders but may not place or reclaim one (1016); an 
   const placed = await call(stack.base, 'POST', '/v1/orders', { body: energy(receiver, 'editor-1'), headers: sessionHeaders(editor) });
   expect(placed.status).toBe(201);
   expect(placed.body.source).toBe('dashboard');
-  const reclaim = await call(stack.base, 'POST', `/v1/orders/${placed.body.id}/reclaim`, { body: {}, headers: sessionHeaders(viewer) });
+  const reclaim = await call(stack.base, 'POST', `/v1/orders/${placed.body.id}/reclaim`, { headers: sessionHeaders(viewer) });
   expect(reclaim.status).toBe(403);
   expect(reclaim.body.error.code).toBe(1016);
   const seen = await call(stack.base, 'GET', '/v1/orders', { headers: sessionHeaders(viewer, false) });

@@ -19,6 +19,8 @@ export const orderDetailPage: Page = (root, id) => {
   const out = h('div');
   put(root, h('p', null, h('a', { href: '#/orders' }, '← Orders')), section(`Order ${id}`, box, out));
   let timer: number | undefined;
+  // After a reclaim request the page keeps polling until the chain shows it (202: not on chain yet).
+  let reclaiming = false;
 
   const draw = (o: any) => {
     const rows: [string, Child][] = [
@@ -39,9 +41,11 @@ export const orderDetailPage: Page = (root, id) => {
         if (!confirm('Take the resource back now? The rental is not refunded.')) return;
         reclaim.disabled = true;
         try {
-          const r = await api('POST', `/v1/orders/${encodeURIComponent(o.id)}/reclaim`, {});
+          const r = await api('POST', `/v1/orders/${encodeURIComponent(o.id)}/reclaim`);
           put(out, notice('ok', `Reclaim requested: ${r.status}.`));
+          reclaiming = r.status !== 'reclaimed';
           draw(r);
+          if (reclaiming && timer === undefined) timer = window.setInterval(() => void load(), 2000);
         } catch (err) {
           put(out, notice('error', errorText(err)));
           reclaim.disabled = false;
@@ -55,7 +59,8 @@ export const orderDetailPage: Page = (root, id) => {
     try {
       const o = await api('GET', `/v1/orders/${encodeURIComponent(id ?? '')}`);
       draw(o);
-      if (!MOVING.has(o.status) && timer !== undefined) {
+      if (o.status === 'reclaimed') reclaiming = false;
+      if (!MOVING.has(o.status) && !reclaiming && timer !== undefined) {
         clearInterval(timer);
         timer = undefined;
       }

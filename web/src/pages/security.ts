@@ -14,7 +14,7 @@ export const securityPage: Page = (root) => {
   everywhere.onclick = async () => {
     if (!confirm('End every session of this wallet on this account, this one included?')) return;
     try {
-      await api('POST', '/v1/session/revoke-all', {});
+      await api('POST', '/v1/session/revoke-all');
       location.reload();
     } catch (err) {
       put(out, notice('error', errorText(err)));

@@ -46,7 +46,7 @@ export const webhooksPage: Page = (root) => {
       }), 'send-test'),
       button('Rotate secret', () => act(async () => {
         if (!confirm('Rotate now? The old secret stops working immediately.')) return;
-        const r = await api('POST', `/v1/webhooks/${w.id}/rotate-secret`, {});
+        const r = await api('POST', `/v1/webhooks/${w.id}/rotate-secret`);
         put(out, secretOnce(`New secret for ${w.url}`, r.secret));
       }), 'rotate-secret'),
       button(w.is_active ? 'Pause' : 'Resume', () => act(async () => {
