@@ -46,6 +46,9 @@ afterAll(async () => {
 test('the page is served at / without shadowing the API, and signs in through the injected wallet', async () => {
   const [health, missing, api404] = await Promise.all(['/healthz', '/nothing-here.js', '/v1/nothing'].map((p) => fetch(stack.base + p)));
   expect(health.status).toBe(200);
+  const shell = await fetch(stack.base + '/');
+  expect(shell.headers.get('content-type')).toContain('text/html');
+  expect(shell.headers.get('content-security-policy')).toContain("default-src 'self'");
   expect(missing.status).toBe(404);
   expect(((await api404.json()) as any).error.slug).toBe('not_found');
 
@@ -74,8 +77,8 @@ test('overview: a devnet deposit to the shown address (QR code) is credited; the
   expect(qr.w).toBeGreaterThan(100);
 
   const txid = await sendTrx(stack.devnet, 0, address, DEPOSIT_SUN);
-  await until(page, 'balance credited', () => document.querySelector('[data-testid=balance]')?.textContent === '100 TRX', 45_000);
-  expect(await text('[data-testid=available]')).toBe('100 TRX');
+  await until(page, 'balance credited', () => document.querySelector('[data-testid=balance]')?.textContent === '100\u00a0TRX', 45_000);
+  expect(await text('[data-testid=available]')).toBe('100\u00a0TRX');
   expect(await page.$('[data-testid=low-balance]')).toBeNull();
   // The chain holds what the page says arrived.
   expect(await stack.devnet.post('/wallet/gettransactionbyid', { value: txid }).then((t: any) => t.txID)).toBe(txid);
@@ -89,7 +92,7 @@ test('orders: place an order at the live price, watch it go active, the hash is 
   const receiverAddress = stack.devnet.accounts.customers[1].address;
   await page.fill('input[name=receiver]', receiverAddress);
   await page.selectOption('select[name=tier]', '5m');
-  expect(await text('[data-testid=live-price]')).toContain('2.6 TRX');
+  expect(await text('[data-testid=live-price]')).toContain('2.6\u00a0TRX');
   await page.click('[data-testid=place-order]');
   const link = page.locator('.notice.ok a').first();
   await link.waitFor();
@@ -174,12 +177,25 @@ test('keys, members, address book, ledger and sign-ins', async () => {
   await until(page, 'entry listed', () => (document.querySelector('[data-testid=address-book]')?.textContent ?? '').includes('hot wallet'));
   await shot(page, '08-address-book');
 
+  // 20 support credits at once, so the ledger has a second page (deposit + charge + 20 = 22 journals).
+  const accountId = await page.evaluate(async () => ((await (await fetch('/v1/session')).json()) as any).account_id);
+  const credits = await Promise.all(Array.from({ length: 20 }, (_, i) => stack.bus.submit({ type: 'balance.adjust', accountId, amountSun: BigInt(i + 1), memo: `page test ${i}` })));
+  expect(credits.every((c) => c.outcome === 'applied')).toBe(true);
   await go(page, 'ledger');
-  await until(page, 'ledger rows', () => {
-    const t = document.querySelector('[data-testid=ledger]')?.textContent ?? '';
-    return t.includes('deposit') && t.includes('order_charge');
-  });
+  const rowsOf = () => page.$$eval('[data-testid=ledger] tbody tr', (trs) => trs.map((tr) => tr.textContent ?? ''));
+  await until(page, 'ledger page 1', () => document.querySelectorAll('[data-testid=ledger] tbody tr').length === 20);
+  const first = await rowsOf();
   await shot(page, '09-ledger');
+  await page.click('[data-testid=ledger-next]');
+  await until(page, 'ledger page 2', () => document.querySelectorAll('[data-testid=ledger] tbody tr').length === 2);
+  const second = await rowsOf();
+  expect(second.join()).toContain('deposit');
+  expect(first.join() + second.join()).toContain('order_charge');
+  expect(first.filter((r) => second.includes(r))).toEqual([]);
+  expect(await page.locator('[data-testid=ledger-next]').isDisabled()).toBe(true);
+  await page.click('[data-testid=ledger-prev]');
+  await until(page, 'back on page 1', () => document.querySelectorAll('[data-testid=ledger] tbody tr').length === 20);
+  expect(await rowsOf()).toEqual(first);
 
   await go(page, 'security');
   await until(page, 'sign-ins', () => (document.querySelectorAll('[data-testid=sign-ins] tbody tr').length ?? 0) >= 1);

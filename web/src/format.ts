@@ -6,8 +6,8 @@ export function trx(sun: number | string | bigint | null | undefined): string {
   const abs = neg ? -v : v;
   const whole = abs / 1_000_000n;
   const frac = (abs % 1_000_000n).toString().padStart(6, '0').replace(/0+$/, '');
-  const grouped = whole.toString().replace(/\B(?=(\d{3})+(?!\d))/g, ' ');
-  return `${neg ? '−' : ''}${grouped}${frac ? '.' + frac : ''} TRX`;
+  const grouped = whole.toString().replace(/\B(?=(\d{3})+(?!\d))/g, '\u00a0');
+  return `${neg ? '−' : ''}${grouped}${frac ? '.' + frac : ''}\u00a0TRX`;
 }
 
 export function usdt(units: number | string | null | undefined): string {
@@ -28,5 +28,5 @@ export function short(s: string | null | undefined, keep = 6): string {
 }
 
 export function num(n: number | null | undefined): string {
-  return n === null || n === undefined ? '–' : n.toLocaleString('en-US').replace(/,/g, ' ');
+  return n === null || n === undefined ? '–' : n.toLocaleString('en-US').replace(/,/g, '\u00a0');
 }
