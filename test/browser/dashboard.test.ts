@@ -6,6 +6,7 @@
  * the CSRF token refused, and every page at 375 px wide without sideways scrolling.
  * Screenshots of each page go to test/browser/screenshots/ (not committed).
  */
+import { gzipSync } from 'node:zlib';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { TronWeb } from 'tronweb';
 import { startReceiver, type Receiver } from '../support/https-receiver';
@@ -25,7 +26,12 @@ const DEPOSIT_SUN = 100_000_000;
 const text = (selector: string) => page.locator(selector).first().innerText();
 const go = async (p: Page, hash: string) => {
   await p.goto(`${stack.base}/#/${hash}`);
-  await p.waitForSelector('main#main');
+  try {
+    await p.waitForSelector('main#main', { timeout: 10_000 });
+  } catch (err) {
+    await shot(p, `failed-${hash}`);
+    throw new Error(`page ${hash} not shown: ${(await p.locator('body').innerText()).slice(0, 300)}`);
+  }
 };
 
 beforeAll(async () => {
@@ -52,8 +58,19 @@ test('the page is served at / without shadowing the API, and signs in through th
   expect(missing.status).toBe(404);
   expect(((await api404.json()) as any).error.slug).toBe('not_found');
 
+  // First load: every script the page fetched, compressed, is far under the 300 KB budget; nothing from another origin.
+  const loaded: { url: string; body: Buffer; type: string }[] = [];
+  const collect = async (r: import('playwright-core').Response) => {
+    loaded.push({ url: r.url(), body: await r.body().catch(() => Buffer.alloc(0)), type: r.request().resourceType() });
+  };
+  page.on('response', collect);
   await page.goto(stack.base + '/');
   await page.waitForSelector('[data-testid=sign-in]');
+  page.off('response', collect);
+  const scripts = loaded.filter((r) => r.type === 'script');
+  expect(scripts.length).toBeGreaterThan(0);
+  expect(loaded.every((r) => r.url.startsWith(stack.base))).toBe(true);
+  expect(gzipSync(Buffer.concat(scripts.map((s) => s.body))).length).toBeLessThan(300 * 1024);
   await shot(page, '01-sign-in');
   await page.click('[data-testid=sign-in]');
   await page.waitForSelector('[data-testid=role]');
@@ -271,7 +288,7 @@ test('sign out everywhere ends every session of this wallet, in other browsers t
   await page.click('[data-testid=sign-out-everywhere]');
   await page.waitForSelector('[data-testid=sign-in]');
   // The other browser's next call finds its session gone and shows sign-in.
-  await go(op, 'overview');
+  await op.goto(`${stack.base}/#/overview`);
   await op.waitForSelector('[data-testid=sign-in]', { timeout: 10_000 });
   const status = await op.evaluate(async () => (await fetch('/v1/session')).status);
   expect(status).toBe(401);
