@@ -102,6 +102,7 @@ test: build test-stack-up
 	infra/env/load.sh test -- npx jest --ci --selectProjects unit
 	infra/env/load.sh test -- npx jest --ci --selectProjects integration --maxWorkers=$(TEST_WORKERS) --forceExit --testPathIgnorePatterns '$(SERIAL_TESTS)'
 	infra/env/load.sh test -- npx jest --ci --selectProjects integration --runInBand --forceExit --testPathPattern '$(SERIAL_TESTS)'
+	infra/browser/ensure-chromium.sh && infra/env/load.sh test -- npx jest --ci --selectProjects browser --runInBand --forceExit
 
 # ------------------------------------------------------------------ benchmarks (bench/README.md)
 # Against the test profile's stack, on the pinned Node. Not tests: they print figures.

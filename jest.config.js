@@ -18,5 +18,7 @@ module.exports = {
       transform,
       testEnvironment: 'node',
     },
+    // The dashboard in Debian's chromium (playwright-core) against a real stack; run after the integration project.
+    { displayName: 'browser', testMatch: ['<rootDir>/test/browser/**/*.test.ts'], transform, testEnvironment: 'node' },
   ],
 };

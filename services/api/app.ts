@@ -16,6 +16,7 @@ import { promoRouter, type PromoRouteDeps } from './routes/promo';
 import { statsRouter } from './routes/stats';
 import { buildDocument } from './openapi/document';
 import { requestId } from './request-id';
+import { dashboardStatic } from './dashboard';
 import { RequestValidator } from './validate';
 
 export interface ApiDeps {
@@ -55,6 +56,8 @@ export function createApp(deps: ApiDeps): Express {
   app.use(promoRouter({ rt: deps.rt, bus: deps.bus, validator, drops: deps.promoDrops }));
   app.use(statsRouter({ rt: deps.rt, validator }));
 
+  // The web dashboard at `/` (after every API router, so it never shadows one).
+  app.use(dashboardStatic());
   app.use((_req, _res, next) => next(new ApiError('not_found', 'No such endpoint.')));
   app.use(errorHandler);
   return app;

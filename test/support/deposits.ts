@@ -49,19 +49,24 @@ export async function startDepositStack(label: string, overrides: Record<string,
     async stop() {
       await stack.stopWatcher();
       await stopServing();
-      try {
-        await assertLedgerInvariants(rt.pool);
-        // The database is dropped WITH (FORCE) under the pool's idle connections.
-        rt.pool.on('error', () => undefined);
-        await dropWorld(world, rt);
-      } finally {
-        await bus.stop();
-        await rt.close().catch(() => undefined);
-        await devnet.stop();
-      }
+      await closeChainWorld(stack);
     },
   };
   return stack;
+}
+
+/** After the servers and roles stopped: ledger invariants, replay check and drop of the world, then its devnet. */
+export async function closeChainWorld(s: { world: World; rt: Runtime; bus: CommandBus; devnet: Devnet }): Promise<void> {
+  try {
+    await assertLedgerInvariants(s.rt.pool);
+    // The database is dropped WITH (FORCE) under the pool's idle connections.
+    s.rt.pool.on('error', () => undefined);
+    await dropWorld(s.world, s.rt);
+  } finally {
+    await s.bus.stop();
+    await s.rt.close().catch(() => undefined);
+    await s.devnet.stop();
+  }
 }
 
 /** The world's config with some variables changed (a watcher restarted with another rate, say). */

@@ -130,7 +130,7 @@ export const identityPaths: Record<string, Record<string, Operation>> = {
   },
   '/v1/account': {
     get: {
-      operationId: 'getAccount', summary: 'The account.', tags: ['account'], security: [...sec.apiKey('account.read'), ...sec.bootstrap],
+      operationId: 'getAccount', summary: 'The account.', tags: ['account'], security: [...sec.apiKey('account.read'), ...sec.bootstrap, ...sec.session],
       responses: { '200': json('account', ref('Account')), ...errors('401', '403', '404', '429', '500') },
     },
     patch: {
@@ -141,7 +141,7 @@ export const identityPaths: Record<string, Record<string, Operation>> = {
   },
   '/v1/deposit-addresses': {
     get: {
-      operationId: 'listDepositAddresses', summary: 'Deposit addresses, retired ones and the rotation limits.', tags: ['account'], security: sec.apiKey('account.read'),
+      operationId: 'listDepositAddresses', summary: 'Deposit addresses, retired ones and the rotation limits.', tags: ['account'], security: [...sec.apiKey('account.read'), ...sec.session],
       responses: { '200': json('deposit addresses', depositAddressesResponse), ...errors('401', '403', '429', '500') },
     },
   },

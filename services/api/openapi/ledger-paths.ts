@@ -32,7 +32,7 @@ export const ledgerPaths: Record<string, Record<string, Operation>> = {
   '/v1/balance': {
     get: {
       operationId: 'getBalance', summary: 'Balance, reserved and available SUN (read budget).', tags: ['account'],
-      security: [{ apiKey: ['balance.read'] }],
+      security: [{ apiKey: ['balance.read'] }, { session: [] }],
       responses: { '200': json('balance', ref('Balance')), ...errors('401', '403', '429', '500') },
     },
   },

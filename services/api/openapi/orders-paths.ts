@@ -13,8 +13,10 @@ const errors = (...codes: string[]) => Object.fromEntries(codes.map((c) => [c, e
 const nullable = (schema: Record<string, unknown>) => ({ oneOf: [schema, { type: 'null' }] });
 const dateTime = { type: 'string', format: 'date-time' };
 const tags = ['orders'];
-const write: Array<Record<string, string[]>> = [{ apiKey: ['orders.write'] }];
-const read: Array<Record<string, string[]>> = [{ apiKey: ['orders.read'] }];
+// Contract §5: a dashboard session (editor or owner to write, with X-CSRF-Token) opens the order routes too; quotes stay API-key only.
+const write: Array<Record<string, string[]>> = [{ apiKey: ['orders.write'] }, { session: [] }];
+const read: Array<Record<string, string[]>> = [{ apiKey: ['orders.read'] }, { session: [] }];
+const quoteSecurity: Array<Record<string, string[]>> = [{ apiKey: ['orders.write'] }];
 const orderIdParam = { name: 'orderId', in: 'path' as const, required: true, schema: { type: 'string', maxLength: 200 }, description: 'ord_ id or cid:<client_order_id>' };
 const idempotencyKey = { name: 'Idempotency-Key', in: 'header' as const, schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{8,128}$' } };
 /** int64: parsed as bigint beyond 2^53, so the type is checked by the route (services/api/routes/orders.ts). */
@@ -53,7 +55,7 @@ export const orderPaths: Record<string, Record<string, Operation>> = {
   },
   '/v1/quotes': {
     post: {
-      operationId: 'createQuote', summary: 'Pins the total of one order for 60 s.', tags, security: write,
+      operationId: 'createQuote', summary: 'Pins the total of one order for 60 s.', tags, security: quoteSecurity,
       requestBody: { required: true, content: { 'application/json': { schema: obj({ resource: ref('OrderResource'), amount: { type: 'integer', minimum: 1 }, tier: ref('Tier'), receiver: ref('Address') }, ['resource', 'receiver']) } } },
       responses: { '201': json('quote', ref('Quote')), ...errors('400', '401', '403', '422', '429', '500', '503') },
     },

@@ -18,7 +18,7 @@ export function accountRouter(deps: IdentityDeps): Router {
     return account;
   };
 
-  router.get('/v1/account', requireAuth({ apiKey: { scope: 'account.read' }, bootstrap: true }), validator.for('getAccount'), async (_req, res) => {
+  router.get('/v1/account', requireAuth({ apiKey: { scope: 'account.read' }, bootstrap: true, session: { minRole: 'viewer' } }), validator.for('getAccount'), async (_req, res) => {
     sendJson(res, 200, await accountJson(rt.cfg, await ownAccount(accountIdOf(res)), deps.rate));
   });
 
@@ -34,7 +34,7 @@ export function accountRouter(deps: IdentityDeps): Router {
     sendJson(res, 200, await accountJson(rt.cfg, await ownAccount(accountId), deps.rate));
   });
 
-  router.get('/v1/deposit-addresses', requireAuth({ apiKey: { scope: 'account.read' } }), validator.for('listDepositAddresses'), async (_req, res) => {
+  router.get('/v1/deposit-addresses', requireAuth({ apiKey: { scope: 'account.read' }, session: { minRole: 'viewer' } }), validator.for('listDepositAddresses'), async (_req, res) => {
     const account = await withDepositAddress(deps, await ownAccount(accountIdOf(res)));
     sendJson(res, 200, { data: await depositRows(rt.cfg, account, deps.rate), retired: retiredRows(account), rotation: rotationPolicy });
   });

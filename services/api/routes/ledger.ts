@@ -40,7 +40,7 @@ export function ledgerRouter(deps: { rt: Runtime; validator: RequestValidator })
   const { rt, validator } = deps;
   const router = Router();
 
-  router.get('/v1/balance', requireAuth({ apiKey: { scope: 'balance.read' } }), validator.for('getBalance'), async (_req, res) => {
+  router.get('/v1/balance', requireAuth({ apiKey: { scope: 'balance.read' }, session: { minRole: 'viewer' } }), validator.for('getBalance'), async (_req, res) => {
     const account = await loadAccount(rt.pool, accountIdOf(res));
     if (!account) throw new ApiError('not_found');
     sendJson(res, 200, {

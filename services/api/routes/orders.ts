@@ -14,7 +14,7 @@ import {
 } from '../../domain/pricing';
 import type { Runtime } from '../../platform/runtime';
 import { publicReadBudget } from '../auth/budget';
-import { accountIdOf, requireAuth } from '../auth/require-auth';
+import { accountIdOf, authOf, requireAuth } from '../auth/require-auth';
 import { receiverActivation } from '../receiver-activation';
 import { ApiError, sendJson } from '../errors';
 import { cursorInstant, invalidCursor } from '../cursor';
@@ -99,6 +99,10 @@ export function ordersRouter(deps: OrderRouteDeps): Router {
 
   const receiverActive = receiverActivation(chain);
 
+  // Contract §5: the dashboard reads and places orders with its session (editor or owner to write; CSRF checked).
+  const reader = { apiKey: { scope: 'orders.read' as const }, session: { minRole: 'viewer' as const } };
+  const writer = { apiKey: { scope: 'orders.write' as const }, session: { minRole: 'editor' as const } };
+
   router.get('/v1/prices', validator.for('getPrices'), publicReadBudget(rt), (_req, res) => {
     const table = pricesOf(rt);
     sendJson(res, 200, { network: table.network, data: table.rows.map(priceRowJson), activation_fee_sun: table.activationFeeSun, as_of: new Date(rt.clock.now()).toISOString() });
@@ -124,7 +128,7 @@ export function ordersRouter(deps: OrderRouteDeps): Router {
     });
   });
 
-  router.post('/v1/orders', requireAuth({ apiKey: { scope: 'orders.write' } }), validator.for('createOrder'), async (req, res) => {
+  router.post('/v1/orders', requireAuth(writer), validator.for('createOrder'), async (req, res) => {
     const accountId = accountIdOf(res);
     const idempotencyKey = idempotencyKeyOf(req);
     const body = req.body;
@@ -160,12 +164,12 @@ export function ordersRouter(deps: OrderRouteDeps): Router {
       type: 'order.create', accountId, clientOrderId: body.client_order_id ?? null, idempotencyKey, requestHash: hash,
       resource: p.resource, amount: p.amount, tier: p.tier, durationSeconds: p.durationSeconds, receiver, receiverActive: active,
       activate: body.activate ?? null, maxPriceSun, quoteId: body.quote_id ?? null, quoteExpiresAt, priceSunPerUnit: p.priceSunPerUnit,
-      paySun, activateSun, source: 'api', memo: body.memo ?? null, supplier: rt.cfg.ORDER_SUPPLIER,
+      paySun, activateSun, source: authOf(res).kind === 'session' ? 'dashboard' : 'api', memo: body.memo ?? null, supplier: rt.cfg.ORDER_SUPPLIER,
     });
     sendJson(res, result.status, result.body);
   });
 
-  router.get('/v1/orders', requireAuth({ apiKey: { scope: 'orders.read' } }), validator.for('listOrders'), async (_req, res: Response) => {
+  router.get('/v1/orders', requireAuth(reader), validator.for('listOrders'), async (_req, res: Response) => {
     const accountId = accountIdOf(res);
     const q = res.locals.query as Record<string, any>;
     const date = (v: string | undefined) => (v === undefined ? undefined : new Date(v));
@@ -198,13 +202,13 @@ export function ordersRouter(deps: OrderRouteDeps): Router {
     });
   });
 
-  router.get('/v1/orders/:orderId', requireAuth({ apiKey: { scope: 'orders.read' } }), validator.for('getOrder'), async (req, res) => {
+  router.get('/v1/orders/:orderId', requireAuth(reader), validator.for('getOrder'), async (req, res) => {
     const order = await orderByRef(rt.pool, accountIdOf(res), String(req.params.orderId));
     if (!order) throw new ApiError('not_found', 'No such order.');
     sendJson(res, 200, orderDetailJson(order));
   });
 
-  router.post('/v1/orders/:orderId/reclaim', requireAuth({ apiKey: { scope: 'orders.write' } }), validator.for('reclaimOrder'), async (req, res) => {
+  router.post('/v1/orders/:orderId/reclaim', requireAuth(writer), validator.for('reclaimOrder'), async (req, res) => {
     const accountId = accountIdOf(res);
     const idempotencyKey = idempotencyKeyOf(req);
     const order = await orderByRef(rt.pool, accountId, String(req.params.orderId));

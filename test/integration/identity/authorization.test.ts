@@ -36,9 +36,9 @@ async function freshEntry(s: Session): Promise<string> {
 
 const endpoints: Endpoint[] = [
   { method: 'GET', path: '/v1/accounts/deposit-address', need: { bootstrap: true } },
-  { method: 'GET', path: '/v1/account', need: { apiKey: { scope: 'account.read' }, bootstrap: true } },
+  { method: 'GET', path: '/v1/account', need: { apiKey: { scope: 'account.read' }, bootstrap: true, ...viewer } },
   { method: 'PATCH', path: '/v1/account', need: ownerOnly, body: () => ({ display_name: 'Renamed' }) },
-  { method: 'GET', path: '/v1/deposit-addresses', need: { apiKey: { scope: 'account.read' } } },
+  { method: 'GET', path: '/v1/deposit-addresses', need: { apiKey: { scope: 'account.read' }, ...viewer } },
   { method: 'POST', path: '/v1/api-keys', need: { bootstrap: true, ...ownerOnly }, body: () => ({ name: 'm', scopes: ['balance.read'] }) },
   { method: 'GET', path: '/v1/api-keys', need: viewer },
   {

@@ -1,0 +1,46 @@
+/** API keys: list; owners create (secret shown once) and revoke. The page itself never uses a key. */
+import { api } from '../api';
+import { h, put } from '../dom';
+import { when } from '../format';
+import { can } from '../state';
+import { actionButton, busy, errorText, notice, secretOnce, section, table } from '../ui';
+import type { Page } from '../main';
+
+const SCOPES = ['account.read', 'balance.read', 'orders.read', 'orders.write', 'webhooks.read', 'webhooks.write'];
+
+export const keysPage: Page = (root) => {
+  const listBox = h('div', null, 'Loading…');
+  const out = h('div');
+  const load = async () => {
+    try {
+      const list = await api('GET', '/v1/api-keys');
+      put(listBox, table(['Name', 'Key id', 'Scopes', 'Created', 'Last used', ''], (list.data as any[]).map((k) => {
+        const revoke = can('owner') ? actionButton('Revoke', `Revoke ${k.name ?? k.id}? Bots using it stop working at once.`, out, async () => {
+          await api('DELETE', `/v1/api-keys/${k.id}`);
+          await load();
+        }) : null;
+        return [k.name ?? '–', h('code', null, k.id), (k.scopes as string[]).join(' '), when(k.created_at), when(k.last_used_at), revoke];
+      }), 'api-keys'));
+    } catch (err) {
+      put(listBox, notice('error', errorText(err)));
+    }
+  };
+  let create: HTMLElement | null = null;
+  if (can('owner')) {
+    const form = h('form', { class: 'stack', 'data-testid': 'key-form' },
+      h('label', null, 'Name', h('input', { name: 'name', maxlength: 64, placeholder: 'trading bot' })),
+      h('fieldset', null, h('legend', null, 'Scopes'), SCOPES.map((s) => h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'scope', value: s, checked: true }), s))),
+      h('button', { type: 'submit', class: 'primary', 'data-testid': 'create-key' }, 'Create key'));
+    busy(form, out, async () => {
+      const scopes = [...form.querySelectorAll<HTMLInputElement>('input[name=scope]:checked')].map((i) => i.value);
+      const name = (form.elements.namedItem('name') as HTMLInputElement).value.trim();
+      const key = await api('POST', '/v1/api-keys', { scopes, ...(name ? { name } : {}) });
+      form.reset();
+      put(out, secretOnce(`Secret of ${key.id}`, key.secret));
+      await load();
+    });
+    create = section('Create an API key', form);
+  }
+  put(root, create, out, section('API keys', listBox));
+  void load();
+};
