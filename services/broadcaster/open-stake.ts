@@ -1,6 +1,7 @@
 /**
  * Stake the orders hold on chain, per pool address, receiver and resource, read from the orders the
- * processor keeps: the landed delegations of delivered orders (confirmed, active). The confirmer checks
+ * processor keeps: the landed delegations of delivered orders (confirmed, active, and refunded ones until
+ * their window ends: a refund is money back, not a reclaim). The confirmer checks
  * the chain covers it before it confirms; the scheduler subtracts what other orders hold before it signs
  * an undelegation; the reconciler compares it with the chain.
  */
@@ -24,7 +25,10 @@ export async function openStake(pool: Pool, q: OpenStakeQuery = {}): Promise<Map
     `SELECT o.receiver, CASE WHEN o.resource = 'bandwidth' THEN 'BANDWIDTH' ELSE 'ENERGY' END AS resource,
             a ->> 'from' AS "from", sum((a ->> 'sun')::numeric)::text AS sun
        FROM orders o CROSS JOIN LATERAL jsonb_array_elements(o.allocations) AS a
-      WHERE o.status IN ('confirmed', 'active') AND o.resource <> 'activation'
+      WHERE (o.status IN ('confirmed', 'active')
+             -- A refund credits money back; the rental stays on chain until its window ends.
+             OR (o.status = 'refunded' AND o.undelegations = '[]'::jsonb AND o.expires_at > coalesce($3::timestamptz, now())))
+        AND o.resource <> 'activation'
         AND a ->> 'kind' = 'delegate' AND (a ->> 'landed')::boolean IS TRUE
         AND ($1::text[] IS NULL OR o.receiver = ANY($1::text[]))
         AND ($2::text IS NULL OR o.id <> $2)
