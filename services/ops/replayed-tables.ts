@@ -35,4 +35,6 @@ export const notReplayedTables = [
   // Webhooks: endpoints written by the API, deliveries by the dispatcher (services/dispatcher).
   'webhook_endpoints', 'webhook_deliveries',
   'auth_challenges', 'bootstrap_tokens', 'sessions', 'sign_ins', 'account_members', 'api_keys', 'address_book', 'audit_log',
+  // Which log and network the database was built from: stamped at first start or by `ops restore` (services/platform/log-identity.ts).
+  'log_identity',
 ];

@@ -8,6 +8,8 @@ import type { Config } from './config';
 import { migrate } from './db/migrate';
 import { createPool, type Pool } from './db/pool';
 import { KafkaLog } from './kafka';
+import { fetchLogMetadata } from './kafka-topic-ids';
+import { checkNetwork, checkOrStamp, type LogIdentity } from './log-identity';
 import { logger } from './logger';
 import { createRedis, type Redis } from './redis';
 import { LogCodec } from './wire/codec';
@@ -25,11 +27,27 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
-export async function createRuntime(cfg: Config, options: { migrate?: boolean; databaseUrl?: string } = {}): Promise<Runtime> {
+export interface RuntimeOptions {
+  migrate?: boolean;
+  databaseUrl?: string;
+  /**
+   * `check` (default): stamp an empty database with the log it is built from, refuse one built from
+   * another log or network (services/platform/log-identity.ts). `skip`: `ops restore`, which stamps the
+   * database it builds itself.
+   */
+  logIdentity?: 'check' | 'skip';
+}
+
+export async function createRuntime(cfg: Config, options: RuntimeOptions = {}): Promise<Runtime> {
   logger.level = cfg.LOG_LEVEL;
   const databaseUrl = options.databaseUrl ?? cfg.DATABASE_URL;
   if (options.migrate ?? true) await migrate(databaseUrl);
   const pool = createPool(databaseUrl, 20);
+  const checkIdentity = (options.logIdentity ?? 'check') === 'check';
+  if (checkIdentity) await checkNetwork(pool, cfg.NETWORK, databaseUrl).catch(async (err) => {
+    await pool.end();
+    throw err;
+  });
   const redis = createRedis(cfg.REDIS_URL);
   const log = new KafkaLog(cfg.KAFKA_BROKERS, cfg.KAFKA_CLIENT_ID, cfg.topicPrefix, cfg.KAFKA_SESSION_TIMEOUT_MS);
   await log.ensureTopics(
@@ -39,6 +57,13 @@ export async function createRuntime(cfg: Config, options: { migrate?: boolean; d
       decl: topics[key],
     })),
   );
+  if (checkIdentity) {
+    await checkOrStamp(pool, await currentLogIdentity(cfg), databaseUrl).catch(async (err) => {
+      await Promise.allSettled([log.disconnect(), pool.end()]);
+      redis.disconnect();
+      throw err;
+    });
+  }
   const registry = createRegistryClient(cfg.SCHEMA_REGISTRY_URL);
   const codec = new LogCodec(registry, await registerTopicSchemas(registry, cfg.topicPrefix), cfg.NETWORK);
   return {
@@ -55,4 +80,23 @@ export async function createRuntime(cfg: Config, options: { migrate?: boolean; d
       await pool.end();
     },
   };
+}
+
+/** The network, cluster id and declared topics' ids this process's configuration points at. */
+export async function currentLogIdentity(cfg: Config): Promise<LogIdentity> {
+  const keys = Object.keys(topics) as TopicKey[];
+  const names = keys.map((key) => topicName(cfg.topicPrefix, key));
+  const brokers = cfg.KAFKA_BROKERS.split(',').map((b) => b.trim());
+  let metadata = await fetchLogMetadata(brokers, cfg.KAFKA_CLIENT_ID, names);
+  // A topic created a moment ago may not have reached every broker's metadata cache yet.
+  for (let i = 0; i < 25 && names.some((n) => !metadata.topicIds.has(n)); i++) {
+    await new Promise((r) => setTimeout(r, 200));
+    metadata = await fetchLogMetadata(brokers, cfg.KAFKA_CLIENT_ID, names);
+  }
+  const entries = keys.map((key, i) => {
+    const id = metadata.topicIds.get(names[i]);
+    if (!id) throw new Error(`topic ${names[i]} has no id in the cluster's metadata`);
+    return [key, { topic: names[i], id }] as const;
+  });
+  return { network: cfg.NETWORK, clusterId: metadata.clusterId, topics: Object.fromEntries(entries) };
 }
