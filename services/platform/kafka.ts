@@ -2,7 +2,7 @@
  * The one module that talks to the Kafka client. Everything else sees plain records, batches and offsets
  * as bigint, so the client library can be swapped for another if one measures better.
  */
-import { Kafka, logLevel, Partitioners, type Admin, type Consumer, type IHeaders, type Producer } from 'kafkajs';
+import { ConfigResourceTypes, Kafka, logLevel, Partitioners, type Admin, type Consumer, type IHeaders, type Producer } from 'kafkajs';
 import { logger } from './logger';
 import type { TopicDeclaration } from '../../topics';
 
@@ -128,6 +128,16 @@ export class KafkaLog {
         throw new Error(`topic ${d.name} has ${count} partitions, the declaration says ${d.partitions}: refusing to run`);
       }
     }
+  }
+
+  /** The broker's effective value of the named settings, per topic. */
+  async topicConfigs(names: string[], configNames: readonly string[]): Promise<Map<string, Record<string, string>>> {
+    const admin = await this.admin();
+    const { resources } = await admin.describeConfigs({
+      includeSynonyms: false,
+      resources: names.map((name) => ({ type: ConfigResourceTypes.TOPIC, name, configNames: [...configNames] })),
+    });
+    return new Map(resources.map((r) => [r.resourceName, Object.fromEntries(r.configEntries.map((e) => [e.configName, e.configValue]))]));
   }
 
   async deleteTopics(names: string[]): Promise<void> {

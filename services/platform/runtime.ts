@@ -9,6 +9,7 @@ import { migrate } from './db/migrate';
 import { createPool, type Pool } from './db/pool';
 import { KafkaLog } from './kafka';
 import { fetchLogMetadata } from './kafka-topic-ids';
+import { retentionConfigNames, retentionProblems, retentionRefusal, type TopicRetention } from './topic-retention';
 import { checkNetwork, checkOrStamp, type LogIdentity } from './log-identity';
 import { logger } from './logger';
 import { createRedis, type Redis } from './redis';
@@ -50,19 +51,21 @@ export async function createRuntime(cfg: Config, options: RuntimeOptions = {}): 
   });
   const redis = createRedis(cfg.REDIS_URL);
   const log = new KafkaLog(cfg.KAFKA_BROKERS, cfg.KAFKA_CLIENT_ID, cfg.topicPrefix, cfg.KAFKA_SESSION_TIMEOUT_MS);
-  await log.ensureTopics(
-    (Object.keys(topics) as TopicKey[]).map((key) => ({
-      name: topicName(cfg.topicPrefix, key),
-      partitions: partitionsOf(topics[key], cfg.TOPIC_PARTITIONS),
-      decl: topics[key],
-    })),
-  );
-  if (checkIdentity) {
-    await checkOrStamp(pool, await currentLogIdentity(cfg), databaseUrl).catch(async (err) => {
-      await Promise.allSettled([log.disconnect(), pool.end()]);
-      redis.disconnect();
-      throw err;
-    });
+  try {
+    await log.ensureTopics(
+      (Object.keys(topics) as TopicKey[]).map((key) => ({
+        name: topicName(cfg.topicPrefix, key),
+        partitions: partitionsOf(topics[key], cfg.TOPIC_PARTITIONS),
+        decl: topics[key],
+      })),
+    );
+    await checkRetention(log, cfg.topicPrefix);
+    if (checkIdentity) await checkOrStamp(pool, await currentLogIdentity(cfg), databaseUrl);
+  } catch (err) {
+    // A refused start closes what it opened, so a caller (ops, tests) that goes on does not leak.
+    await Promise.allSettled([log.disconnect(), pool.end()]);
+    redis.disconnect();
+    throw err;
   }
   const registry = createRegistryClient(cfg.SCHEMA_REGISTRY_URL);
   const codec = new LogCodec(registry, await registerTopicSchemas(registry, cfg.topicPrefix), cfg.NETWORK);
@@ -99,4 +102,15 @@ export async function currentLogIdentity(cfg: Config): Promise<LogIdentity> {
     return [key, { topic: names[i], id }] as const;
   });
   return { network: cfg.NETWORK, clusterId: metadata.clusterId, topics: Object.fromEntries(entries) };
+}
+
+/** Refuses a topic whose retention would lose records its declaration keeps (topic-retention.ts). */
+async function checkRetention(log: KafkaLog, prefix: string): Promise<void> {
+  const keys = Object.keys(topics) as TopicKey[];
+  const configs = await log.topicConfigs(keys.map((k) => topicName(prefix, k)), retentionConfigNames);
+  for (const key of keys) {
+    const name = topicName(prefix, key);
+    const problems = retentionProblems(topics[key], configs.get(name) as unknown as TopicRetention);
+    if (problems.length > 0) throw new Error(retentionRefusal(name, problems));
+  }
 }
