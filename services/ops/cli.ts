@@ -14,6 +14,7 @@ import { replayAndVerify } from './replay';
 import { rotateDepositAddress } from './rotate-deposit-address';
 import { creditHeldDeposit } from './credit-held';
 import { rotateEncryptionKeys } from './rotate-encryption-key';
+import { restoreInto } from './restore';
 
 const help = `Usage: ./bin/ops <command> [options]
 
@@ -40,6 +41,9 @@ Commands:
   replay --verify [--keep]
       Rebuilds every table from account-commands into an empty database, compares it with the live one,
       exits non-zero on a difference. --keep leaves the rebuilt database in place.
+  restore --into <database>
+      Rebuilds every table on the log from the topics alone into a new database (the live one is not
+      read), with progress; stamps it with the log; prints the DATABASE_URL to start the service on.
   --help
       This text.
 
@@ -105,12 +109,13 @@ async function run(argv: string[]): Promise<number> {
       deposit: { type: 'string' },
       order: { type: 'string' }, reason: { type: 'string' }, 'threshold-sun': { type: 'string' },
       verify: { type: 'boolean' }, keep: { type: 'boolean' }, json: { type: 'boolean' },
+      into: { type: 'string' },
     },
   });
   const cfg = loadConfig();
   logger.level = cfg.LOG_LEVEL === 'info' ? 'warn' : cfg.LOG_LEVEL;
 
-  if (!['create-account', 'adjust', 'replay', 'rotate-deposit-address', 'credit-held', 'refund-order', 'set-low-balance-alert', 'rotate-encryption-key'].includes(command)) throw new UsageError(`unknown command ${command}`);
+  if (!['create-account', 'adjust', 'replay', 'rotate-deposit-address', 'credit-held', 'refund-order', 'set-low-balance-alert', 'rotate-encryption-key', 'restore'].includes(command)) throw new UsageError(`unknown command ${command}`);
   let amount = 0n;
   if (command === 'adjust') {
     need(values, 'account');
@@ -141,6 +146,8 @@ async function run(argv: string[]): Promise<number> {
     }
   }
   if (command === 'replay' && !values.verify) throw new UsageError('replay needs --verify');
+  // Before any runtime on DATABASE_URL: the live database may be gone, and must not be created empty.
+  if (command === 'restore') return restore(cfg, need(values, 'into'));
 
   const rt = await createRuntime(cfg);
   try {
@@ -216,6 +223,14 @@ async function run(argv: string[]): Promise<number> {
   } finally {
     await rt.close();
   }
+}
+
+async function restore(cfg: ReturnType<typeof loadConfig>, into: string): Promise<number> {
+  const report = await restoreInto(cfg, into, (line) => console.error(line));
+  for (const t of report.tables) console.log(`${t.table.padEnd(22)} ${String(t.rows).padStart(9)} rows`);
+  console.log(`restored ${report.records} records in ${report.seconds.toFixed(1)} s (${report.unpublished} outbox messages left for the relay)`);
+  console.log(`DATABASE_URL=${report.databaseUrl}`);
+  return 0;
 }
 
 run(process.argv.slice(2)).then(

@@ -5,10 +5,9 @@
  */
 import { Kafka, logLevel } from 'kafkajs';
 import { devDefaults } from '../../../services/platform/config';
-import { migrate } from '../../../services/platform/db/migrate';
 import { createPool } from '../../../services/platform/db/pool';
-import { readStamp } from '../../../services/platform/log-identity';
-import { createRuntime, type Runtime } from '../../../services/platform/runtime';
+import { checkOrStamp, readStamp } from '../../../services/platform/log-identity';
+import { createRuntime, currentLogIdentity, type Runtime } from '../../../services/platform/runtime';
 import { startService } from '../../support/service-process';
 import { dropWorld, newWorld, openRuntime, type World } from '../../support/world';
 
@@ -61,13 +60,22 @@ test('the first start stamps the database with the cluster id (as kafkajs report
 
 test('processes starting at once on an empty database agree on one stamp', async () => {
   const world = newWorld('stampconc');
-  // Migrations first: node-pg-migrate refuses a second concurrent run; the stamp race is what is tested.
-  await migrate(world.cfg.DATABASE_URL);
-  const runtimes = await Promise.all([1, 2, 3].map(() => createRuntime(world.cfg, { migrate: false })));
-  worlds.push({ world, rt: runtimes[0] });
-  const { rows } = await runtimes[0].pool.query('SELECT count(*)::int AS n FROM log_identity');
+  // Topics, schemas and migrations first, unstamped (node-pg-migrate and the registry's first
+  // registration refuse concurrent runs of their own); the stamp race is what is tested here.
+  const rt = await createRuntime(world.cfg, { logIdentity: 'skip' });
+  worlds.push({ world, rt });
+  expect(await readStamp(rt.pool)).toBeNull();
+  const identity = await currentLogIdentity(world.cfg);
+  const pools = [1, 2, 3, 4].map(() => createPool(world.cfg.DATABASE_URL, 1));
+  try {
+    const outcomes = await Promise.all(pools.map((p) => checkOrStamp(p, identity, world.cfg.DATABASE_URL)));
+    expect(outcomes.filter((o) => o.stamped).length).toBeGreaterThanOrEqual(1);
+  } finally {
+    await Promise.all(pools.map((p) => p.end()));
+  }
+  const { rows } = await rt.pool.query('SELECT count(*)::int AS n FROM log_identity');
   expect(rows[0].n).toBe(1);
-  await Promise.all(runtimes.slice(1).map((r) => r.close()));
+  expect(await readStamp(rt.pool)).toEqual(identity);
 });
 
 test('a role started against a database built from another log refuses, naming both logs and how to restore', async () => {
