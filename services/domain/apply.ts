@@ -12,6 +12,7 @@ import { setLowBalanceAlert } from './handlers/set-low-balance-alert';
 import { balanceLowEvent } from './balance-low';
 import { allocateOrder, closeOrder, createOrder, refundOrder, settleOrder } from './handlers/orders';
 import type { ApplyContext, Handler, Outcome, StateView } from './outcome';
+import { issueApiKey, revokeApiKey } from './handlers/api-keys';
 
 type HandlerTable = { [T in Exclude<CommandType, 'command.refused'>]: Handler<Extract<Command, { type: T }>> };
 
@@ -28,6 +29,8 @@ const handlers: HandlerTable = {
   'order.settle': settleOrder,
   'order.close': closeOrder,
   'order.refund': refundOrder,
+  'api_key.issue': issueApiKey,
+  'api_key.revoke': revokeApiKey,
 };
 
 export function applyCommand(state: StateView, command: Exclude<Command, { type: 'command.refused' }>, ctx: ApplyContext): Outcome {

@@ -180,8 +180,25 @@ export interface SetLowBalanceAlertCommand {
   thresholdSun: bigint | null;
 }
 
+/** Issues an API key; the secret only sealed. `maxActive` is the limit in force when the API accepted it. */
+export interface IssueApiKeyCommand {
+  type: 'api_key.issue';
+  keyId: string;
+  name: string | null;
+  scopes: string[];
+  secretEnc: string;
+  maxActive: number;
+}
+
+/** Revokes one of the account's active API keys at the command's time. */
+export interface RevokeApiKeyCommand {
+  type: 'api_key.revoke';
+  keyId: string;
+}
+
 export type CommandBody =
   | SetLowBalanceAlertCommand
+  | IssueApiKeyCommand | RevokeApiKeyCommand
   | CreateAccountCommand | AdjustBalanceCommand | CommandRefusedMarker | RenameAccountCommand | AssignDepositAddressCommand | CreditDepositCommand | ReleaseDepositCommand
   | CreateOrderCommand | AllocateOrderCommand | SettleOrderCommand | CloseOrderCommand | RefundOrderCommand;
 export type CommandType = CommandBody['type'];

@@ -6,6 +6,7 @@ import type { DomainEvent } from './events';
 import type { Deposit } from './deposits';
 import type { Journal } from './ledger';
 import type { IdempotencyRecord, Order } from './orders';
+import type { ApiKey, ApiKeyView } from './api-keys';
 
 export interface Effects {
   /** Final state of every account the command changed (or created). */
@@ -19,6 +20,8 @@ export interface Effects {
   /** Orders created or changed, and idempotency records written (order commands only). */
   orders?: Order[];
   idempotency?: IdempotencyRecord[];
+  /** API keys issued or revoked (api_key commands only). */
+  apiKeys?: ApiKey[];
 }
 
 export type Outcome =
@@ -32,6 +35,8 @@ export interface StateView {
   deposit?(id: string): Deposit | undefined;
   /** Order state, loaded for the batch's order commands (services/processor/order-store.ts). */
   orders?: OrderView;
+  /** API keys, loaded for the batch's api_key commands (services/processor/api-key-store.ts). */
+  apiKeys?: ApiKeyView;
 }
 
 export interface OrderView {

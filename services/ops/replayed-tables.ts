@@ -20,6 +20,9 @@ export const replayedTables: ReplayedTable[] = [
   { table: 'outbox', key: ['message_id'], volatile: ['id', 'published_at', 'trace_context'] },
   { table: 'consumer_offsets', key: ['consumer_group', 'topic', 'partition'], volatile: ['updated_at'], where: "consumer_group = 'ledger-processor'" },
   { table: 'undecodable_records', key: ['topic', 'partition', 'offset'], volatile: ['seen_at'] },
+  // API keys are issued and revoked by commands. last_used_at is the API's bookkeeping; secret_enc is
+  // re-sealed in place by `ops rotate-encryption-key` (and by `ops restore`), the log keeps the first seal.
+  { table: 'api_keys', key: ['id'], volatile: ['last_used_at', 'secret_enc'] },
 ];
 
 /** Tables that are not state derived from the log. */
@@ -34,7 +37,7 @@ export const notReplayedTables = [
   // Identity: written by the API directly (services/identity), not derived from the log.
   // Webhooks: endpoints written by the API, deliveries by the dispatcher (services/dispatcher).
   'webhook_endpoints', 'webhook_deliveries',
-  'auth_challenges', 'bootstrap_tokens', 'sessions', 'sign_ins', 'account_members', 'api_keys', 'address_book', 'audit_log',
+  'auth_challenges', 'bootstrap_tokens', 'sessions', 'sign_ins', 'account_members', 'address_book', 'audit_log',
   // Which log and network the database was built from: stamped at first start or by `ops restore` (services/platform/log-identity.ts).
   'log_identity',
 ];

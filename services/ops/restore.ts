@@ -14,6 +14,7 @@ import { createRuntime, currentLogIdentity, type Runtime } from '../platform/run
 import { applyPartitionSlice, decodeRecords, PROCESSOR_GROUP } from '../processor/processor';
 import type { RefusalPolicy } from '../processor/apply-batch';
 import { collectRefusals } from './replay';
+import { rotateEncryptionKeys } from './rotate-encryption-key';
 import { replayedTables } from './replayed-tables';
 
 export interface RestoreReport {
@@ -61,6 +62,12 @@ export async function restoreInto(cfg: Config, database: string, progress: Progr
   try {
     const { records, commandIds } = await applyLog(rt, progress);
     const unpublished = await markPublished(rt, commandIds, progress);
+    // Secrets on the log are sealed under the key in force when they were issued: re-seal them under the
+    // current keys (opening with the *_PREVIOUS keys as needed), as `ops rotate-encryption-key` would.
+    for (const r of await rotateEncryptionKeys(rt.pool, cfg)) {
+      progress(`${r.table}: re-sealed ${r.resealed}, already current ${r.current}, unreadable ${r.unreadable.length}`);
+      if (r.unreadable.length > 0) throw new Error(`${r.table}: ${r.unreadable.length} secrets open with no configured key; set the *_PREVIOUS key they were sealed with, drop the new database and restore again`);
+    }
     await checkOrStamp(rt.pool, await currentLogIdentity(cfg), databaseUrl);
     const tables = [];
     for (const t of replayedTables) {

@@ -18,6 +18,7 @@ import {
 import { depositIdsOf, loadDeposits, saveDeposits } from './deposit-store';
 import type { Deposit } from '../domain/deposits';
 import { OrderState } from './order-store';
+import { ApiKeyState } from './api-key-store';
 
 export interface RefusalPolicy {
   /** Why this command must not apply, or null to apply it. */
@@ -79,7 +80,8 @@ export async function applyBatch(
   const deposits = await loadDeposits(client, depositIdsOf(fresh));
   const changedDeposits = new Map<string, Deposit>();
   const orders = await OrderState.load(client, fresh);
-  const view = { account: (id: string) => state.get(id), deposit: (id: string) => deposits.get(id), orders };
+  const apiKeys = await ApiKeyState.load(client, fresh);
+  const view = { account: (id: string) => state.get(id), deposit: (id: string) => deposits.get(id), orders, apiKeys };
 
   for (const command of fresh) {
     const reason = policy.refusalFor(command);
@@ -102,6 +104,7 @@ export async function applyBatch(
     journals.push(...effects.journals);
     for (const order of effects.orders ?? []) orders.put(order);
     for (const record of effects.idempotency ?? []) orders.putRecord(record);
+    for (const key of effects.apiKeys ?? []) apiKeys.put(key);
     for (const deposit of effects.deposits ?? []) {
       deposits.set(deposit.depositId, deposit);
       changedDeposits.set(deposit.depositId, deposit);
@@ -120,6 +123,7 @@ export async function applyBatch(
   await saveJournals(client, journals);
   await saveDeposits(client, [...changedDeposits.values()]);
   await orders.save(client);
+  await apiKeys.save(client);
   await saveOutbox(client, outbox);
   await finishResults(client, finished.map((f) => f.result));
   return finished;

@@ -32,6 +32,10 @@ function bodyToWire(body: CommandBody): WireBody {
       };
     case 'account.rename':
       return { [`${ns}RenameAccount`]: { display_name: body.displayName } };
+    case 'api_key.issue':
+      return { [`${ns}IssueApiKey`]: { key_id: body.keyId, name: body.name, scopes: body.scopes, secret_enc: body.secretEnc, max_active: body.maxActive } };
+    case 'api_key.revoke':
+      return { [`${ns}RevokeApiKey`]: { key_id: body.keyId } };
     case 'deposit_address.assign':
       return { [`${ns}AssignDepositAddress`]: { address: body.address, derivation_index: body.derivationIndex, reason: body.reason } };
     case 'balance.adjust':
@@ -92,6 +96,10 @@ function bodyFromWire(wire: WireBody): CommandBody {
       };
     case 'RenameAccount':
       return { type: 'account.rename', displayName: value.display_name };
+    case 'IssueApiKey':
+      return { type: 'api_key.issue', keyId: value.key_id, name: value.name, scopes: value.scopes, secretEnc: value.secret_enc, maxActive: value.max_active };
+    case 'RevokeApiKey':
+      return { type: 'api_key.revoke', keyId: value.key_id };
     case 'AssignDepositAddress':
       return { type: 'deposit_address.assign', address: value.address, derivationIndex: value.derivation_index, reason: value.reason };
     case 'AdjustBalance':

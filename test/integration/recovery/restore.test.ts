@@ -4,8 +4,6 @@
  * new database from the topics alone; every table on the log is identical, the new database is stamped
  * with the same log, and a processor started on it goes on from where the log ended.
  */
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import type { CommandBus } from '../../../services/platform/command-bus';
 import { dropDatabase } from '../../../services/platform/db/databases';
 import { createPool, type Pool } from '../../../services/platform/db/pool';
@@ -15,9 +13,9 @@ import { compareTable } from '../../../services/ops/replay';
 import { replayedTables } from '../../../services/ops/replayed-tables';
 import { startRoles, type Stoppable } from '../../../services/roles';
 import { assertLedgerInvariants } from '../../support/ledger-invariants';
+import { runOps } from '../../support/ops-process';
 import { dropWorld, eventually, newWorld, openBus, openRuntime, type World } from '../../support/world';
 
-const root = path.resolve(__dirname, '../../..');
 let world: World;
 let rt: Runtime;
 let bus: CommandBus;
@@ -25,16 +23,7 @@ let roles: Stoppable[];
 let restoredName: string;
 let restoredUrl: string;
 
-function ops(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'services/ops/cli.ts'), ...args], { cwd: root, env: world.env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => (stdout += c));
-    child.stderr.on('data', (c) => (stderr += c));
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const ops = (args: string[]) => runOps(world, args);
 
 async function account(): Promise<string> {
   const accountId = `acc_${Math.random().toString(16).slice(2)}`;
