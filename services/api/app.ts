@@ -47,7 +47,7 @@ export function createApp(deps: ApiDeps): Express {
   const rates = new UsdtRateSource(deps.rt.cfg, ChainReader.fromConfig(deps.rt.cfg), deps.rt.clock);
   app.use(...identityRouters({ rt: deps.rt, bus: deps.bus, validator, rate: rates.rateNow }));
   app.use(ledgerRouter({ rt: deps.rt, validator }));
-  app.use(webhooksRouter({ rt: deps.rt, validator, ...deps.webhooks }));
+  app.use(webhooksRouter({ rt: deps.rt, bus: deps.bus, validator, ...deps.webhooks }));
   app.use(ordersRouter({ rt: deps.rt, bus: deps.bus, validator, chain: deps.chain }));
 
   app.use((_req, _res, next) => next(new ApiError('not_found', 'No such endpoint.')));

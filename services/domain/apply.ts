@@ -13,6 +13,7 @@ import { balanceLowEvent } from './balance-low';
 import { allocateOrder, closeOrder, createOrder, refundOrder, settleOrder } from './handlers/orders';
 import type { ApplyContext, Handler, Outcome, StateView } from './outcome';
 import { issueApiKey, revokeApiKey } from './handlers/api-keys';
+import { createWebhookEndpoint, deleteWebhookEndpoint, updateWebhookEndpoint } from './handlers/webhook-endpoints';
 
 type HandlerTable = { [T in Exclude<CommandType, 'command.refused'>]: Handler<Extract<Command, { type: T }>> };
 
@@ -31,6 +32,9 @@ const handlers: HandlerTable = {
   'order.refund': refundOrder,
   'api_key.issue': issueApiKey,
   'api_key.revoke': revokeApiKey,
+  'webhook.create': createWebhookEndpoint,
+  'webhook.update': updateWebhookEndpoint,
+  'webhook.delete': deleteWebhookEndpoint,
 };
 
 export function applyCommand(state: StateView, command: Exclude<Command, { type: 'command.refused' }>, ctx: ApplyContext): Outcome {

@@ -7,6 +7,7 @@ import type { Deposit } from './deposits';
 import type { Journal } from './ledger';
 import type { IdempotencyRecord, Order } from './orders';
 import type { ApiKey, ApiKeyView } from './api-keys';
+import type { WebhookEndpoint, WebhookEndpointView } from './webhook-endpoints';
 
 export interface Effects {
   /** Final state of every account the command changed (or created). */
@@ -22,6 +23,8 @@ export interface Effects {
   idempotency?: IdempotencyRecord[];
   /** API keys issued or revoked (api_key commands only). */
   apiKeys?: ApiKey[];
+  /** Webhook endpoints changed (final state) and deleted (ids) (webhook commands only). */
+  webhookEndpoints?: { changed: WebhookEndpoint[]; deleted: string[] };
 }
 
 export type Outcome =
@@ -37,6 +40,8 @@ export interface StateView {
   orders?: OrderView;
   /** API keys, loaded for the batch's api_key commands (services/processor/api-key-store.ts). */
   apiKeys?: ApiKeyView;
+  /** Webhook endpoints, loaded for the batch's webhook commands (services/processor/webhook-endpoint-store.ts). */
+  webhookEndpoints?: WebhookEndpointView;
 }
 
 export interface OrderView {

@@ -36,6 +36,9 @@ export const notReplayedTables = [
   'order_signatures',
   // Identity: written by the API directly (services/identity), not derived from the log.
   // Webhooks: endpoints written by the API, deliveries by the dispatcher (services/dispatcher).
+  // webhook_endpoints: created, edited, rotated and deleted by webhook.* commands since issue 15 (restore
+  // brings them back), but not compared yet: test helpers (test/support/webhooks.ts) still insert rows
+  // directly, and the dispatcher writes last_delivery_* in place.
   'webhook_endpoints', 'webhook_deliveries',
   'auth_challenges', 'bootstrap_tokens', 'sessions', 'sign_ins', 'account_members', 'address_book', 'audit_log',
   // Which log and network the database was built from: stamped at first start or by `ops restore` (services/platform/log-identity.ts).

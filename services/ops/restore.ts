@@ -92,12 +92,18 @@ async function applyLog(rt: Runtime, progress: Progress): Promise<{ records: num
   let done = 0n;
   let lastReport = 0;
   const commandIds: string[] = [];
+  // Next offset to apply per partition: a rebalance of the scan's group (a long batch on a busy machine
+  // outlives the session) hands records out again, and those already applied are skipped, not an error.
+  const next = new Map<number, bigint>();
   await rt.log.scan(topic, until, async (batch) => {
-    const decoded = await decodeRecords(rt.codec, batch.records);
-    for (const d of decoded) if ('command' in d) commandIds.push(d.command.commandId);
+    const records = batch.records.filter((r) => r.offset >= (next.get(batch.partition) ?? 0n));
+    if (records.length === 0) return;
+    const decoded = await decodeRecords(rt.codec, records);
     const outcome = await applyPartitionSlice(rt.pool as Pool, { group: PROCESSOR_GROUP, topic, partition: batch.partition }, decoded, ctx, policy);
-    if ('seekTo' in outcome) throw new Error(`restore out of order on partition ${batch.partition}`);
-    done += BigInt(batch.records.length);
+    if ('seekTo' in outcome) throw new Error(`restore out of order on partition ${batch.partition}: expected offset ${outcome.seekTo}, got ${records[0].offset}`);
+    for (const d of decoded) if ('command' in d) commandIds.push(d.command.commandId);
+    next.set(batch.partition, records[records.length - 1].offset + 1n);
+    done += BigInt(records.length);
     if (Date.now() - lastReport > 1_000 || done === total) {
       lastReport = Date.now();
       const rate = Number(done) / Math.max(0.001, (Date.now() - started) / 1000);

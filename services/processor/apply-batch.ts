@@ -19,6 +19,7 @@ import { depositIdsOf, loadDeposits, saveDeposits } from './deposit-store';
 import type { Deposit } from '../domain/deposits';
 import { OrderState } from './order-store';
 import { ApiKeyState } from './api-key-store';
+import { WebhookEndpointState } from './webhook-endpoint-store';
 
 export interface RefusalPolicy {
   /** Why this command must not apply, or null to apply it. */
@@ -81,7 +82,8 @@ export async function applyBatch(
   const changedDeposits = new Map<string, Deposit>();
   const orders = await OrderState.load(client, fresh);
   const apiKeys = await ApiKeyState.load(client, fresh);
-  const view = { account: (id: string) => state.get(id), deposit: (id: string) => deposits.get(id), orders, apiKeys };
+  const webhookEndpoints = await WebhookEndpointState.load(client, fresh);
+  const view = { account: (id: string) => state.get(id), deposit: (id: string) => deposits.get(id), orders, apiKeys, webhookEndpoints };
 
   for (const command of fresh) {
     const reason = policy.refusalFor(command);
@@ -105,6 +107,7 @@ export async function applyBatch(
     for (const order of effects.orders ?? []) orders.put(order);
     for (const record of effects.idempotency ?? []) orders.putRecord(record);
     for (const key of effects.apiKeys ?? []) apiKeys.put(key);
+    if (effects.webhookEndpoints) webhookEndpoints.apply(effects.webhookEndpoints);
     for (const deposit of effects.deposits ?? []) {
       deposits.set(deposit.depositId, deposit);
       changedDeposits.set(deposit.depositId, deposit);
@@ -124,6 +127,7 @@ export async function applyBatch(
   await saveDeposits(client, [...changedDeposits.values()]);
   await orders.save(client);
   await apiKeys.save(client);
+  await webhookEndpoints.save(client);
   await saveOutbox(client, outbox);
   await finishResults(client, finished.map((f) => f.result));
   return finished;

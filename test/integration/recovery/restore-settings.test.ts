@@ -8,6 +8,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { dropDatabase } from '../../../services/platform/db/databases';
 import { createPool } from '../../../services/platform/db/pool';
 import { startService } from '../../support/service-process';
+import { webhookSecretBox } from '../../../services/webhooks/secrets';
 import { call, OPEN_BUDGETS, sessionHeaders, signedCall, signIn, signUp, startApiStack, type ApiStack, type Customer } from '../../support/identity';
 import { runOps } from '../../support/ops-process';
 import { dropWorld, eventually } from '../../support/world';
@@ -28,7 +29,7 @@ let restoredUrl: string | undefined;
 const ops = (args: string[]) => runOps(stack.world, args);
 
 beforeAll(async () => {
-  stack = await startApiStack('restorekeys', OPEN_BUDGETS);
+  stack = await startApiStack('restorekeys', { ...OPEN_BUDGETS, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' });
 });
 
 afterAll(async () => {
@@ -54,6 +55,28 @@ test('old API keys still sign after a restore; revoked ones stay revoked; balanc
   for (const [account, amount] of [[a.accountId, 7_000_000n], [b.accountId, 3_000_000n], [a.accountId, 11n]] as const) {
     expect((await stack.bus.submit({ type: 'balance.adjust', accountId: account, amountSun: amount, memo: 'credit' })).outcome).toBe('applied');
   }
+  // Webhook endpoints for b: a primary whose secret is rotated and which is edited, a backup created and
+  // then deleted, and a new backup; and for a one endpoint deleted outright.
+  const bw = {
+    post: (body: unknown) => signedCall(stack.base, b.key, 'POST', '/v1/webhooks', body),
+  };
+  const primary = await bw.post({ url: 'https://127.0.0.1:9/primary', events: ['balance.credited'] });
+  expect(primary.status).toBe(201);
+  const rotated = await signedCall(stack.base, b.key, 'POST', `/v1/webhooks/${primary.body.id}/rotate-secret`);
+  expect(rotated.status).toBe(200);
+  const edited = await signedCall(stack.base, b.key, 'PATCH', `/v1/webhooks/${primary.body.id}`, { url: 'https://127.0.0.1:9/edited', events: null });
+  expect(edited.body).toMatchObject({ url: 'https://127.0.0.1:9/edited', events: null, role: 'primary' });
+  const doomed = await bw.post({ url: 'https://127.0.0.1:9/doomed' });
+  expect(doomed.body.role).toBe('backup');
+  expect((await bw.post({ url: 'https://127.0.0.1:9/third' })).status).toBe(409);
+  expect((await signedCall(stack.base, b.key, 'DELETE', `/v1/webhooks/${doomed.body.id}`)).status).toBe(204);
+  const backup = await bw.post({ url: 'https://127.0.0.1:9/backup', role: 'backup' });
+  expect(backup.status).toBe(201);
+  // Swapping roles touches both endpoints in one command.
+  const swapped = await signedCall(stack.base, b.key, 'PATCH', `/v1/webhooks/${backup.body.id}`, { role: 'primary' });
+  expect(swapped.body.role).toBe('primary');
+  const webhooksBefore = (await signedCall(stack.base, b.key, 'GET', '/v1/webhooks')).body.data;
+  expect(webhooksBefore.map((e: { role: string }) => e.role)).toEqual(['primary', 'backup']);
   const before = {
     a: (await signedCall(stack.base, aSecond, 'GET', '/v1/account')).body,
     b: (await signedCall(stack.base, b.key, 'GET', '/v1/account')).body,
@@ -91,6 +114,13 @@ test('old API keys still sign after a restore; revoked ones stay revoked; balanc
     const restoredKeys = (await rt.query(keys)).rows;
     expect(restoredKeys).toHaveLength(3);
     expect(restoredKeys).toEqual((await stack.rt.pool.query(keys)).rows);
+    // Webhook endpoints are back as they were, each secret the last one the customer was given.
+    const webhooksAfter = await signedCall(base, b.key, 'GET', '/v1/webhooks');
+    expect(webhooksAfter.body.data).toEqual(webhooksBefore);
+    const box = webhookSecretBox(stack.rt.cfg);
+    const sealed = async (id: string) => (await rt.query('SELECT secret_sealed FROM webhook_endpoints WHERE id = $1', [id])).rows[0].secret_sealed as string;
+    expect(box.open(primary.body.id, await sealed(primary.body.id))).toBe(rotated.body.secret);
+    expect(box.open(backup.body.id, await sealed(backup.body.id))).toBe(backup.body.secret);
     // New keys still issue on the restored service, and the limit counts the restored active keys.
     const s2 = await signIn(base, a.wallet, a.accountId);
     const third = await call(base, 'POST', '/v1/api-keys', { body: { name: 'third' }, headers: sessionHeaders(s2) });
