@@ -28,7 +28,7 @@ async function main(): Promise<void> {
     for (let i = commands.length; i < COMMANDS; i++) commands.push(bus.stamp({ type: 'balance.adjust', accountId: accounts[i % accounts.length], amountSun: 1_000n, memo: 'bench' }, false));
     const appendStarted = Date.now();
     for (let i = 0; i < commands.length; i += 1000) await bus.append(commands.slice(i, i + 1000));
-    console.log(`restore benchmark: ${commands.length} commands over ${ACCOUNTS} accounts, ${world.cfg.TOPIC_PARTITIONS} partitions, PROCESSOR_MAX_BATCH n/a (one slice per fetched batch), ${new Date().toISOString()}`);
+    console.log(`restore benchmark: ${commands.length} commands over ${ACCOUNTS} accounts, ${world.cfg.TOPIC_PARTITIONS} partitions, one transaction per 500 commands, ${new Date().toISOString()}`);
     console.log(`  appended in ${((Date.now() - appendStarted) / 1000).toFixed(1)} s`);
     const report = await restoreInto(world.cfg, target, () => undefined);
     restoredUrl = report.databaseUrl;

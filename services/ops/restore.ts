@@ -10,6 +10,7 @@ import pg from 'pg';
 import type { Config } from '../platform/config';
 import { databaseName, checkOrStamp } from '../platform/log-identity';
 import type { Pool } from '../platform/db/pool';
+import { dropDatabase } from '../platform/db/databases';
 import { createRuntime, currentLogIdentity, type Runtime } from '../platform/runtime';
 import { applyPartitionSlice, decodeRecords, PROCESSOR_GROUP } from '../processor/processor';
 import type { RefusalPolicy } from '../processor/apply-batch';
@@ -30,6 +31,7 @@ export interface RestoreReport {
 type Progress = (line: string) => void;
 
 const DATABASE_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+const SLICE = 500;
 
 export function restoreDatabaseUrl(liveUrl: string, database: string): string {
   if (!DATABASE_NAME.test(database)) throw new Error(`--into ${database}: a database name is lower-case letters, digits and _ (at most 63)`);
@@ -58,7 +60,14 @@ export async function restoreInto(cfg: Config, database: string, progress: Progr
   }
   const started = Date.now();
   // The new database is stamped at the end, once it holds the whole log (a half-built one stays unstamped).
-  const rt = await createRuntime(cfg, { databaseUrl, logIdentity: 'skip' });
+  let rt: Runtime;
+  try {
+    rt = await createRuntime(cfg, { databaseUrl, logIdentity: 'skip' });
+  } catch (err) {
+    await dropDatabase(databaseUrl).catch(() => undefined);
+    throw err;
+  }
+  let finished = false;
   try {
     const { records, commandIds } = await applyLog(rt, progress);
     const unpublished = await markPublished(rt, commandIds, progress);
@@ -74,9 +83,12 @@ export async function restoreInto(cfg: Config, database: string, progress: Progr
       const { rows } = await rt.pool.query(`SELECT count(*)::int AS n FROM ${t.table}`);
       tables.push({ table: t.table, rows: rows[0].n as number });
     }
+    finished = true;
     return { database, databaseUrl, records, seconds: (Date.now() - started) / 1000, tables, unpublished };
   } finally {
     await rt.close();
+    // A half-built database is of no use and would block the next attempt: this run created it, so drop it.
+    if (!finished) await dropDatabase(databaseUrl).catch(() => undefined);
   }
 }
 
@@ -95,15 +107,19 @@ async function applyLog(rt: Runtime, progress: Progress): Promise<{ records: num
   // Next offset to apply per partition: a rebalance of the scan's group (a long batch on a busy machine
   // outlives the session) hands records out again, and those already applied are skipped, not an error.
   const next = new Map<number, bigint>();
-  await rt.log.scan(topic, until, async (batch) => {
-    const records = batch.records.filter((r) => r.offset >= (next.get(batch.partition) ?? 0n));
-    if (records.length === 0) return;
-    const decoded = await decodeRecords(rt.codec, records);
-    const outcome = await applyPartitionSlice(rt.pool as Pool, { group: PROCESSOR_GROUP, topic, partition: batch.partition }, decoded, ctx, policy);
-    if ('seekTo' in outcome) throw new Error(`restore out of order on partition ${batch.partition}: expected offset ${outcome.seekTo}, got ${records[0].offset}`);
-    for (const d of decoded) if ('command' in d) commandIds.push(d.command.commandId);
-    next.set(batch.partition, records[records.length - 1].offset + 1n);
-    done += BigInt(records.length);
+  await rt.log.scan(topic, until, async (batch, heartbeat) => {
+    const fresh = batch.records.filter((r) => r.offset >= (next.get(batch.partition) ?? 0n));
+    // One transaction per slice of at most SLICE records (as the processor's max batch), heartbeat between.
+    for (let i = 0; i < fresh.length; i += SLICE) {
+      const records = fresh.slice(i, i + SLICE);
+      const decoded = await decodeRecords(rt.codec, records);
+      const outcome = await applyPartitionSlice(rt.pool as Pool, { group: PROCESSOR_GROUP, topic, partition: batch.partition }, decoded, ctx, policy);
+      if ('seekTo' in outcome) throw new Error(`restore out of order on partition ${batch.partition}: expected offset ${outcome.seekTo}, got ${records[0].offset}`);
+      for (const d of decoded) if ('command' in d) commandIds.push(d.command.commandId);
+      next.set(batch.partition, records[records.length - 1].offset + 1n);
+      done += BigInt(records.length);
+      await heartbeat();
+    }
     if (Date.now() - lastReport > 1_000 || done === total) {
       lastReport = Date.now();
       const rate = Number(done) / Math.max(0.001, (Date.now() - started) / 1000);

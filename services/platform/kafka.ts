@@ -233,7 +233,7 @@ export class KafkaLog {
    * Reads a topic from the beginning up to `until` (exclusive, per partition), batch by batch, with a
    * throwaway consumer group that is deleted afterwards. Partitions are read in parallel, each in order.
    */
-  async scan(topic: string, until: Map<number, bigint>, onBatch: (batch: PartitionBatch) => Promise<void>): Promise<void> {
+  async scan(topic: string, until: Map<number, bigint>, onBatch: (batch: PartitionBatch, heartbeat: () => Promise<void>) => Promise<void>): Promise<void> {
     const pending = new Set([...until].filter(([, end]) => end > 0n).map(([p]) => p));
     if (pending.size === 0) return;
     const groupId = `scan-${process.pid}-${Date.now()}`;
@@ -252,7 +252,8 @@ export class KafkaLog {
         const end = until.get(batch.partition) ?? 0n;
         const records = batch.records.filter((r) => r.offset < end);
         try {
-          if (records.length > 0) await onBatch({ ...batch, records });
+          // A long batch heartbeats through the handler, or the group moves the partition mid-batch.
+          if (records.length > 0) await onBatch({ ...batch, records }, control.heartbeat);
         } catch (err) {
           fail(err);
           return;

@@ -12,7 +12,7 @@ import { allScopes, type ApiKeyScope } from '../auth/context';
 import { accountIdOf, requireAuth } from '../auth/require-auth';
 import { ApiError, sendJson } from '../errors';
 import { submitCommand, type IdentityDeps } from '../identity-deps';
-import { apiKeyContext, listApiKeys, type ApiKeyRow } from '../stores/api-keys';
+import { apiKeyContext, findApiKey, listApiKeys, type ApiKeyRow } from '../stores/api-keys';
 import { loadAccount } from '../stores/accounts';
 
 export const MAX_ACTIVE_KEYS = 10;
@@ -28,6 +28,9 @@ export function apiKeysRouter(deps: IdentityDeps): Router {
   router.post('/v1/api-keys', requireAuth({ bootstrap: true, session: { minRole: 'owner' } }), validator.for('createApiKey'), async (req, res) => {
     const accountId = accountIdOf(res);
     if (!(await loadAccount(rt.pool, accountId))) throw new ApiError('not_found');
+    // Answered here when already plain (nothing appended for a request that changes nothing); the
+    // processor checks again over its own state, which decides between concurrent requests.
+    if ((await listApiKeys(rt.pool, accountId)).length >= MAX_ACTIVE_KEYS) throw new ApiError('api_key_limit_reached', undefined, { limit: MAX_ACTIVE_KEYS });
     const secret = newToken('sk_', 32);
     const id = randomId('apiKey');
     const scopes = (req.body?.scopes as ApiKeyScope[] | undefined) ?? [...allScopes];
@@ -42,7 +45,9 @@ export function apiKeysRouter(deps: IdentityDeps): Router {
   });
 
   router.delete('/v1/api-keys/:keyId', requireAuth({ session: { minRole: 'owner' } }), validator.for('revokeApiKey'), async (req, res) => {
-    await submitCommand(bus, { type: 'api_key.revoke', accountId: accountIdOf(res), keyId: String(req.params.keyId) });
+    const key = await findApiKey(rt.pool, String(req.params.keyId));
+    if (!key || key.accountId !== accountIdOf(res) || key.revokedAt !== null) throw new ApiError('not_found');
+    await submitCommand(bus, { type: 'api_key.revoke', accountId: accountIdOf(res), keyId: key.id });
     res.status(204).end();
   });
 

@@ -94,6 +94,11 @@ export function webhooksRouter(deps: WebhookRouteDeps): Router {
     const accountId = accountIdOf(res);
     const body = req.body as { url: string; role?: 'primary' | 'backup'; events?: string[] | null };
     await checkUrl(body.url);
+    // Answered here when already plain (nothing appended for a request that changes nothing); the
+    // processor checks again over its own state, which decides between concurrent requests.
+    const taken = new Set((await listEndpoints(rt.pool, accountId)).map((e) => e.role));
+    const free = body.role ?? ROLES.find((r) => !taken.has(r));
+    if (!free || taken.has(free)) throw new ApiError('webhook_limit_reached', free ? `The ${free} role is taken.` : undefined);
     const id = randomId('webhookEndpoint');
     const secret = newEndpointSecret();
     // The processor picks the free role and refuses a taken one over its own state (concurrent creates included).
@@ -108,7 +113,7 @@ export function webhooksRouter(deps: WebhookRouteDeps): Router {
   router.patch('/v1/webhooks/:webhookId', write, validator.for('updateWebhook'), async (req, res) => {
     const body = req.body as { url?: string; role?: 'primary' | 'backup'; events?: string[] | null; is_active?: boolean };
     if (body.url !== undefined) await checkUrl(body.url);
-    const endpointId = String(req.params.webhookId);
+    const endpointId = (await owned(res, String(req.params.webhookId))).id;
     await submitCommand(bus, {
       type: 'webhook.update', accountId: accountIdOf(res), endpointId, url: body.url ?? null, role: body.role ?? null,
       setEvents: body.events !== undefined, events: body.events ?? null, isActive: body.is_active ?? null, secretSealed: null,
@@ -117,7 +122,8 @@ export function webhooksRouter(deps: WebhookRouteDeps): Router {
   });
 
   router.delete('/v1/webhooks/:webhookId', write, validator.for('deleteWebhook'), async (req, res) => {
-    await submitCommand(bus, { type: 'webhook.delete', accountId: accountIdOf(res), endpointId: String(req.params.webhookId) });
+    const endpoint = await owned(res, String(req.params.webhookId));
+    await submitCommand(bus, { type: 'webhook.delete', accountId: endpoint.accountId, endpointId: endpoint.id });
     res.status(204).end();
   });
 
