@@ -47,7 +47,7 @@ Health         http://$HOST:$PORT/healthz  http://$HOST:$PORT/readyz  http://$HO
 Devnet         ${TRON_FULL_HOST:-http://127.0.0.1:8090}   (wallets: ${TRON_FULL_HOST:-http://127.0.0.1:8090}/admin/accounts)
 Kafka          ${KAFKA_BROKERS:-127.0.0.1:9092}
 Registry       ${SCHEMA_REGISTRY_URL:-http://127.0.0.1:8081/apis/ccompat/v7}
-PostgreSQL     ${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/energy_nile}
+PostgreSQL     ${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/energy_${NETWORK:-nile}}
 Redis          ${REDIS_URL:-redis://127.0.0.1:6379/0}
 Service log    $LOGFILE
 Ops tool       ./bin/ops --help

@@ -51,7 +51,7 @@ export function createApp(deps: ApiDeps): Express {
   const rates = new UsdtRateSource(deps.rt.cfg, deps.rt.chain.reader, deps.rt.clock);
   app.use(...identityRouters({ rt: deps.rt, bus: deps.bus, validator, rate: rates.rateNow }));
   app.use(ledgerRouter({ rt: deps.rt, validator }));
-  app.use(webhooksRouter({ rt: deps.rt, validator, ...deps.webhooks }));
+  app.use(webhooksRouter({ rt: deps.rt, bus: deps.bus, validator, ...deps.webhooks }));
   app.use(ordersRouter({ rt: deps.rt, bus: deps.bus, validator, chain: deps.chain ?? deps.rt.chain.reader }));
   app.use(promoRouter({ rt: deps.rt, bus: deps.bus, validator, drops: deps.promoDrops }));
   app.use(statsRouter({ rt: deps.rt, validator }));

@@ -14,6 +14,8 @@ import { orderEventsOf } from './order-events';
 import { allocateOrder, closeOrder, createOrder, refundOrder, settleOrder } from './handlers/orders';
 import type { ApplyContext, Handler, Outcome, StateView } from './outcome';
 import { claimDevCode, configurePromo, enterDevCode, grantPromo, redeemPromo } from './handlers/promo';
+import { issueApiKey, revokeApiKey } from './handlers/api-keys';
+import { createWebhookEndpoint, deleteWebhookEndpoint, updateWebhookEndpoint } from './handlers/webhook-endpoints';
 
 type HandlerTable = { [T in Exclude<CommandType, 'command.refused'>]: Handler<Extract<Command, { type: T }>> };
 
@@ -35,6 +37,11 @@ const handlers: HandlerTable = {
   'promo.grant': grantPromo,
   'promo.dev_code': claimDevCode,
   'promo.dev_code_enter': enterDevCode,
+  'api_key.issue': issueApiKey,
+  'api_key.revoke': revokeApiKey,
+  'webhook.create': createWebhookEndpoint,
+  'webhook.update': updateWebhookEndpoint,
+  'webhook.delete': deleteWebhookEndpoint,
 };
 
 export function applyCommand(state: StateView, command: Exclude<Command, { type: 'command.refused' }>, ctx: ApplyContext): Outcome {

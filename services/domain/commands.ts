@@ -245,8 +245,53 @@ export interface EnterDevCodeCommand {
   targetAccountId: string;
 }
 
+/** Issues an API key; the secret only sealed. `maxActive` is the limit in force when the API accepted it. */
+export interface IssueApiKeyCommand {
+  type: 'api_key.issue';
+  keyId: string;
+  name: string | null;
+  scopes: string[];
+  secretEnc: string;
+  maxActive: number;
+}
+
+/** Revokes one of the account's active API keys at the command's time. */
+export interface RevokeApiKeyCommand {
+  type: 'api_key.revoke';
+  keyId: string;
+}
+
+/** Creates a webhook endpoint (role null: the free one); the secret only sealed. */
+export interface CreateWebhookCommand {
+  type: 'webhook.create';
+  endpointId: string;
+  url: string;
+  role: 'primary' | 'backup' | null;
+  events: string[] | null;
+  secretSealed: string;
+}
+
+/** Edits a webhook endpoint (absent fields unchanged; `setEvents` says whether `events` applies); a new sealed secret rotates it. */
+export interface UpdateWebhookCommand {
+  type: 'webhook.update';
+  endpointId: string;
+  url: string | null;
+  role: 'primary' | 'backup' | null;
+  setEvents: boolean;
+  events: string[] | null;
+  isActive: boolean | null;
+  secretSealed: string | null;
+}
+
+export interface DeleteWebhookCommand {
+  type: 'webhook.delete';
+  endpointId: string;
+}
+
 export type CommandBody =
   | SetLowBalanceAlertCommand
+  | IssueApiKeyCommand | RevokeApiKeyCommand
+  | CreateWebhookCommand | UpdateWebhookCommand | DeleteWebhookCommand
   | CreateAccountCommand | AdjustBalanceCommand | CommandRefusedMarker | RenameAccountCommand | AssignDepositAddressCommand | CreditDepositCommand | ReleaseDepositCommand
   | CreateOrderCommand | AllocateOrderCommand | SettleOrderCommand | CloseOrderCommand | RefundOrderCommand
   | ConfigurePromoCommand | RedeemPromoCommand | GrantPromoCommand | ClaimDevCodeCommand | EnterDevCodeCommand;

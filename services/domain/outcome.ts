@@ -8,6 +8,8 @@ import type { Journal } from './ledger';
 import type { IdempotencyRecord, Order } from './orders';
 import type { DevCode, PromoConfig, Redemption } from '../promo/rules';
 import type { OrderEvent } from './order-events';
+import type { ApiKey, ApiKeyView } from './api-keys';
+import type { WebhookEndpoint, WebhookEndpointView } from './webhook-endpoints';
 
 export interface Effects {
   /** Final state of every account the command changed (or created). */
@@ -27,6 +29,10 @@ export interface Effects {
   devCodes?: DevCode[];
   /** Transitions of the changed orders, for the order-events topic (services/domain/order-events.ts). */
   orderEvents?: OrderEvent[];
+  /** API keys issued or revoked (api_key commands only). */
+  apiKeys?: ApiKey[];
+  /** Webhook endpoints changed (final state) and deleted (ids) (webhook commands only). */
+  webhookEndpoints?: { changed: WebhookEndpoint[]; deleted: string[] };
 }
 
 export type Outcome =
@@ -42,6 +48,10 @@ export interface StateView {
   orders?: OrderView;
   /** Promo state, loaded for the batch's promo commands (services/promo/processor-store.ts). */
   promo?: PromoView;
+  /** API keys, loaded for the batch's api_key commands (services/processor/api-key-store.ts). */
+  apiKeys?: ApiKeyView;
+  /** Webhook endpoints, loaded for the batch's webhook commands (services/processor/webhook-endpoint-store.ts). */
+  webhookEndpoints?: WebhookEndpointView;
 }
 
 export interface PromoView {

@@ -17,6 +17,7 @@ import { creditHeldDeposit } from './credit-held';
 import { rotateEncryptionKeys } from './rotate-encryption-key';
 import { rebuildStats } from '../stats/rebuild';
 import { reconcileOnce, reconcileReport } from '../reconciler/run';
+import { restoreInto } from './restore';
 
 const help = `Usage: ./bin/ops <command> [options]
 
@@ -56,6 +57,9 @@ Commands:
       chain, expected, difference) for rows that differ (every row with --all); exits 1 on a difference no
       transaction in flight explains. --repair first re-delegates missing stake for orders inside their
       window, refunds the others (order.refunded + balance.credited), and undelegates leaked stake.
+  restore --into <database>
+      Rebuilds every table on the log from the topics alone into a new database (the live one is not
+      read), with progress; stamps it with the log; prints the DATABASE_URL to start the service on.
   --help
       This text.
 
@@ -126,12 +130,13 @@ async function run(argv: string[]): Promise<number> {
       verify: { type: 'boolean' }, keep: { type: 'boolean' }, json: { type: 'boolean' },
       ...promoOptions,
       repair: { type: 'boolean' }, all: { type: 'boolean' },
+      into: { type: 'string' },
     },
   });
   const cfg = loadConfig();
   logger.level = cfg.LOG_LEVEL === 'info' ? 'warn' : cfg.LOG_LEVEL;
 
-  if (!['create-account', 'adjust', 'replay', 'rotate-deposit-address', 'credit-held', 'refund-order', 'set-low-balance-alert', 'rotate-encryption-key', 'promo set', 'promo off', 'rebuild-stats', 'reconcile'].includes(command)) throw new UsageError(`unknown command ${command}`);
+  if (!['create-account', 'adjust', 'replay', 'rotate-deposit-address', 'credit-held', 'refund-order', 'set-low-balance-alert', 'rotate-encryption-key', 'promo set', 'promo off', 'rebuild-stats', 'reconcile', 'restore'].includes(command)) throw new UsageError(`unknown command ${command}`);
   let amount = 0n;
   if (command === 'adjust') {
     need(values, 'account');
@@ -169,6 +174,8 @@ async function run(argv: string[]): Promise<number> {
       throw new UsageError((err as Error).message);
     }
   }
+  // Before any runtime on DATABASE_URL: the live database may be gone, and must not be created empty.
+  if (command === 'restore') return restore(cfg, need(values, 'into'));
 
   const rt = await createRuntime(cfg);
   try {
@@ -261,6 +268,14 @@ async function run(argv: string[]): Promise<number> {
   } finally {
     await rt.close();
   }
+}
+
+async function restore(cfg: ReturnType<typeof loadConfig>, into: string): Promise<number> {
+  const report = await restoreInto(cfg, into, (line) => console.error(line));
+  for (const t of report.tables) console.log(`${t.table.padEnd(22)} ${String(t.rows).padStart(9)} rows`);
+  console.log(`restored ${report.records} records in ${report.seconds.toFixed(1)} s (${report.unpublished} outbox messages left for the relay)`);
+  console.log(`DATABASE_URL=${report.databaseUrl}`);
+  return 0;
 }
 
 run(process.argv.slice(2)).then(

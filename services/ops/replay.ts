@@ -81,7 +81,7 @@ async function waitForMarkers(pool: Pool, progress: Progress): Promise<void> {
   throw new Error('refusal markers were not published within 60 s; is the relay running?');
 }
 
-async function collectRefusals(rt: Runtime, topic: string, progress: Progress): Promise<Map<string, RefusalReason>> {
+export async function collectRefusals(rt: Runtime, topic: string, progress: Progress): Promise<Map<string, RefusalReason>> {
   const refused = new Map<string, RefusalReason>();
   await rt.log.scan(topic, await rt.log.endOffsets(topic), async (batch) => {
     for (const d of await decodeRecords(rt.codec, batch.records)) {
@@ -101,7 +101,7 @@ async function rowDigests(db: PoolClient | Pool, t: ReplayedTable): Promise<Map<
   return new Map(rows.map((r) => [r.k as string, r.h as string]));
 }
 
-async function compareTable(live: PoolClient, replay: Pool, t: ReplayedTable) {
+export async function compareTable(live: PoolClient, replay: Pool, t: ReplayedTable) {
   const [a, b] = await Promise.all([rowDigests(live, t), rowDigests(replay, t)]);
   const differences: string[] = [];
   for (const [k, h] of a) {

@@ -21,7 +21,8 @@ const schema = z.object({
   KAFKA_BROKERS: z.string().min(1).default('127.0.0.1:9092'),
   KAFKA_CLIENT_ID: z.string().default('energy-rental'),
   SCHEMA_REGISTRY_URL: z.string().url().default('http://127.0.0.1:8081/apis/ccompat/v7'),
-  DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/energy_nile'),
+  /** Unset: postgres://postgres@127.0.0.1:5432/energy_<NETWORK>, so a mainnet process never opens the Nile database. */
+  DATABASE_URL: z.string().url().optional(),
   REDIS_URL: z.string().url().default('redis://127.0.0.1:6379/0'),
   TRON_FULL_HOST: z.string().url().default('http://127.0.0.1:8090'),
   /** How long an API call waits for the processor before the command is abandoned (and refused). */
@@ -144,7 +145,8 @@ const schema = z.object({
   RECONCILE_EVERY_MS: z.coerce.number().int().min(100).default(10_000),
 });
 
-export type Config = Omit<z.infer<typeof schema>, 'DEPOSIT_XPUB' | 'API_KEY_ENCRYPTION_KEY' | 'WEBHOOK_SECRET_KEY'> & {
+export type Config = Omit<z.infer<typeof schema>, 'DEPOSIT_XPUB' | 'API_KEY_ENCRYPTION_KEY' | 'WEBHOOK_SECRET_KEY' | 'DATABASE_URL'> & {
+  DATABASE_URL: string;
   /** Topic and consumer-group names carry the network, so two worlds never share a topic. */
   topicPrefix: string;
   DEPOSIT_XPUB: string;
@@ -211,6 +213,11 @@ function readableKeys(current: string, previous: string | undefined, localProfil
   return [...new Set(keys)];
 }
 
+/** The database name carries the network: `energy_nile`, `energy_mainnet`. */
+export function defaultDatabaseUrl(network: string): string {
+  return `postgres://postgres@127.0.0.1:5432/energy_${network}`;
+}
+
 let cached: Config | undefined;
 
 export function parseConfig(env: Record<string, string | undefined>): Config {
@@ -243,6 +250,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   }
   return {
     ...cfg,
+    DATABASE_URL: cfg.DATABASE_URL ?? defaultDatabaseUrl(cfg.NETWORK),
     topicPrefix,
     DEPOSIT_XPUB: cfg.DEPOSIT_XPUB ?? devDefaults.DEPOSIT_XPUB,
     API_KEY_ENCRYPTION_KEY: cfg.API_KEY_ENCRYPTION_KEY!,

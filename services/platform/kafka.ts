@@ -2,7 +2,7 @@
  * The one module that talks to the Kafka client. Everything else sees plain records, batches and offsets
  * as bigint, so the client library can be swapped for another if one measures better.
  */
-import { Kafka, logLevel, Partitioners, type Admin, type Consumer, type IHeaders, type Producer } from 'kafkajs';
+import { ConfigResourceTypes, Kafka, logLevel, Partitioners, type Admin, type Consumer, type IHeaders, type Producer } from 'kafkajs';
 import { logger } from './logger';
 import type { TopicDeclaration } from '../../topics';
 
@@ -140,6 +140,16 @@ export class KafkaLog {
     }
   }
 
+  /** The broker's effective value of the named settings, per topic. */
+  async topicConfigs(names: string[], configNames: readonly string[]): Promise<Map<string, Record<string, string>>> {
+    const admin = await this.admin();
+    const { resources } = await admin.describeConfigs({
+      includeSynonyms: false,
+      resources: names.map((name) => ({ type: ConfigResourceTypes.TOPIC, name, configNames: [...configNames] })),
+    });
+    return new Map(resources.map((r) => [r.resourceName, Object.fromEntries(r.configEntries.map((e) => [e.configName, e.configValue]))]));
+  }
+
   async deleteTopics(names: string[]): Promise<void> {
     const admin = await this.admin();
     const existing = new Set(await admin.listTopics());
@@ -245,7 +255,7 @@ export class KafkaLog {
    * Reads a topic from the beginning up to `until` (exclusive, per partition), batch by batch, with a
    * throwaway consumer group that is deleted afterwards. Partitions are read in parallel, each in order.
    */
-  async scan(topic: string, until: Map<number, bigint>, onBatch: (batch: PartitionBatch) => Promise<void>): Promise<void> {
+  async scan(topic: string, until: Map<number, bigint>, onBatch: (batch: PartitionBatch, heartbeat: () => Promise<void>) => Promise<void>): Promise<void> {
     const pending = new Set([...until].filter(([, end]) => end > 0n).map(([p]) => p));
     if (pending.size === 0) return;
     const groupId = `scan-${process.pid}-${Date.now()}`;
@@ -264,7 +274,8 @@ export class KafkaLog {
         const end = until.get(batch.partition) ?? 0n;
         const records = batch.records.filter((r) => r.offset < end);
         try {
-          if (records.length > 0) await onBatch({ ...batch, records });
+          // A long batch heartbeats through the handler, or the group moves the partition mid-batch.
+          if (records.length > 0) await onBatch({ ...batch, records }, control.heartbeat);
         } catch (err) {
           fail(err);
           return;

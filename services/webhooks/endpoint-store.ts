@@ -1,6 +1,5 @@
-/** Webhook endpoints and the delivery log as the API reads and writes them (plain tables, not log-derived). */
+/** Webhook endpoints and the delivery log as the API reads them. */
 import type { Pool } from '../platform/db/pool';
-import { inTransaction } from '../platform/db/pool';
 
 export interface EndpointRow {
   id: string;
@@ -37,59 +36,8 @@ export async function findEndpoint(pool: Pool, accountId: string, id: string): P
   return rows[0] ? fromRow(rows[0]) : null;
 }
 
-const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === '23505';
-
-/** Inserts the endpoint; false when its role is already taken. */
-export async function insertEndpoint(pool: Pool, e: EndpointRow): Promise<boolean> {
-  try {
-    await pool.query(
-      `INSERT INTO webhook_endpoints (id, account_id, url, role, events, is_active, secret_sealed, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-      [e.id, e.accountId, e.url, e.role, e.events, e.isActive, e.secretSealed, e.createdAt, e.updatedAt],
-    );
-    return true;
-  } catch (err) {
-    if (isUniqueViolation(err)) return false;
-    throw err;
-  }
-}
-
-export interface EndpointChanges {
-  url?: string;
-  role?: 'primary' | 'backup';
-  events?: string[] | null;
-  isActive?: boolean;
-  secretSealed?: string;
-}
-
-/**
- * Applies the changes in one transaction. Taking the role the account's other endpoint holds swaps the
- * two (the one-per-role constraint is checked at commit). Null when the endpoint is not the account's.
- */
-export async function updateEndpoint(pool: Pool, accountId: string, id: string, changes: EndpointChanges, now: Date): Promise<EndpointRow | null> {
-  return inTransaction(pool, async (client) => {
-    const { rows } = await client.query(`SELECT ${columns} FROM webhook_endpoints WHERE account_id = $1 FOR UPDATE`, [accountId]);
-    const current = rows.map(fromRow).find((e) => e.id === id);
-    if (!current) return null;
-    if (changes.role && changes.role !== current.role) {
-      await client.query('UPDATE webhook_endpoints SET role = $3, updated_at = $4 WHERE account_id = $1 AND id <> $2', [accountId, id, current.role, now]);
-    }
-    const { rows: updated } = await client.query(
-      `UPDATE webhook_endpoints SET
-          url = coalesce($2, url), role = coalesce($3, role),
-          events = CASE WHEN $4::boolean THEN $5::text[] ELSE events END,
-          is_active = coalesce($6, is_active), secret_sealed = coalesce($7, secret_sealed), updated_at = $8
-        WHERE id = $1 RETURNING ${columns}`,
-      [id, changes.url ?? null, changes.role ?? null, changes.events !== undefined, changes.events ?? null, changes.isActive ?? null, changes.secretSealed ?? null, now],
-    );
-    return fromRow(updated[0]);
-  });
-}
-
-export async function deleteEndpoint(pool: Pool, accountId: string, id: string): Promise<boolean> {
-  const { rowCount } = await pool.query('DELETE FROM webhook_endpoints WHERE id = $1 AND account_id = $2', [id, accountId]);
-  return rowCount === 1;
-}
+// Create, edit, rotate and delete are webhook.* commands applied by the processor
+// (services/processor/webhook-endpoint-store.ts), so a restore brings endpoints back.
 
 /** Position in a log listing: events of one intake batch share created_at, their log order breaks the tie. */
 export interface DeliveryCursor {

@@ -13,9 +13,9 @@ import { webhookSecretBox } from '../../webhooks/secrets';
 import { envelopeBytes, newEndpointSecret, signedRequest } from '../../webhooks/signing';
 import { sampleEventData } from '../../webhooks/samples';
 import { checkTarget, type Resolver } from '../../webhooks/url-check';
-import {
-  deleteEndpoint, findEndpoint, insertEndpoint, listDeliveries, listEndpoints, updateEndpoint, type DeliveryCursor, type DeliveryLogRow, type EndpointRow,
-} from '../../webhooks/endpoint-store';
+import { findEndpoint, listDeliveries, listEndpoints, type DeliveryCursor, type DeliveryLogRow, type EndpointRow } from '../../webhooks/endpoint-store';
+import type { CommandBus } from '../../platform/command-bus';
+import { submitCommand } from '../identity-deps';
 import { accountIdOf, requireAuth } from '../auth/require-auth';
 import { cursorInstant, cursorSeq, invalidCursor } from '../cursor';
 import { ApiError, sendJson } from '../errors';
@@ -26,6 +26,8 @@ const ROLES = ['primary', 'backup'] as const;
 
 export interface WebhookRouteDeps {
   rt: Runtime;
+  /** Endpoint changes are commands on the log (so a restore brings them back); the answer waits for the processor. */
+  bus: CommandBus;
   validator: RequestValidator;
   /** Trust anchors and resolver for test deliveries; default: Node's standard store and the system resolver. */
   ca?: SendOptions['ca'];
@@ -67,7 +69,7 @@ export function testError(error: string | null): string | null {
 }
 
 export function webhooksRouter(deps: WebhookRouteDeps): Router {
-  const { rt, validator } = deps;
+  const { rt, bus, validator } = deps;
   const box = webhookSecretBox(rt.cfg);
   const router = Router();
   const read = requireAuth({ apiKey: { scope: 'webhooks.read' }, session: { minRole: 'viewer' } });
@@ -92,18 +94,16 @@ export function webhooksRouter(deps: WebhookRouteDeps): Router {
     const accountId = accountIdOf(res);
     const body = req.body as { url: string; role?: 'primary' | 'backup'; events?: string[] | null };
     await checkUrl(body.url);
+    // Answered here when already plain (nothing appended for a request that changes nothing); the
+    // processor checks again over its own state, which decides between concurrent requests.
     const taken = new Set((await listEndpoints(rt.pool, accountId)).map((e) => e.role));
-    const role = body.role ?? ROLES.find((r) => !taken.has(r));
-    if (!role || taken.has(role)) throw new ApiError('webhook_limit_reached', role ? `The ${role} role is taken.` : undefined);
+    const free = body.role ?? ROLES.find((r) => !taken.has(r));
+    if (!free || taken.has(free)) throw new ApiError('webhook_limit_reached', free ? `The ${free} role is taken.` : undefined);
     const id = randomId('webhookEndpoint');
     const secret = newEndpointSecret();
-    const now = new Date(rt.clock.now());
-    const row: EndpointRow = {
-      id, accountId, url: body.url, role, events: body.events ?? null, isActive: true, secretSealed: box.seal(id, secret),
-      lastDeliveryAt: null, lastDeliveryStatus: null, createdAt: now, updatedAt: now,
-    };
-    if (!(await insertEndpoint(rt.pool, row))) throw new ApiError('webhook_limit_reached', `The ${role} role is taken.`);
-    sendJson(res, 201, { ...endpointJson(row), secret });
+    // The processor picks the free role and refuses a taken one over its own state (concurrent creates included).
+    await submitCommand(bus, { type: 'webhook.create', accountId, endpointId: id, url: body.url, role: body.role ?? null, events: body.events ?? null, secretSealed: box.seal(id, secret) });
+    sendJson(res, 201, { ...endpointJson(await owned(res, id)), secret });
   });
 
   router.get('/v1/webhooks/:webhookId', read, validator.for('getWebhook'), async (req, res) => {
@@ -113,22 +113,27 @@ export function webhooksRouter(deps: WebhookRouteDeps): Router {
   router.patch('/v1/webhooks/:webhookId', write, validator.for('updateWebhook'), async (req, res) => {
     const body = req.body as { url?: string; role?: 'primary' | 'backup'; events?: string[] | null; is_active?: boolean };
     if (body.url !== undefined) await checkUrl(body.url);
-    const updated = await updateEndpoint(rt.pool, accountIdOf(res), String(req.params.webhookId), {
-      url: body.url, role: body.role, events: body.events, isActive: body.is_active,
-    }, new Date(rt.clock.now()));
-    if (!updated) throw new ApiError('not_found');
-    sendJson(res, 200, endpointJson(updated));
+    const endpointId = (await owned(res, String(req.params.webhookId))).id;
+    await submitCommand(bus, {
+      type: 'webhook.update', accountId: accountIdOf(res), endpointId, url: body.url ?? null, role: body.role ?? null,
+      setEvents: body.events !== undefined, events: body.events ?? null, isActive: body.is_active ?? null, secretSealed: null,
+    });
+    sendJson(res, 200, endpointJson(await owned(res, endpointId)));
   });
 
   router.delete('/v1/webhooks/:webhookId', write, validator.for('deleteWebhook'), async (req, res) => {
-    if (!(await deleteEndpoint(rt.pool, accountIdOf(res), String(req.params.webhookId)))) throw new ApiError('not_found');
+    const endpoint = await owned(res, String(req.params.webhookId));
+    await submitCommand(bus, { type: 'webhook.delete', accountId: endpoint.accountId, endpointId: endpoint.id });
     res.status(204).end();
   });
 
   router.post('/v1/webhooks/:webhookId/rotate-secret', write, validator.for('rotateWebhookSecret'), async (req, res) => {
     const endpoint = await owned(res, String(req.params.webhookId));
     const secret = newEndpointSecret();
-    await updateEndpoint(rt.pool, endpoint.accountId, endpoint.id, { secretSealed: box.seal(endpoint.id, secret) }, new Date(rt.clock.now()));
+    await submitCommand(bus, {
+      type: 'webhook.update', accountId: endpoint.accountId, endpointId: endpoint.id, url: null, role: null, setEvents: false, events: null, isActive: null,
+      secretSealed: box.seal(endpoint.id, secret),
+    });
     sendJson(res, 200, { id: endpoint.id, secret });
   });
 

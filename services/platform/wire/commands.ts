@@ -32,6 +32,20 @@ function bodyToWire(body: CommandBody): WireBody {
       };
     case 'account.rename':
       return { [`${ns}RenameAccount`]: { display_name: body.displayName } };
+    case 'api_key.issue':
+      return { [`${ns}IssueApiKey`]: { key_id: body.keyId, name: body.name, scopes: body.scopes, secret_enc: body.secretEnc, max_active: body.maxActive } };
+    case 'api_key.revoke':
+      return { [`${ns}RevokeApiKey`]: { key_id: body.keyId } };
+    case 'webhook.create':
+      return { [`${ns}CreateWebhook`]: { endpoint_id: body.endpointId, url: body.url, role: body.role, events: body.events, secret_sealed: body.secretSealed } };
+    case 'webhook.update':
+      return {
+        [`${ns}UpdateWebhook`]: {
+          endpoint_id: body.endpointId, url: body.url, role: body.role, set_events: body.setEvents, events: body.events, is_active: body.isActive, secret_sealed: body.secretSealed,
+        },
+      };
+    case 'webhook.delete':
+      return { [`${ns}DeleteWebhook`]: { endpoint_id: body.endpointId } };
     case 'deposit_address.assign':
       return { [`${ns}AssignDepositAddress`]: { address: body.address, derivation_index: body.derivationIndex, reason: body.reason } };
     case 'balance.adjust':
@@ -117,6 +131,19 @@ function bodyFromWire(wire: WireBody): CommandBody {
       };
     case 'RenameAccount':
       return { type: 'account.rename', displayName: value.display_name };
+    case 'IssueApiKey':
+      return { type: 'api_key.issue', keyId: value.key_id, name: value.name, scopes: value.scopes, secretEnc: value.secret_enc, maxActive: value.max_active };
+    case 'RevokeApiKey':
+      return { type: 'api_key.revoke', keyId: value.key_id };
+    case 'CreateWebhook':
+      return { type: 'webhook.create', endpointId: value.endpoint_id, url: value.url, role: value.role, events: value.events, secretSealed: value.secret_sealed };
+    case 'UpdateWebhook':
+      return {
+        type: 'webhook.update', endpointId: value.endpoint_id, url: value.url, role: value.role, setEvents: value.set_events, events: value.events,
+        isActive: value.is_active, secretSealed: value.secret_sealed,
+      };
+    case 'DeleteWebhook':
+      return { type: 'webhook.delete', endpointId: value.endpoint_id };
     case 'AssignDepositAddress':
       return { type: 'deposit_address.assign', address: value.address, derivationIndex: value.derivation_index, reason: value.reason };
     case 'AdjustBalance':

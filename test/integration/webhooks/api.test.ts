@@ -63,7 +63,7 @@ beforeAll(async () => {
   const strictRt: Runtime = { ...rt, cfg: { ...rt.cfg, WEBHOOK_ALLOW_PRIVATE_TARGETS: false } };
   const strict = express();
   strict.locals.rt = strictRt;
-  strict.use(requestId, ...jsonBody, webhooksRouter({ rt: strictRt, validator: new RequestValidator(buildDocument()), resolve }), errorHandler);
+  strict.use(requestId, ...jsonBody, webhooksRouter({ rt: strictRt, bus, validator: new RequestValidator(buildDocument()), resolve }), errorHandler);
   strictBase = await listen(strict);
   customer = await signUp(base);
 });
@@ -211,6 +211,8 @@ test('the test delivery tells no port from another: refused, plain-TCP and close
   for (const port of [plain, closed]) {
     await as(c).patch(`/v1/webhooks/${ep.id}`, { url: `https://127.0.0.1:${port}/x` });
     answers.push((await as(c).post(`/v1/webhooks/${ep.id}/test`, { event: 'balance.credited' })).body);
+    // The same signed request twice in one second is a replay (1002): the next one signs a later second.
+    await new Promise((r) => setTimeout(r, 1_000));
   }
   for (const a of answers) expect(a).toMatchObject({ delivered: false, response_status: null, response_body_excerpt: null, error: 'connection_failed' });
 });

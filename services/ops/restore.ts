@@ -1,0 +1,151 @@
+/**
+ * `ops restore --into <database>`: rebuilds every table that is on the log from the topics alone into a
+ * new database, shows progress, stamps it with the log it was built from, and returns the DATABASE_URL to
+ * start the service on. The live database is not read (it may be gone). Commands are applied by the
+ * processor's own code (applyPartitionSlice), with the refusals the log records, exactly as
+ * `replay --verify` does; the processor's stored offsets end where the restore stopped, so a processor
+ * started on the new database goes on from there.
+ */
+import pg from 'pg';
+import type { Config } from '../platform/config';
+import { databaseName, checkOrStamp } from '../platform/log-identity';
+import type { Pool } from '../platform/db/pool';
+import { dropDatabase } from '../platform/db/databases';
+import { createRuntime, currentLogIdentity, type Runtime } from '../platform/runtime';
+import { applyPartitionSlice, decodeRecords, processorSpec, PROCESSOR_GROUP } from '../processor/processor';
+import type { RefusalPolicy } from '../processor/apply-batch';
+import { collectRefusals } from './replay';
+import { rotateEncryptionKeys } from './rotate-encryption-key';
+import { replayedTables } from './replayed-tables';
+
+export interface RestoreReport {
+  database: string;
+  databaseUrl: string;
+  records: number;
+  seconds: number;
+  tables: Array<{ table: string; rows: number }>;
+  /** Outbox rows whose message is not on the log yet: the relay publishes them once the service starts. */
+  unpublished: number;
+}
+
+type Progress = (line: string) => void;
+
+const DATABASE_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+const SLICE = 500;
+
+export function restoreDatabaseUrl(liveUrl: string, database: string): string {
+  if (!DATABASE_NAME.test(database)) throw new Error(`--into ${database}: a database name is lower-case letters, digits and _ (at most 63)`);
+  const url = new URL(liveUrl);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
+async function databaseExists(url: string): Promise<boolean> {
+  const server = new URL(url);
+  server.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: server.toString() });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [databaseName(url)]);
+    return rowCount !== 0;
+  } finally {
+    await client.end();
+  }
+}
+
+export async function restoreInto(cfg: Config, database: string, progress: Progress = () => undefined): Promise<RestoreReport> {
+  const databaseUrl = restoreDatabaseUrl(cfg.DATABASE_URL, database);
+  if (await databaseExists(databaseUrl)) {
+    throw new Error(`database ${database} exists already; restore builds a new one (choose another name, or drop it first)`);
+  }
+  const started = Date.now();
+  // The new database is stamped at the end, once it holds the whole log (a half-built one stays unstamped).
+  let rt: Runtime;
+  try {
+    rt = await createRuntime(cfg, { databaseUrl, logIdentity: 'skip' });
+  } catch (err) {
+    await dropDatabase(databaseUrl).catch(() => undefined);
+    throw err;
+  }
+  let finished = false;
+  try {
+    const { records, commandIds } = await applyLog(rt, progress);
+    const unpublished = await markPublished(rt, commandIds, progress);
+    // Secrets on the log are sealed under the key in force when they were issued: re-seal them under the
+    // current keys (opening with the *_PREVIOUS keys as needed), as `ops rotate-encryption-key` would.
+    for (const r of await rotateEncryptionKeys(rt.pool, cfg)) {
+      progress(`${r.table}: re-sealed ${r.resealed}, already current ${r.current}, unreadable ${r.unreadable.length}`);
+      if (r.unreadable.length > 0) throw new Error(`${r.table}: ${r.unreadable.length} secrets open with no configured key; set the *_PREVIOUS key they were sealed with, drop the new database and restore again`);
+    }
+    await checkOrStamp(rt.pool, await currentLogIdentity(cfg), databaseUrl);
+    const tables = [];
+    for (const t of replayedTables) {
+      const { rows } = await rt.pool.query(`SELECT count(*)::int AS n FROM ${t.table}`);
+      tables.push({ table: t.table, rows: rows[0].n as number });
+    }
+    finished = true;
+    return { database, databaseUrl, records, seconds: (Date.now() - started) / 1000, tables, unpublished };
+  } finally {
+    await rt.close();
+    // A half-built database is of no use and would block the next attempt: this run created it, so drop it.
+    if (!finished) await dropDatabase(databaseUrl).catch(() => undefined);
+  }
+}
+
+async function applyLog(rt: Runtime, progress: Progress): Promise<{ records: number; commandIds: string[] }> {
+  const topic = rt.codec.topicName('accountCommands');
+  const until = await rt.log.endOffsets(topic);
+  const total = [...until.values()].reduce((a, b) => a + b, 0n);
+  progress(`restoring ${total} records of ${topic} across ${until.size} partitions`);
+  const refused = await collectRefusals(rt, topic, progress);
+  const policy: RefusalPolicy = { refusalFor: (c) => refused.get(c.commandId) ?? null };
+  const ctx = { network: rt.cfg.NETWORK, brand: rt.cfg.BRAND };
+  const spec = processorSpec(rt.codec, PROCESSOR_GROUP, ctx, policy);
+  const started = Date.now();
+  let done = 0n;
+  let lastReport = 0;
+  const commandIds: string[] = [];
+  // Next offset to apply per partition: a rebalance of the scan's group (a long batch on a busy machine
+  // outlives the session) hands records out again, and those already applied are skipped, not an error.
+  const next = new Map<number, bigint>();
+  await rt.log.scan(topic, until, async (batch, heartbeat) => {
+    const fresh = batch.records.filter((r) => r.offset >= (next.get(batch.partition) ?? 0n));
+    // One transaction per slice of at most SLICE records (as the processor's max batch), heartbeat between.
+    for (let i = 0; i < fresh.length; i += SLICE) {
+      const records = fresh.slice(i, i + SLICE);
+      const decoded = await decodeRecords(rt.codec, records);
+      const outcome = await applyPartitionSlice(rt.pool as Pool, spec, batch.partition, decoded);
+      if ('seekTo' in outcome) throw new Error(`restore out of order on partition ${batch.partition}: expected offset ${outcome.seekTo}, got ${records[0].offset}`);
+      for (const d of decoded) if ('value' in d) commandIds.push(d.value.commandId);
+      next.set(batch.partition, records[records.length - 1].offset + 1n);
+      done += BigInt(records.length);
+      await heartbeat();
+    }
+    if (Date.now() - lastReport > 1_000 || done === total) {
+      lastReport = Date.now();
+      const rate = Number(done) / Math.max(0.001, (Date.now() - started) / 1000);
+      progress(`applied ${done}/${total} records (${((Number(done) * 100) / Math.max(1, Number(total))).toFixed(0)} %, ${rate.toFixed(0)}/s)`);
+    }
+  });
+  return { records: Number(done), commandIds };
+}
+
+/**
+ * The rebuilt outbox holds every event and follow-up command ever written. Those already on the log are
+ * marked published (the relay must not send history again); the others were committed by the lost
+ * database but never relayed, and stay for the relay.
+ */
+async function markPublished(rt: Runtime, commandIds: string[], progress: Progress): Promise<number> {
+  // Follow-up commands and refusal markers on the log were read by applyLog; events are read here.
+  const onLog = [...commandIds];
+  const events = rt.codec.topicName('accountEvents');
+  await rt.log.scan(events, await rt.log.endOffsets(events), async (batch) => {
+    for (const r of batch.records) if (r.value) onLog.push((await rt.codec.decodeEvent(r.value)).eventId);
+  });
+  for (let i = 0; i < onLog.length; i += 10_000) {
+    await rt.pool.query('UPDATE outbox SET published_at = now() WHERE message_id = ANY($1::text[]) AND published_at IS NULL', [onLog.slice(i, i + 10_000)]);
+  }
+  const { rows } = await rt.pool.query('SELECT count(*)::int AS n FROM outbox WHERE published_at IS NULL');
+  progress(`outbox: ${onLog.length} messages found on the log, ${rows[0].n} left for the relay`);
+  return rows[0].n as number;
+}

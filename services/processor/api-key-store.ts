@@ -1,0 +1,50 @@
+/** The api_keys table to and from the domain's ApiKey, inside the processor's transaction. */
+import type { ApiKey, ApiKeyView } from '../domain/api-keys';
+import type { Command } from '../domain/commands';
+import { insertRows } from '../platform/db/bulk';
+import type { PoolClient } from '../platform/db/pool';
+
+const columns = ['id', 'account_id', 'name', 'scopes', 'secret_enc', 'created_at', 'revoked_at'] as const;
+
+function fromRow(r: Record<string, any>): ApiKey {
+  return {
+    id: r.id, accountId: r.account_id, name: r.name, scopes: r.scopes, secretEnc: r.secret_enc,
+    createdAt: (r.created_at as Date).getTime(), revokedAt: r.revoked_at === null ? null : (r.revoked_at as Date).getTime(),
+  };
+}
+
+/** The keys of every account a batch's api_key commands touch, updated in memory as commands apply. */
+export class ApiKeyState implements ApiKeyView {
+  private readonly keys = new Map<string, ApiKey>();
+  private readonly changed = new Map<string, ApiKey>();
+
+  static async load(client: PoolClient, commands: Command[]): Promise<ApiKeyState> {
+    const state = new ApiKeyState();
+    const accounts = [...new Set(commands.filter((c) => c.type.startsWith('api_key.')).map((c) => c.accountId))];
+    if (accounts.length === 0) return state;
+    // FOR UPDATE: the API's `last_used_at` writes touch the same rows; the processor's view wins for the rest.
+    const { rows } = await client.query(`SELECT ${columns.join(', ')} FROM api_keys WHERE account_id = ANY($1::text[]) FOR UPDATE`, [accounts]);
+    for (const r of rows) state.keys.set(r.id, fromRow(r));
+    return state;
+  }
+
+  byId(id: string): ApiKey | undefined {
+    return this.keys.get(id);
+  }
+
+  activeOf(accountId: string): ApiKey[] {
+    return [...this.keys.values()].filter((k) => k.accountId === accountId && k.revokedAt === null);
+  }
+
+  put(key: ApiKey): void {
+    this.keys.set(key.id, key);
+    this.changed.set(key.id, key);
+  }
+
+  async save(client: PoolClient): Promise<void> {
+    const rows = [...this.changed.values()].map((k) => [
+      k.id, k.accountId, k.name, k.scopes, k.secretEnc, new Date(k.createdAt), k.revokedAt === null ? null : new Date(k.revokedAt),
+    ]);
+    await insertRows(client, 'api_keys', columns, rows, 'ON CONFLICT (id) DO UPDATE SET revoked_at = EXCLUDED.revoked_at');
+  }
+}

@@ -1,0 +1,58 @@
+/** The webhook_endpoints table to and from the domain's WebhookEndpoint, inside the processor's transaction. */
+import type { Command } from '../domain/commands';
+import type { WebhookEndpoint, WebhookEndpointView } from '../domain/webhook-endpoints';
+import { insertRows } from '../platform/db/bulk';
+import type { PoolClient } from '../platform/db/pool';
+
+const columns = ['id', 'account_id', 'url', 'role', 'events', 'is_active', 'secret_sealed', 'created_at', 'updated_at'] as const;
+
+function fromRow(r: Record<string, any>): WebhookEndpoint {
+  return {
+    id: r.id, accountId: r.account_id, url: r.url, role: r.role, events: r.events, isActive: r.is_active, secretSealed: r.secret_sealed,
+    createdAt: (r.created_at as Date).getTime(), updatedAt: (r.updated_at as Date).getTime(),
+  };
+}
+
+/** The endpoints of every account a batch's webhook commands touch, updated in memory as commands apply. */
+export class WebhookEndpointState implements WebhookEndpointView {
+  private readonly endpoints = new Map<string, WebhookEndpoint>();
+  private readonly changed = new Map<string, WebhookEndpoint>();
+  private readonly deleted = new Set<string>();
+
+  static async load(client: PoolClient, commands: Command[]): Promise<WebhookEndpointState> {
+    const state = new WebhookEndpointState();
+    const accounts = [...new Set(commands.filter((c) => c.type.startsWith('webhook.')).map((c) => c.accountId))];
+    if (accounts.length === 0) return state;
+    // FOR UPDATE: the dispatcher's last_delivery_* writes touch the same rows.
+    const { rows } = await client.query(`SELECT ${columns.join(', ')} FROM webhook_endpoints WHERE account_id = ANY($1::text[]) FOR UPDATE`, [accounts]);
+    for (const r of rows) state.endpoints.set(r.id, fromRow(r));
+    return state;
+  }
+
+  ofAccount(accountId: string): WebhookEndpoint[] {
+    return [...this.endpoints.values()].filter((e) => e.accountId === accountId);
+  }
+
+  apply(effect: { changed: WebhookEndpoint[]; deleted: string[] }): void {
+    for (const e of effect.changed) {
+      this.endpoints.set(e.id, e);
+      this.changed.set(e.id, e);
+      this.deleted.delete(e.id);
+    }
+    for (const id of effect.deleted) {
+      this.endpoints.delete(id);
+      this.changed.delete(id);
+      this.deleted.add(id);
+    }
+  }
+
+  async save(client: PoolClient): Promise<void> {
+    if (this.deleted.size > 0) await client.query('DELETE FROM webhook_endpoints WHERE id = ANY($1::text[])', [[...this.deleted]]);
+    const rows = [...this.changed.values()].map((e) => [
+      e.id, e.accountId, e.url, e.role, e.events, e.isActive, e.secretSealed, new Date(e.createdAt), new Date(e.updatedAt),
+    ]);
+    // The one-per-role constraint is deferred: a role swap writes both rows, checked at commit.
+    const updates = columns.filter((c) => c !== 'id' && c !== 'account_id' && c !== 'created_at').map((c) => `${c} = EXCLUDED.${c}`);
+    await insertRows(client, 'webhook_endpoints', columns, rows, `ON CONFLICT (id) DO UPDATE SET ${updates.join(', ')}`);
+  }
+}

@@ -1,0 +1,125 @@
+/**
+ * `ops restore --into <database>` (issue 15, item 2) on the real stack: accounts, adjustments (some at
+ * once on one account, one refused) and alert settings go through the processor; the ops tool rebuilds a
+ * new database from the topics alone; every table on the log is identical, the new database is stamped
+ * with the same log, and a processor started on it goes on from where the log ended.
+ */
+import type { CommandBus } from '../../../services/platform/command-bus';
+import { dropDatabase } from '../../../services/platform/db/databases';
+import { createPool, type Pool } from '../../../services/platform/db/pool';
+import { readStamp } from '../../../services/platform/log-identity';
+import { createRuntime, type Runtime } from '../../../services/platform/runtime';
+import { compareTable } from '../../../services/ops/replay';
+import { replayedTables } from '../../../services/ops/replayed-tables';
+import { startRoles, type Stoppable } from '../../../services/roles';
+import { assertLedgerInvariants } from '../../support/ledger-invariants';
+import { runOps } from '../../support/ops-process';
+import { dropWorld, eventually, newWorld, openBus, openRuntime, type World } from '../../support/world';
+
+let world: World;
+let rt: Runtime;
+let bus: CommandBus;
+let roles: Stoppable[];
+let restoredName: string;
+let restoredUrl: string;
+
+const ops = (args: string[]) => runOps(world, args);
+
+async function account(): Promise<string> {
+  const accountId = `acc_${Math.random().toString(16).slice(2)}`;
+  const r = await bus.submit({ type: 'account.create', accountId, brand: rt.cfg.BRAND, network: rt.cfg.NETWORK, ownerAddress: null, displayName: 'restore test' });
+  expect(r.outcome).toBe('applied');
+  return accountId;
+}
+
+beforeAll(async () => {
+  world = newWorld('restore');
+  rt = await openRuntime(world);
+  roles = await startRoles(rt, ['processor', 'relay']);
+  bus = await openBus(rt);
+  restoredName = `${new URL(world.cfg.DATABASE_URL).pathname.slice(1)}_restored`;
+});
+
+afterAll(async () => {
+  await bus?.stop();
+  await Promise.all((roles ?? []).map((r) => r.stop()));
+  if (restoredName) await dropDatabase(new URL(`/${restoredName}`, world.cfg.DATABASE_URL).toString());
+  await dropWorld(world, rt);
+  await rt.close();
+});
+
+test('restore rebuilds every table on the log into a new database, stamped with the same log', async () => {
+  const accounts = await Promise.all([account(), account(), account()]);
+  // Many adjustments at once, several on one account in the same moment, and one the ledger refuses.
+  const results = await Promise.all([
+    ...accounts.flatMap((a, i) => Array.from({ length: 10 }, (_, k) => bus.submit({ type: 'balance.adjust', accountId: a, amountSun: BigInt((i + 1) * 1_000_000 + k), memo: `credit ${k}` }))),
+    bus.submit({ type: 'account.set_low_balance_alert', accountId: accounts[0], thresholdSun: 5_000_000n }),
+  ]);
+  expect(results.every((r) => r.outcome === 'applied')).toBe(true);
+  const overdraw = await bus.submit({ type: 'balance.adjust', accountId: accounts[1], amountSun: -1_000_000_000_000n, memo: 'too much' });
+  expect(overdraw.outcome).not.toBe('applied');
+  await eventually(async () => (await rt.pool.query('SELECT count(*)::int AS n FROM outbox WHERE published_at IS NULL')).rows[0].n === 0, 30_000, 'relay');
+
+  const run = await ops(['restore', '--into', restoredName]);
+  expect(run.stderr).toMatch(/applied (\d+)\/\1 records \(100 %/);
+  expect(run.code).toBe(0);
+  const printed = /^DATABASE_URL=(.+)$/m.exec(run.stdout)?.[1];
+  expect(printed).toBeDefined();
+  restoredUrl = printed!;
+  expect(new URL(restoredUrl).pathname).toBe(`/${restoredName}`);
+  expect(run.stdout).toMatch(/0 outbox messages left for the relay/);
+
+  const restored = createPool(restoredUrl, 2);
+  const live = await rt.pool.connect();
+  try {
+    for (const t of replayedTables) {
+      const cmp = await compareTable(live, restored, t);
+      expect({ table: t.table, differences: cmp.differences }).toEqual({ table: t.table, differences: [] });
+      if (['accounts', 'journals', 'command_results'].includes(t.table)) expect(cmp.replayed).toBeGreaterThan(0);
+    }
+    const balances = async (db: Pool | typeof live) => (await db.query('SELECT id, balance_sun FROM accounts ORDER BY id')).rows;
+    expect(await balances(restored)).toEqual(await balances(live));
+    expect(await readStamp(restored)).toEqual(await readStamp(rt.pool));
+    expect((await restored.query('SELECT count(*)::int AS n FROM outbox WHERE published_at IS NULL')).rows[0].n).toBe(0);
+    await assertLedgerInvariants(restored);
+  } finally {
+    live.release();
+    await restored.end();
+  }
+});
+
+test('restore refuses a database that exists already and changes nothing in it', async () => {
+  const pool = createPool(restoredUrl, 1);
+  const before = (await pool.query('SELECT count(*)::int AS n FROM journals')).rows[0].n;
+  const run = await ops(['restore', '--into', restoredName]);
+  expect(run.code).toBe(1);
+  expect(run.stderr).toContain(`database ${restoredName} exists already`);
+  expect((await pool.query('SELECT count(*)::int AS n FROM journals')).rows[0].n).toBe(before);
+  await pool.end();
+  const bad = await ops(['restore', '--into', 'Robert"; DROP']);
+  expect(bad.code).toBe(1);
+  expect(bad.stderr).toMatch(/a database name is lower-case letters/);
+});
+
+test('a processor started on the restored database goes on from where the log ended', async () => {
+  // The live processor hands over: one processor group per log.
+  await bus.stop();
+  await Promise.all(roles.map((r) => r.stop()));
+  roles = [];
+  const onRestored = await createRuntime({ ...rt.cfg, DATABASE_URL: restoredUrl });
+  const restoredRoles = await startRoles(onRestored, ['processor']);
+  const restoredBus = await openBus(onRestored);
+  try {
+    const { rows } = await onRestored.pool.query('SELECT id, balance_sun FROM accounts ORDER BY id LIMIT 1');
+    const r = await restoredBus.submit({ type: 'balance.adjust', accountId: rows[0].id, amountSun: 42n, memo: 'after restore' });
+    expect(r.outcome).toBe('applied');
+    const after = (await onRestored.pool.query('SELECT balance_sun FROM accounts WHERE id = $1', [rows[0].id])).rows[0].balance_sun;
+    expect(after).toBe((rows[0].balance_sun as bigint) + 42n);
+    await assertLedgerInvariants(onRestored.pool);
+  } finally {
+    await restoredBus.stop();
+    await Promise.all(restoredRoles.map((s) => s.stop()));
+    await onRestored.close();
+  }
+  bus = await openBus(rt);
+});
