@@ -19,8 +19,9 @@ import { startConfirmer } from './confirmer/confirmer';
 import { startScheduler } from './scheduler/scheduler';
 import { startPromoGranter } from './promo/granter';
 import { startForwardWatcher } from './promo/forward-watcher';
+import { startBatchExecutor } from './batches/executor';
 
-export const allRoles = ['api', 'processor', 'relay', 'dispatcher', 'deposit-watcher', 'broadcaster', 'confirmer', 'scheduler', 'promo-granter', 'promo-forward-watcher'] as const;
+export const allRoles = ['api', 'processor', 'relay', 'dispatcher', 'deposit-watcher', 'broadcaster', 'confirmer', 'scheduler', 'promo-granter', 'promo-forward-watcher', 'batch-executor'] as const;
 export type Role = (typeof allRoles)[number];
 
 export interface Stoppable {
@@ -51,6 +52,13 @@ export async function startRoles(rt: Runtime, roles: Role[]): Promise<Stoppable[
   }
   if (roles.includes('promo-granter')) running.push(await startPromoGranter({ cfg: rt.cfg, pool: rt.pool, bus: appendOnlyBus(rt), clock: rt.clock }));
   if (roles.includes('promo-forward-watcher')) running.push(await startForwardWatcher({ cfg: rt.cfg, pool: rt.pool, bus: appendOnlyBus(rt), clock: rt.clock }));
+  if (roles.includes('batch-executor')) {
+    // Waits for the answers of the orders it places, so its bus subscribes to replies.
+    const bus = commandBusFor(rt);
+    await bus.start();
+    const executor = await startBatchExecutor({ cfg: rt.cfg, pool: rt.pool, bus, clock: rt.clock });
+    running.push({ stop: async () => (await executor.stop(), await bus.stop()) });
+  }
   if (roles.includes('processor')) {
     running.push(
       await startProcessor({

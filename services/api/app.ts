@@ -14,6 +14,7 @@ import { UsdtRateSource } from '../deposits/rate';
 import { webhooksRouter, type WebhookRouteDeps } from './routes/webhooks';
 import { ordersRouter, type OrderRouteDeps } from './routes/orders';
 import { promoRouter, type PromoRouteDeps } from './routes/promo';
+import { batchesRouter } from './routes/batches';
 import { buildDocument } from './openapi/document';
 import { requestId } from './request-id';
 import { RequestValidator } from './validate';
@@ -53,6 +54,7 @@ export function createApp(deps: ApiDeps): Express {
   app.use(webhooksRouter({ rt: deps.rt, validator, ...deps.webhooks }));
   app.use(ordersRouter({ rt: deps.rt, bus: deps.bus, validator, chain: deps.chain }));
   app.use(promoRouter({ rt: deps.rt, bus: deps.bus, validator, drops: deps.promoDrops }));
+  app.use(batchesRouter({ rt: deps.rt, bus: deps.bus, validator }));
 
   app.use((_req, _res, next) => next(new ApiError('not_found', 'No such endpoint.')));
   app.use(errorHandler);

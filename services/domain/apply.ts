@@ -13,6 +13,7 @@ import { balanceLowEvent } from './balance-low';
 import { allocateOrder, closeOrder, createOrder, refundOrder, settleOrder } from './handlers/orders';
 import type { ApplyContext, Handler, Outcome, StateView } from './outcome';
 import { claimDevCode, configurePromo, enterDevCode, grantPromo, redeemPromo } from './handlers/promo';
+import { cancelBatch, completeBatch, createBatch, stepBatchItem } from '../batches/handlers';
 
 type HandlerTable = { [T in Exclude<CommandType, 'command.refused'>]: Handler<Extract<Command, { type: T }>> };
 
@@ -34,6 +35,10 @@ const handlers: HandlerTable = {
   'promo.grant': grantPromo,
   'promo.dev_code': claimDevCode,
   'promo.dev_code_enter': enterDevCode,
+  'batch.create': createBatch,
+  'batch.cancel': cancelBatch,
+  'batch.item': stepBatchItem,
+  'batch.complete': completeBatch,
 };
 
 export function applyCommand(state: StateView, command: Exclude<Command, { type: 'command.refused' }>, ctx: ApplyContext): Outcome {

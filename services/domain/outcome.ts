@@ -7,6 +7,7 @@ import type { Deposit } from './deposits';
 import type { Journal } from './ledger';
 import type { IdempotencyRecord, Order } from './orders';
 import type { DevCode, PromoConfig, Redemption } from '../promo/rules';
+import type { Batch } from '../batches/rules';
 
 export interface Effects {
   /** Final state of every account the command changed (or created). */
@@ -24,6 +25,8 @@ export interface Effects {
   promoConfig?: PromoConfig;
   redemptions?: Redemption[];
   devCodes?: DevCode[];
+  /** Batch commands only: batches created or changed. */
+  batches?: Batch[];
 }
 
 export type Outcome =
@@ -39,6 +42,13 @@ export interface StateView {
   orders?: OrderView;
   /** Promo state, loaded for the batch's promo commands (services/promo/processor-store.ts). */
   promo?: PromoView;
+  /** Batch state, loaded for the batch's batch commands (services/batches/store.ts). */
+  batches?: BatchView;
+}
+
+export interface BatchView {
+  byId(batchId: string): Batch | undefined;
+  byKey(accountId: string, batchKey: string): Batch | undefined;
 }
 
 export interface PromoView {

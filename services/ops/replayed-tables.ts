@@ -23,6 +23,7 @@ export const replayedTables: ReplayedTable[] = [
   { table: 'promo_config', key: ['id'], volatile: [] },
   { table: 'promo_redemptions', key: ['address'], volatile: [] },
   { table: 'promo_dev_codes', key: ['address'], volatile: [] },
+  { table: 'batches', key: ['id'], volatile: [] },
 ];
 
 /** Tables that are not state derived from the log. */

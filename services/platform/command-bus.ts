@@ -69,10 +69,10 @@ export class CommandBus {
   }
 
   /** A command stamped with its id, time, deadline and this instance's reply channel. */
-  stamp(body: NewCommand, waitForReply = true): Command {
+  stamp(body: NewCommand, waitForReply = true, commandId?: string): Command {
     const issuedAt = this.deps.clock.now();
     const meta: CommandMeta = {
-      commandId: randomId('command'),
+      commandId: commandId ?? randomId('command'),
       accountId: body.accountId,
       issuedAt,
       deadlineAt: waitForReply ? issuedAt + this.deps.timeoutMs : null,
@@ -89,8 +89,9 @@ export class CommandBus {
   }
 
   /** Appends and waits for the answer; the answer is final (applied, rejected, or refused with nothing done). */
-  async submit(body: NewCommand, headers: Record<string, string> = traceHeaders()): Promise<CommandResult> {
-    const command = this.stamp(body);
+  async submit(body: NewCommand, headers: Record<string, string> = traceHeaders(), commandId?: string): Promise<CommandResult> {
+    // A derived commandId (batch executor) makes a repeat after a crash the same command: applied once, same answer.
+    const command = this.stamp(body, true, commandId);
     const reply = new Promise<CommandResult>((resolve) => this.waiting.set(command.commandId, resolve));
     try {
       await this.append([command], headers);

@@ -19,6 +19,7 @@ import { depositIdsOf, loadDeposits, saveDeposits } from './deposit-store';
 import type { Deposit } from '../domain/deposits';
 import { OrderState } from './order-store';
 import { PromoState } from '../promo/store';
+import { BatchState } from '../batches/store';
 
 export interface RefusalPolicy {
   /** Why this command must not apply, or null to apply it. */
@@ -81,7 +82,8 @@ export async function applyBatch(
   const changedDeposits = new Map<string, Deposit>();
   const orders = await OrderState.load(client, fresh);
   const promo = await PromoState.load(client, fresh);
-  const view = { account: (id: string) => state.get(id), deposit: (id: string) => deposits.get(id), orders, promo };
+  const batches = await BatchState.load(client, fresh);
+  const view = { account: (id: string) => state.get(id), deposit: (id: string) => deposits.get(id), orders, promo, batches };
 
   for (const command of fresh) {
     const reason = policy.refusalFor(command);
@@ -107,6 +109,7 @@ export async function applyBatch(
     if (effects.promoConfig) promo.putConfig(effects.promoConfig, command.commandId);
     for (const redemption of effects.redemptions ?? []) promo.putRedemption(redemption);
     for (const code of effects.devCodes ?? []) promo.putDevCode(code);
+    for (const batch of effects.batches ?? []) batches.put(batch);
     for (const deposit of effects.deposits ?? []) {
       deposits.set(deposit.depositId, deposit);
       changedDeposits.set(deposit.depositId, deposit);
@@ -126,6 +129,7 @@ export async function applyBatch(
   await saveDeposits(client, [...changedDeposits.values()]);
   await orders.save(client);
   await promo.save(client);
+  await batches.save(client);
   await saveOutbox(client, outbox);
   await finishResults(client, finished.map((f) => f.result));
   return finished;

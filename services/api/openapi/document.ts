@@ -9,6 +9,7 @@ import { sharedSchemas } from './shared-schemas';
 import { webhookPaths, webhookSchemas } from './webhooks-paths';
 import { orderPaths, orderSchemas } from './orders-paths';
 import { promoPaths, promoSchemas } from './promo-paths';
+import { batchPaths, batchSchemas } from './batches-paths';
 
 export type OpenApiDocument = {
   openapi: '3.1.0';
@@ -38,7 +39,7 @@ export function buildDocument(): OpenApiDocument {
     },
     // Every path below carries /v1, and a server URL is prefixed to each path: '/' (not '/v1/v1/...').
     servers: [{ url: '/' }],
-    paths: { ...platformPaths, ...identityPaths, ...ledgerPaths, ...webhookPaths, ...orderPaths, ...promoPaths },
-    components: { schemas: { ...sharedSchemas, ...identitySchemas, ...ledgerSchemas, ...webhookSchemas, ...orderSchemas, ...promoSchemas }, securitySchemes: { ...identitySecuritySchemes } },
+    paths: { ...platformPaths, ...identityPaths, ...ledgerPaths, ...webhookPaths, ...orderPaths, ...promoPaths, ...batchPaths },
+    components: { schemas: { ...sharedSchemas, ...identitySchemas, ...ledgerSchemas, ...webhookSchemas, ...orderSchemas, ...promoSchemas, ...batchSchemas }, securitySchemes: { ...identitySecuritySchemes } },
   };
 }
