@@ -30,7 +30,7 @@ export interface BatchExecutorDeps {
   bus: CommandBus;
   clock: Clock;
   chain?: Pick<ChainReader, 'account'>;
-  /** Receivers executed at once across all batches. */
+  /** Receivers executed at once across all batches; default BATCH_EXECUTOR_CONCURRENCY. */
   concurrency?: number;
 }
 
@@ -73,7 +73,7 @@ export class BatchExecutor {
   /** One pass: start what can start, complete what is done. */
   async tick(): Promise<void> {
     const batches = await openBatches(this.deps.pool, 200);
-    const limit = this.deps.concurrency ?? 16;
+    const limit = this.deps.concurrency ?? this.deps.cfg.BATCH_EXECUTOR_CONCURRENCY;
     for (const batch of batches) {
       for (const item of batch.items) {
         if (item.progress !== 'queued' && item.progress !== 'started') continue;

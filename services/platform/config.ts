@@ -123,6 +123,8 @@ const schema = z.object({
   PROMO_DROP_FROM_BLOCK: z.coerce.number().int().min(0).default(0),
   /** Promo: GET /v1/promo cache lifetime (spec: 15 s). */
   PROMO_CACHE_MS: z.coerce.number().int().min(0).default(15_000),
+  /** Batches: receivers the batch executor runs at once, across all batches. */
+  BATCH_EXECUTOR_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(64),
 });
 
 export type Config = Omit<z.infer<typeof schema>, 'DEPOSIT_XPUB' | 'API_KEY_ENCRYPTION_KEY' | 'WEBHOOK_SECRET_KEY'> & {
