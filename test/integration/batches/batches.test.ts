@@ -122,7 +122,11 @@ test('a mixed batch: activated, chunked, over max_price_sun, activate:false, alr
   const one = await orderCall(stack, rich, 'GET', `/v1/batches/${done.id}?receiver=${r2}`);
   expect(one.body.items.map((i: any) => i.receiver)).toEqual([r2]);
   const list = await orderCall(stack, rich, 'GET', '/v1/batches?limit=1');
-  expect(list.body.data).toHaveLength(1);
+  expect(list.body.data.map((b: any) => b.id)).toEqual([done.id]);
+  const partial = await orderCall(stack, rich, 'GET', '/v1/batches?status=partial');
+  expect(partial.body.data.map((b: any) => b.id)).toContain(done.id);
+  const completedOnly = await orderCall(stack, rich, 'GET', '/v1/batches?status=completed');
+  expect(completedOnly.body.data.map((b: any) => b.id)).not.toContain(done.id);
 
   // The same id and body again: 200, the original, nothing charged again; another body: 3010.
   const again = await post(rich, body);
@@ -193,6 +197,17 @@ test('request errors: 2005, 2004, 2006; the same client_batch_id twice at once w
   const loser = x.status === 409 ? x : y;
   expect(loser.body.error.code).toBe(3010);
   await batchUntil(rich, 'cid:race-1', (bt) => bt.finished_at !== null);
+
+  // Cursor paging walks every batch once, newest first.
+  const seen: string[] = [];
+  let cursor: string | null = null;
+  do {
+    const page: any = await orderCall(stack, rich, 'GET', `/v1/batches?limit=1${cursor ? `&cursor=${cursor}` : ''}`);
+    seen.push(...page.body.data.map((bt: any) => bt.id));
+    cursor = page.body.next_cursor;
+  } while (cursor);
+  expect(new Set(seen).size).toBe(seen.length);
+  expect(seen.length).toBe(3);
 }, 120_000);
 
 async function waitFor(check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
