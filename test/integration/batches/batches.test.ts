@@ -157,7 +157,12 @@ test('the balance runs out part way: the first receivers delivered, the rest ins
 
 test('cancel while running: queued receivers cancelled, running ones finish; a second cancel is 3002', async () => {
   const receivers = await Promise.all(Array.from({ length: 12 }, () => newWallet().then((w) => w.address)));
-  const created = await post(rich, { client_batch_id: 'cancel-1', defaults: { resource: 'energy', amount: 10_000, tier: '1h' }, items: receivers.map((receiver) => ({ receiver })) });
+  // The first three (the executor runs three at a time here) are chunked to inactive receivers: their second
+  // chunk waits for the activation to land, so they hold every slot while the other nine stay queued.
+  const created = await post(rich, {
+    client_batch_id: 'cancel-1', defaults: { resource: 'energy', amount: 10_000, tier: '1h' },
+    items: receivers.map((receiver, k) => (k < 3 ? { receiver, amount: 150_000 } : { receiver })),
+  });
   const id = created.body.id;
   await batchUntil(rich, id, (b) => b.summary.queued < 12, 30_000);
   const cancel = await orderCall(stack, rich, 'POST', `/v1/batches/${id}/cancel`);
@@ -165,11 +170,13 @@ test('cancel while running: queued receivers cancelled, running ones finish; a s
   expect(cancel.body.id).toBe(id);
   expect(cancel.body.cancelled).toBeGreaterThan(0);
   expect(cancel.body.cancelled).toBeLessThan(12);
+  expect(cancel.body.cancelled).toBe(9);
   const second = await orderCall(stack, rich, 'POST', `/v1/batches/cid:cancel-1/cancel`);
   expect([second.status, second.body.error.code]).toEqual([409, 3002]);
   const done = await batchUntil(rich, id, (b) => b.finished_at !== null);
   expect(done.summary.cancelled).toBe(cancel.body.cancelled);
   expect(done.summary.completed).toBe(12 - cancel.body.cancelled);
+  expect(done.items.slice(0, 3).map((i: any) => [i.status, i.delivered_amount, i.order_ids.length])).toEqual(Array(3).fill(['completed', 150_000, 2]));
   for (const i of done.items.filter((x: any) => x.status === 'cancelled')) {
     expect(i.order_ids).toEqual([]);
     expect(await energyLimit(i.receiver)).toBe(0);
