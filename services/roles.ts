@@ -21,8 +21,9 @@ import { startPromoGranter } from './promo/granter';
 import { startForwardWatcher } from './promo/forward-watcher';
 import { startStatsProjection } from './stats/consumer';
 import { startReconciler } from './reconciler/reconciler';
+import { startBatchExecutor } from './batches/executor';
 
-export const allRoles = ['api', 'processor', 'relay', 'dispatcher', 'deposit-watcher', 'broadcaster', 'confirmer', 'scheduler', 'promo-granter', 'promo-forward-watcher', 'stats', 'reconciler'] as const;
+export const allRoles = ['api', 'processor', 'relay', 'dispatcher', 'deposit-watcher', 'broadcaster', 'confirmer', 'scheduler', 'promo-granter', 'promo-forward-watcher', 'stats', 'reconciler', 'batch-executor'] as const;
 export type Role = (typeof allRoles)[number];
 
 export interface Stoppable {
@@ -67,6 +68,13 @@ export async function startRoles(rt: Runtime, roles: Role[]): Promise<Stoppable[
   if (roles.includes('promo-granter')) running.push(await startPromoGranter({ cfg: rt.cfg, pool: rt.pool, bus: appendBus, clock: rt.clock, reader: rt.chain.reader, writer: rt.chain.writer }));
   if (roles.includes('promo-forward-watcher')) running.push(await startForwardWatcher({ cfg: rt.cfg, pool: rt.pool, bus: appendBus, clock: rt.clock }));
   if (roles.includes('reconciler')) running.push(await startReconciler({ cfg: rt.cfg, pool: rt.pool, clock: rt.clock }));
+  if (roles.includes('batch-executor')) {
+    // Waits for the answers of the orders it places, so its bus subscribes to replies.
+    const bus = commandBusFor(rt);
+    await bus.start();
+    const executor = await startBatchExecutor({ cfg: rt.cfg, pool: rt.pool, bus, clock: rt.clock });
+    running.push({ stop: async () => (await executor.stop(), await bus.stop()) });
+  }
   if (roles.includes('processor')) {
     running.push(
       await startProcessor({

@@ -14,6 +14,7 @@ import { webhooksRouter, type WebhookRouteDeps } from './routes/webhooks';
 import { ordersRouter, type OrderRouteDeps } from './routes/orders';
 import { promoRouter, type PromoRouteDeps } from './routes/promo';
 import { statsRouter } from './routes/stats';
+import { batchesRouter } from './routes/batches';
 import { buildDocument } from './openapi/document';
 import { requestId } from './request-id';
 import { dashboardStatic } from './dashboard';
@@ -55,6 +56,7 @@ export function createApp(deps: ApiDeps): Express {
   app.use(ordersRouter({ rt: deps.rt, bus: deps.bus, validator, chain: deps.chain ?? deps.rt.chain.reader }));
   app.use(promoRouter({ rt: deps.rt, bus: deps.bus, validator, drops: deps.promoDrops }));
   app.use(statsRouter({ rt: deps.rt, validator }));
+  app.use(batchesRouter({ rt: deps.rt, bus: deps.bus, validator }));
 
   // The web dashboard at `/` (after every API router, so it never shadows one).
   app.use(dashboardStatic());

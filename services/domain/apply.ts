@@ -16,6 +16,7 @@ import type { ApplyContext, Handler, Outcome, StateView } from './outcome';
 import { claimDevCode, configurePromo, enterDevCode, grantPromo, redeemPromo } from './handlers/promo';
 import { issueApiKey, revokeApiKey } from './handlers/api-keys';
 import { createWebhookEndpoint, deleteWebhookEndpoint, updateWebhookEndpoint } from './handlers/webhook-endpoints';
+import { cancelBatch, completeBatch, createBatch, stepBatchItem } from '../batches/handlers';
 
 type HandlerTable = { [T in Exclude<CommandType, 'command.refused'>]: Handler<Extract<Command, { type: T }>> };
 
@@ -42,6 +43,10 @@ const handlers: HandlerTable = {
   'webhook.create': createWebhookEndpoint,
   'webhook.update': updateWebhookEndpoint,
   'webhook.delete': deleteWebhookEndpoint,
+  'batch.create': createBatch,
+  'batch.cancel': cancelBatch,
+  'batch.item': stepBatchItem,
+  'batch.complete': completeBatch,
 };
 
 export function applyCommand(state: StateView, command: Exclude<Command, { type: 'command.refused' }>, ctx: ApplyContext): Outcome {

@@ -4,6 +4,7 @@
  * the log rebuilds the same state.
  */
 import type { DepositFacts, DepositPricing } from './deposits';
+import type { BatchCommand } from '../batches/commands';
 
 export interface CommandMeta {
   commandId: string;
@@ -108,6 +109,8 @@ export interface CreateOrderCommand {
   source: string;
   memo: string | null;
   supplier: 'pool' | 'provider';
+  /** Set when a batch's executor placed the order. */
+  batchId?: string | null;
 }
 
 /** A chain transaction signed for an order, carried in a command so the processor stores it before broadcast. */
@@ -294,7 +297,8 @@ export type CommandBody =
   | CreateWebhookCommand | UpdateWebhookCommand | DeleteWebhookCommand
   | CreateAccountCommand | AdjustBalanceCommand | CommandRefusedMarker | RenameAccountCommand | AssignDepositAddressCommand | CreditDepositCommand | ReleaseDepositCommand
   | CreateOrderCommand | AllocateOrderCommand | SettleOrderCommand | CloseOrderCommand | RefundOrderCommand
-  | ConfigurePromoCommand | RedeemPromoCommand | GrantPromoCommand | ClaimDevCodeCommand | EnterDevCodeCommand;
+  | ConfigurePromoCommand | RedeemPromoCommand | GrantPromoCommand | ClaimDevCodeCommand | EnterDevCodeCommand
+  | BatchCommand;
 export type CommandType = CommandBody['type'];
 export type Command = CommandMeta & CommandBody;
 export type CommandOf<T extends CommandType> = CommandMeta & Extract<CommandBody, { type: T }>;

@@ -109,6 +109,15 @@ export interface BalanceLowData {
   estimated_orders_remaining: bigint | null;
 }
 
+export interface BatchCompletedData {
+  batch_id: string;
+  client_batch_id: string | null;
+  status: string;
+  summary: { total: number; completed: number; partial: number; failed: number; insufficient_funds: number; cancelled: number };
+  charged_amount_sun: bigint;
+  finished_at: string;
+}
+
 export interface EventDataByType {
   'balance.low': BalanceLowData;
   'balance.credited': BalanceCreditedData;
@@ -118,6 +127,7 @@ export interface EventDataByType {
   'order.expired': OrderExpiredData;
   'order.reclaimed': OrderReclaimedData;
   'order.refunded': OrderRefundedData;
+  'batch.completed': BatchCompletedData;
 }
 
 export type EventType = keyof EventDataByType;

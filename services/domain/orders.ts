@@ -84,6 +84,8 @@ export interface Order {
   failure: OrderFailure | null;
   createdAt: number;
   updatedAt: number;
+  /** Set when produced by a batch (source `batch`). */
+  batchId?: string | null;
 }
 
 export interface IdempotencyRecord {
@@ -158,7 +160,7 @@ export function orderJson(order: Order): Record<string, unknown> {
     id: order.id,
     client_order_id: order.clientOrderId,
     account_id: order.accountId,
-    batch_id: null,
+    batch_id: order.batchId ?? null,
     subscription_id: null,
     resource: order.resource,
     amount: order.amount,

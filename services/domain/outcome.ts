@@ -10,6 +10,7 @@ import type { DevCode, PromoConfig, Redemption } from '../promo/rules';
 import type { OrderEvent } from './order-events';
 import type { ApiKey, ApiKeyView } from './api-keys';
 import type { WebhookEndpoint, WebhookEndpointView } from './webhook-endpoints';
+import type { Batch } from '../batches/rules';
 
 export interface Effects {
   /** Final state of every account the command changed (or created). */
@@ -33,6 +34,8 @@ export interface Effects {
   apiKeys?: ApiKey[];
   /** Webhook endpoints changed (final state) and deleted (ids) (webhook commands only). */
   webhookEndpoints?: { changed: WebhookEndpoint[]; deleted: string[] };
+  /** Batch commands only: batches created or changed. */
+  batches?: Batch[];
 }
 
 export type Outcome =
@@ -52,6 +55,13 @@ export interface StateView {
   apiKeys?: ApiKeyView;
   /** Webhook endpoints, loaded for the batch's webhook commands (services/processor/webhook-endpoint-store.ts). */
   webhookEndpoints?: WebhookEndpointView;
+  /** Batch state, loaded for the batch's batch commands (services/batches/store.ts). */
+  batches?: BatchView;
+}
+
+export interface BatchView {
+  byId(batchId: string): Batch | undefined;
+  byKey(accountId: string, batchKey: string): Batch | undefined;
 }
 
 export interface PromoView {

@@ -26,6 +26,7 @@ export const replayedTables: ReplayedTable[] = [
   // API keys are issued and revoked by commands. last_used_at is the API's bookkeeping; secret_enc is
   // re-sealed in place by `ops rotate-encryption-key` (and by `ops restore`), the log keeps the first seal.
   { table: 'api_keys', key: ['id'], volatile: ['last_used_at', 'secret_enc'] },
+  { table: 'batches', key: ['id'], volatile: [] },
 ];
 
 /** Tables that are not state derived from the log. */

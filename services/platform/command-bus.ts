@@ -83,10 +83,10 @@ export class CommandBus {
   }
 
   /** A command stamped with its id, time, deadline and this instance's reply channel. */
-  stamp(body: NewCommand, waitForReply = true): Command {
+  stamp(body: NewCommand, waitForReply = true, commandId?: string): Command {
     const issuedAt = this.deps.clock.now();
     const meta: CommandMeta = {
-      commandId: randomId('command'),
+      commandId: commandId ?? randomId('command'),
       accountId: body.accountId,
       issuedAt,
       deadlineAt: waitForReply ? issuedAt + this.deps.timeoutMs : null,
@@ -103,8 +103,9 @@ export class CommandBus {
   }
 
   /** Appends and waits for the answer; the answer is final (applied, rejected, or refused with nothing done). */
-  async submit(body: NewCommand, headers: Record<string, string> = traceHeaders()): Promise<CommandResult> {
-    const command = this.stamp(body);
+  async submit(body: NewCommand, headers: Record<string, string> = traceHeaders(), commandId?: string): Promise<CommandResult> {
+    // A derived commandId (batch executor) makes a repeat after a crash the same command: applied once, same answer.
+    const command = this.stamp(body, true, commandId);
     // Shed load before appending: the 503 is true because nothing reached the log.
     if (this.waiting.size >= (this.deps.maxWaiting ?? 1_000)) return refusedResult(command.commandId, 'abandoned');
     const reply = new Promise<CommandResult>((resolve) => this.waiting.set(command.commandId, resolve));

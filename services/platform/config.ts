@@ -143,6 +143,8 @@ const schema = z.object({
   DISPATCHER_MAX_BATCH: z.coerce.number().int().min(1).max(10_000).default(1_000),
   /** Reconciler: real ms between passes comparing the chain with the records (services/reconciler/). */
   RECONCILE_EVERY_MS: z.coerce.number().int().min(100).default(10_000),
+  /** Batches: receivers the batch executor runs at once, across all batches. */
+  BATCH_EXECUTOR_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(64),
 });
 
 export type Config = Omit<z.infer<typeof schema>, 'DEPOSIT_XPUB' | 'API_KEY_ENCRYPTION_KEY' | 'WEBHOOK_SECRET_KEY' | 'DATABASE_URL'> & {

@@ -21,6 +21,7 @@ import { OrderState } from './order-store';
 import { PromoState } from '../promo/store';
 import { ApiKeyState } from './api-key-store';
 import { WebhookEndpointState } from './webhook-endpoint-store';
+import { BatchState } from '../batches/store';
 
 export interface RefusalPolicy {
   /** Why this command must not apply, or null to apply it. */
@@ -85,7 +86,8 @@ export async function applyBatch(
   const promo = await PromoState.load(client, fresh);
   const apiKeys = await ApiKeyState.load(client, fresh);
   const webhookEndpoints = await WebhookEndpointState.load(client, fresh);
-  const view = { account: (id: string) => state.get(id), deposit: (id: string) => deposits.get(id), orders, promo, apiKeys, webhookEndpoints };
+  const batches = await BatchState.load(client, fresh);
+  const view = { account: (id: string) => state.get(id), deposit: (id: string) => deposits.get(id), orders, promo, apiKeys, webhookEndpoints, batches };
 
   for (const command of fresh) {
     const reason = policy.refusalFor(command);
@@ -113,6 +115,7 @@ export async function applyBatch(
     for (const code of effects.devCodes ?? []) promo.putDevCode(code);
     for (const key of effects.apiKeys ?? []) apiKeys.put(key);
     if (effects.webhookEndpoints) webhookEndpoints.apply(effects.webhookEndpoints);
+    for (const batch of effects.batches ?? []) batches.put(batch);
     for (const deposit of effects.deposits ?? []) {
       deposits.set(deposit.depositId, deposit);
       changedDeposits.set(deposit.depositId, deposit);
@@ -137,6 +140,7 @@ export async function applyBatch(
   await promo.save(client);
   await apiKeys.save(client);
   await webhookEndpoints.save(client);
+  await batches.save(client);
   await saveOutbox(client, outbox);
   await finishResults(client, finished.map((f) => f.result));
   return finished;

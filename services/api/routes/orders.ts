@@ -8,7 +8,8 @@ import { ChainReader } from '../../chain/reads';
 import type { NewCommand } from '../../platform/command-bus';
 import type { CommandBus } from '../../platform/command-bus';
 import { randomId } from '../../domain/ids';
-import { orderDetailJson, orderJson, requestHash, type OrderStatus } from '../../domain/orders';
+import { orderDetailJson, orderJson, type OrderStatus } from '../../domain/orders';
+import { orderCommandFrom } from '../../domain/order-command';
 import {
   chargeFor, priceFor, priceRowJson, quoteMatches, QUOTE_TTL_MS, tierSeconds, type DelegatedResource, type OrderResource, type PriceTable, type Tier,
 } from '../../domain/pricing';
@@ -134,10 +135,6 @@ export function ordersRouter(deps: OrderRouteDeps): Router {
     const body = req.body;
     const maxPriceSun = int64Field(body.max_price_sun, 'max_price_sun');
     const receiver = checkAddress(body.receiver, 'receiver');
-    const hash = requestHash({
-      client_order_id: body.client_order_id, quote_id: body.quote_id, resource: body.resource, amount: body.amount, tier: body.tier,
-      receiver, activate: body.activate, max_price_sun: maxPriceSun, memo: body.memo,
-    });
     const table = pricesOf(rt);
     let p: Priced;
     let active: boolean;
@@ -160,12 +157,12 @@ export function ordersRouter(deps: OrderRouteDeps): Router {
       paySun = charge.paySun;
       activateSun = charge.activateSun;
     }
-    const result = await submit(bus, {
-      type: 'order.create', accountId, clientOrderId: body.client_order_id ?? null, idempotencyKey, requestHash: hash,
+    const result = await submit(bus, orderCommandFrom({
+      accountId, clientOrderId: body.client_order_id ?? null, idempotencyKey,
       resource: p.resource, amount: p.amount, tier: p.tier, durationSeconds: p.durationSeconds, receiver, receiverActive: active,
       activate: body.activate ?? null, maxPriceSun, quoteId: body.quote_id ?? null, quoteExpiresAt, priceSunPerUnit: p.priceSunPerUnit,
       paySun, activateSun, source: authOf(res).kind === 'session' ? 'dashboard' : 'api', memo: body.memo ?? null, supplier: rt.cfg.ORDER_SUPPLIER,
-    });
+    }));
     sendJson(res, result.status, result.body);
   });
 

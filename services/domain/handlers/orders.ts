@@ -114,6 +114,7 @@ export const createOrder: Handler<CommandOf<'order.create'>> = (state, c) => {
     failure: null,
     createdAt: c.issuedAt,
     updatedAt: c.issuedAt,
+    batchId: c.batchId ?? null,
   };
   const updated: Account = {
     ...account,

@@ -1,5 +1,6 @@
 /** Domain commands to and from the Avro shape of schemas/account-command.avsc. */
 import type { Command, CommandBody, SignedTxFact } from '../../domain/commands';
+import { batchStepFromWire, batchStepToWire } from '../../batches/commands';
 
 const ns = 'energy.rental.commands.';
 
@@ -78,7 +79,7 @@ function bodyToWire(body: CommandBody): WireBody {
           amount: optLong(body.amount), tier: body.tier, duration_seconds: body.durationSeconds, receiver: body.receiver,
           receiver_active: body.receiverActive, activate: body.activate, max_price_sun: optLong(body.maxPriceSun), quote_id: body.quoteId,
           quote_expires_at: optLong(body.quoteExpiresAt), price_sun_per_unit: optLong(body.priceSunPerUnit), pay_sun: BigInt(body.paySun),
-          activate_sun: BigInt(body.activateSun), source: body.source, memo: body.memo, supplier: body.supplier,
+          activate_sun: BigInt(body.activateSun), source: body.source, memo: body.memo, supplier: body.supplier, batch_id: body.batchId ?? null,
         },
       };
     case 'order.allocate':
@@ -118,6 +119,11 @@ function bodyToWire(body: CommandBody): WireBody {
       };
     case 'promo.dev_code_enter':
       return { [`${ns}EnterDevCode`]: { code: body.code, target_account_id: body.targetAccountId } };
+    case 'batch.create':
+    case 'batch.cancel':
+    case 'batch.item':
+    case 'batch.complete':
+      return { [`${ns}BatchStep`]: { ...batchStepToWire(body) } };
   }
 }
 
@@ -171,7 +177,7 @@ function bodyFromWire(wire: WireBody): CommandBody {
         resource: value.resource, amount: optNumber(value.amount), tier: value.tier, durationSeconds: value.duration_seconds, receiver: value.receiver,
         receiverActive: value.receiver_active, activate: value.activate, maxPriceSun: value.max_price_sun, quoteId: value.quote_id,
         quoteExpiresAt: optNumber(value.quote_expires_at), priceSunPerUnit: value.price_sun_per_unit, paySun: value.pay_sun,
-        activateSun: value.activate_sun, source: value.source, memo: value.memo, supplier: value.supplier,
+        activateSun: value.activate_sun, source: value.source, memo: value.memo, supplier: value.supplier, batchId: value.batch_id ?? null,
       };
     case 'AllocateOrder':
       return { type: 'order.allocate', orderId: value.order_id, txs: value.txs.map(txFromWire), ratioLimit: value.ratio_limit, ratioWeight: value.ratio_weight };
@@ -204,6 +210,8 @@ function bodyFromWire(wire: WireBody): CommandBody {
       };
     case 'EnterDevCode':
       return { type: 'promo.dev_code_enter', code: value.code, targetAccountId: value.target_account_id };
+    case 'BatchStep':
+      return batchStepFromWire(value as never);
     default:
       throw new Error(`unknown command body ${name}`);
   }

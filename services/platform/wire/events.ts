@@ -13,6 +13,7 @@ const dataRecordOf: Record<EventType, string> = {
   'order.expired': 'OrderExpired',
   'order.reclaimed': 'OrderReclaimed',
   'order.refunded': 'OrderRefunded',
+  'batch.completed': 'BatchCompleted',
 };
 
 export interface WireEvent {

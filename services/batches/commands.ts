@@ -1,0 +1,68 @@
+/**
+ * Batch commands. On the wire they share one Avro record (`BatchStep`: kind, batch id, JSON payload with
+ * int64 kept exact), so a new batch step needs no schema change.
+ */
+import { parseJson, stringifyJson } from '../platform/json';
+import type { ItemFailure, ItemSpec, ItemStatus } from './rules';
+
+/** POST /v1/batches: the merged items; the batch id derives from the command id. */
+export interface CreateBatchCommand {
+  type: 'batch.create';
+  batchKey: string;
+  clientBatchId: string | null;
+  requestHash: string;
+  items: ItemSpec[];
+}
+
+/** POST /v1/batches/{id}/cancel: queued receivers cancelled, started ones left alone. */
+export interface CancelBatchCommand {
+  type: 'batch.cancel';
+  batchId: string;
+}
+
+/**
+ * The executor's steps for one receiver: `start` picks it up (refused once cancelled), `done` records the
+ * orders it got and why it stopped. Ids derive from (batch, receiver, step), so a restart repeats them harmlessly.
+ */
+export interface BatchItemCommand {
+  type: 'batch.item';
+  batchId: string;
+  receiver: string;
+  step: 'start' | 'done';
+  orderIds: string[];
+  failure: ItemFailure | null;
+  receiverActive: boolean | null;
+  at: number;
+}
+
+/** Every receiver terminal, as the executor read the orders: statuses in item order and the charge. */
+export interface CompleteBatchCommand {
+  type: 'batch.complete';
+  batchId: string;
+  statuses: ItemStatus[];
+  chargedSun: bigint;
+  at: number;
+}
+
+export type BatchCommand = CreateBatchCommand | CancelBatchCommand | BatchItemCommand | CompleteBatchCommand;
+export const batchCommandTypes: ReadonlySet<string> = new Set(['batch.create', 'batch.cancel', 'batch.item', 'batch.complete']);
+
+export interface BatchStepWire {
+  kind: string;
+  batch_id: string | null;
+  payload: string;
+}
+
+export function batchStepToWire(body: BatchCommand): BatchStepWire {
+  const { type, ...rest } = body;
+  return { kind: type, batch_id: 'batchId' in body ? body.batchId : null, payload: stringifyJson(rest) };
+}
+
+export function batchStepFromWire(wire: BatchStepWire): BatchCommand {
+  const rest = parseJson(wire.payload) as Record<string, any>;
+  if (wire.kind === 'batch.create') {
+    rest.items = (rest.items as Array<Record<string, any>>).map((i) => ({ ...i, maxPriceSun: i.maxPriceSun === null ? null : BigInt(i.maxPriceSun) }));
+  }
+  if (wire.kind === 'batch.complete') rest.chargedSun = BigInt(rest.chargedSun);
+  return { type: wire.kind, ...rest } as BatchCommand;
+}

@@ -1,0 +1,207 @@
+/**
+ * The batch-executor role: turns each queued receiver into ordinary orders, one receiver independent of
+ * the others, and completes a batch once every receiver is terminal. Every decision is a command whose id
+ * derives from (batch, receiver, step, chunk, attempt), so a restart repeats the same commands and the
+ * processor answers them from command_results: no receiver is ever ordered twice.
+ */
+import { ChainUnavailable } from '../chain/errors';
+import { ChainReader } from '../chain/reads';
+import type { CommandResult } from '../domain/command-result';
+import { errorCatalog } from '../domain/errors';
+import { derivedId } from '../domain/ids';
+import type { Order } from '../domain/orders';
+import { orderCommandFrom } from '../domain/order-command';
+import { chargeFor, priceTable, tierSeconds, type DelegatedResource, type PriceTable } from '../domain/pricing';
+import type { Clock } from '../platform/clock';
+import type { Config } from '../platform/config';
+import type { CommandBus, NewCommand } from '../platform/command-bus';
+import type { Pool } from '../platform/db/pool';
+import { logger } from '../platform/logger';
+import { orderColumns, orderFromRow } from '../processor/order-store';
+import { accountLimits } from '../api/views/account-view';
+import { balancedChunks, chargedSun, clientOrderIdFor, terminalItem, type Batch, type BatchItem, type ItemFailure } from './rules';
+import { openBatches, ordersOfBatches } from './store';
+import { itemStatusIn, ordersOfItem } from './view';
+
+export interface BatchExecutorDeps {
+  cfg: Config;
+  pool: Pool;
+  /** A bus that waits for answers (started by the caller). */
+  bus: CommandBus;
+  clock: Clock;
+  chain?: Pick<ChainReader, 'account'>;
+  /** Receivers executed at once across all batches; default BATCH_EXECUTOR_CONCURRENCY. */
+  concurrency?: number;
+}
+
+/** Refused (abandoned at a deadline) commands never apply; the next attempt id is tried, in order, up to this. */
+const MAX_ATTEMPTS = 20;
+/** Later chunks to a receiver being activated wait until the first order's activation is settled. */
+const ACTIVATION_WAIT_MS = 120_000;
+
+export class BatchExecutor {
+  private readonly running = new Set<string>();
+  private readonly chain: Pick<ChainReader, 'account'>;
+  private readonly table: PriceTable;
+  private stopped = false;
+  private loop: Promise<void> | undefined;
+
+  constructor(private readonly deps: BatchExecutorDeps) {
+    this.chain = deps.chain ?? ChainReader.fromConfig(deps.cfg);
+    this.table = priceTable(deps.cfg.NETWORK, deps.cfg.ORDER_PRICES, deps.cfg.ACTIVATION_FEE_SUN);
+  }
+
+  start(): void {
+    this.loop = (async () => {
+      while (!this.stopped) {
+        try {
+          await this.tick();
+        } catch (err) {
+          logger.warn({ err }, 'batch executor tick failed; retrying');
+        }
+        await sleep(this.deps.cfg.CHAIN_POLL_MS);
+      }
+    })();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.loop;
+    while (this.running.size > 0) await sleep(50);
+  }
+
+  /** One pass: start what can start, complete what is done. */
+  async tick(): Promise<void> {
+    const batches = await openBatches(this.deps.pool, 200);
+    const limit = this.deps.concurrency ?? this.deps.cfg.BATCH_EXECUTOR_CONCURRENCY;
+    for (const batch of batches) {
+      for (const item of batch.items) {
+        if (item.progress !== 'queued' && item.progress !== 'started') continue;
+        const key = `${batch.id}\u0000${item.receiver}`;
+        if (this.running.has(key) || this.running.size >= limit) continue;
+        this.running.add(key);
+        void this.runItem(batch, item)
+          .catch((err) => logger.warn({ err, batchId: batch.id, receiver: item.receiver }, 'batch item failed; retried next pass'))
+          .finally(() => this.running.delete(key));
+      }
+      if (batch.items.every((i) => i.progress === 'done' || i.progress === 'cancelled')) await this.complete(batch);
+    }
+  }
+
+  private async submit(body: NewCommand, ...idParts: Array<string | number>): Promise<CommandResult> {
+    // An attempt refused at its deadline was never applied: the next attempt id is a fresh, equally stable command.
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
+      const result = await this.deps.bus.submit(body, undefined, derivedId('command', 'batch', ...idParts, attempt));
+      if (result.outcome !== 'refused') return result;
+    }
+    throw new Error(`command refused ${MAX_ATTEMPTS} times: ${idParts.join('/')}`);
+  }
+
+  private async receiverActive(address: string): Promise<boolean> {
+    return (await this.chain.account(address)).exists;
+  }
+
+  async runItem(batch: Batch, item: BatchItem): Promise<void> {
+    const { accountId } = batch;
+    let active = item.receiverActive;
+    if (item.progress === 'queued') {
+      const read = await this.receiverActive(item.receiver).catch((err) => {
+        if (err instanceof ChainUnavailable) return null;
+        throw err;
+      });
+      if (read === null) return;
+      const started = await this.submit(
+        { type: 'batch.item', accountId, batchId: batch.id, receiver: item.receiver, step: 'start', orderIds: [], failure: null, receiverActive: read, at: this.deps.clock.now() },
+        batch.id, item.receiver, 'start',
+      );
+      if (started.outcome !== 'applied' || !started.body) return; // cancelled first
+      active = started.body.receiver_active as boolean;
+    }
+    const { orderIds, failure } = await this.placeOrders(batch, item, active ?? false);
+    await this.submit(
+      { type: 'batch.item', accountId, batchId: batch.id, receiver: item.receiver, step: 'done', orderIds, failure, receiverActive: active, at: this.deps.clock.now() },
+      batch.id, item.receiver, 'done',
+    );
+  }
+
+  /** The receiver's orders, chunk by chunk; the first refusal stops it (what was placed stays). */
+  private async placeOrders(batch: Batch, item: BatchItem, active: boolean): Promise<{ orderIds: string[]; failure: ItemFailure | null }> {
+    const plan = this.chunks(item, active);
+    if ('failure' in plan) return { orderIds: [], failure: plan.failure };
+    const orderIds: string[] = [];
+    for (const [index, amount] of plan.amounts.entries()) {
+      // Only the first chunk activates (and pays for it); the others wait until that activation settled.
+      const activates = !active && index === 0;
+      if (!active && index > 0 && !(await this.activationSettled(orderIds[0]))) {
+        return { orderIds, failure: failureOf('delegation_failed', 'The receiver was not activated; the remaining chunks were not ordered.') };
+      }
+      const charge = chargeFor(plan.priceSunPerUnit, amount, !activates, this.table.activationFeeSun);
+      const result = await this.submit(orderCommandFrom({
+        accountId: batch.accountId, clientOrderId: clientOrderIdFor(item.clientOrderIdPrefix, item.receiver, index), idempotencyKey: null,
+        quoteId: null, quoteExpiresAt: null, resource: item.resource, amount, tier: item.tier, durationSeconds: item.tier ? tierSeconds[item.tier] : null,
+        receiver: item.receiver, receiverActive: !activates, activate: item.activate, maxPriceSun: plan.amounts.length === 1 ? item.maxPriceSun : null,
+        priceSunPerUnit: plan.priceSunPerUnit, paySun: charge.paySun, activateSun: charge.activateSun, source: 'batch', memo: null,
+        supplier: this.deps.cfg.ORDER_SUPPLIER, batchId: batch.id,
+      }), batch.id, item.receiver, 'chunk', index);
+      if (result.outcome === 'applied' && result.body) {
+        orderIds.push(String(result.body.id));
+        continue;
+      }
+      const e = result.error;
+      return { orderIds, failure: e ? failureOf(e.slug, e.message ?? errorCatalog[e.slug].message) : failureOf('service_unavailable', 'The order could not be placed.') };
+    }
+    return { orderIds, failure: null };
+  }
+
+  /** Chunk amounts at the price in force now, or why none can be placed (the whole item over max_price_sun). */
+  private chunks(item: BatchItem, active: boolean): { amounts: Array<number | null>; priceSunPerUnit: bigint | null } | { failure: ItemFailure } {
+    if (item.resource === 'activation') return { amounts: [null], priceSunPerUnit: null };
+    const row = this.table.rows.find((r) => r.resource === item.resource && r.tier === item.tier);
+    if (!row || !row.available || item.amount === null) return { failure: failureOf('tier_unavailable', `The tier ${item.tier} is not available for ${item.resource}.`) };
+    const maxPerOrder = (item.resource as DelegatedResource) === 'energy' ? Math.min(row.max_amount, accountLimits.max_order_energy) : row.max_amount;
+    const amounts = balancedChunks(item.amount, row.min_amount, maxPerOrder);
+    if (item.maxPriceSun !== null && amounts.length > 1) {
+      // The cap is the receiver's, not one chunk's: checked on the whole before any chunk is ordered.
+      const total = chargeFor(row.price_sun_per_unit, item.amount, active, this.table.activationFeeSun).totalSun;
+      if (total > item.maxPriceSun) return { failure: failureOf('price_above_limit', `The live total ${total} SUN exceeds max_price_sun.`) };
+    }
+    return { amounts, priceSunPerUnit: row.price_sun_per_unit };
+  }
+
+  private async activationSettled(orderId: string | undefined): Promise<boolean> {
+    if (!orderId) return false;
+    const until = Date.now() + ACTIVATION_WAIT_MS;
+    while (Date.now() < until && !this.stopped) {
+      const { rows } = await this.deps.pool.query(`SELECT ${orderColumns.join(', ')} FROM orders WHERE id = $1`, [orderId]);
+      const order: Order | undefined = rows[0] ? orderFromRow(rows[0]) : undefined;
+      const tx = order?.allocations.find((a) => a.kind === 'activate');
+      if (order?.status === 'failed' || tx?.landed === false) return false;
+      if (tx?.landed === true || (order && order.status !== 'allocating' && order.status !== 'created' && order.status !== 'paid')) return true;
+      await sleep(this.deps.cfg.CHAIN_POLL_MS);
+    }
+    return false;
+  }
+
+  /** Every receiver done or cancelled: once their orders are terminal too, batch.completed (once: the id is derived). */
+  private async complete(batch: Batch): Promise<void> {
+    const orders = await ordersOfBatches(this.deps.pool, [batch]);
+    const statuses = batch.items.map((i) => itemStatusIn(i, orders));
+    if (!statuses.every(terminalItem)) return;
+    const charged = batch.items.reduce((sum, i) => sum + chargedSun(ordersOfItem(i, orders)), 0n);
+    await this.submit({ type: 'batch.complete', accountId: batch.accountId, batchId: batch.id, statuses, chargedSun: charged, at: this.deps.clock.now() }, batch.id, 'complete');
+  }
+}
+
+function failureOf(slug: keyof typeof errorCatalog, message: string): ItemFailure {
+  return { code: errorCatalog[slug].code, slug, message };
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+export async function startBatchExecutor(deps: BatchExecutorDeps): Promise<{ stop(): Promise<void> }> {
+  const executor = new BatchExecutor(deps);
+  executor.start();
+  return executor;
+}

@@ -1,0 +1,104 @@
+/**
+ * The processor's batch handlers: pure, over the batch state the processor loaded. Creation charges
+ * nothing (receivers are billed one by one when their orders execute); completion emits batch.completed
+ * once, from the statuses the executor read, which travel in the command so a replay decides the same.
+ */
+import type { CommandOf } from '../domain/commands';
+import { domainError } from '../domain/errors';
+import { eventIdFor } from '../domain/events';
+import { derivedId } from '../domain/ids';
+import { noEffects, rejected, type BatchView, type Handler, type Outcome, type StateView } from '../domain/outcome';
+import { batchJson } from './view';
+import { batchStatus, summaryOf, type Batch, type BatchItem } from './rules';
+
+function batchesOf(state: StateView): BatchView {
+  if (!state.batches) throw new Error('batch commands need the batch state view');
+  return state.batches;
+}
+
+function ownBatch(state: StateView, accountId: string, batchId: string): Batch | undefined {
+  const batch = batchesOf(state).byId(batchId);
+  return batch && batch.accountId === accountId ? batch : undefined;
+}
+
+const changed = (status: 200 | 202, body: Record<string, unknown>, batch: Batch): Outcome => ({
+  kind: 'applied', status, body, effects: { ...noEffects(), batches: [batch] },
+});
+
+export const createBatch: Handler<CommandOf<'batch.create'>> = (state, c) => {
+  if (!state.account(c.accountId)) return rejected(domainError('not_found', 'No such account.'));
+  const existing = batchesOf(state).byKey(c.accountId, c.batchKey);
+  if (existing) {
+    if (existing.requestHash !== c.requestHash) {
+      return rejected(domainError('idempotency_conflict', 'This batch id was used with a different request.', { field: existing.clientBatchId !== null ? 'client_batch_id' : 'Idempotency-Key' }));
+    }
+    return { kind: 'applied', status: 200, body: batchJson(existing, new Map()), effects: noEffects() };
+  }
+  const batch: Batch = {
+    id: derivedId('batch', c.commandId),
+    accountId: c.accountId,
+    batchKey: c.batchKey,
+    clientBatchId: c.clientBatchId,
+    requestHash: c.requestHash,
+    items: c.items.map((spec): BatchItem => ({ ...spec, progress: 'queued', orderIds: [], failure: null, receiverActive: null, startedAt: null, finishedAt: null })),
+    createdAt: c.issuedAt,
+    finishedAt: null,
+    finalStatus: null,
+    chargedSun: null,
+  };
+  return changed(202, batchJson(batch, new Map()), batch);
+};
+
+export const cancelBatch: Handler<CommandOf<'batch.cancel'>> = (state, c) => {
+  const batch = ownBatch(state, c.accountId, c.batchId);
+  if (!batch) return rejected(domainError('not_found', 'No such batch.'));
+  const queued = batch.items.filter((i) => i.progress === 'queued').length;
+  if (queued === 0) return rejected(domainError('order_not_cancellable', 'No receiver of this batch is still queued.'));
+  const next: Batch = {
+    ...batch,
+    items: batch.items.map((i) => (i.progress === 'queued' ? { ...i, progress: 'cancelled', finishedAt: c.issuedAt } : i)),
+  };
+  return changed(200, { id: batch.id, cancelled: queued }, next);
+};
+
+export const stepBatchItem: Handler<CommandOf<'batch.item'>> = (state, c) => {
+  const batch = ownBatch(state, c.accountId, c.batchId);
+  if (!batch) return rejected(domainError('not_found', 'No such batch.'));
+  const index = batch.items.findIndex((i) => i.receiver === c.receiver);
+  if (index < 0) return rejected(domainError('not_found', 'No such receiver in this batch.'));
+  const item = batch.items[index];
+  const ack = { id: batch.id, receiver: item.receiver, progress: item.progress, receiver_active: item.receiverActive };
+  if (c.step === 'start') {
+    if (item.progress === 'cancelled') return rejected(domainError('order_not_cancellable', 'The receiver was cancelled.'));
+    if (item.progress !== 'queued') return { kind: 'applied', status: 200, body: ack, effects: noEffects() };
+    const started: BatchItem = { ...item, progress: 'started', startedAt: c.at, receiverActive: c.receiverActive };
+    return changed(200, { ...ack, progress: started.progress, receiver_active: started.receiverActive }, { ...batch, items: batch.items.map((x, k) => (k === index ? started : x)) });
+  }
+  if (item.progress !== 'started') return { kind: 'applied', status: 200, body: ack, effects: noEffects() };
+  const done: BatchItem = { ...item, progress: 'done', orderIds: c.orderIds, failure: c.failure, receiverActive: c.receiverActive ?? item.receiverActive, finishedAt: c.at };
+  return changed(200, { ...ack, progress: done.progress }, { ...batch, items: batch.items.map((x, k) => (k === index ? done : x)) });
+};
+
+export const completeBatch: Handler<CommandOf<'batch.complete'>> = (state, c) => {
+  const batch = ownBatch(state, c.accountId, c.batchId);
+  if (!batch) return rejected(domainError('not_found', 'No such batch.'));
+  const unfinished = batch.items.some((i) => i.progress === 'queued' || i.progress === 'started');
+  if (batch.finishedAt !== null || unfinished || c.statuses.length !== batch.items.length) {
+    return { kind: 'applied', status: 200, body: { id: batch.id, finished: batch.finishedAt !== null }, effects: noEffects() };
+  }
+  const status = batchStatus(c.statuses);
+  const summary = summaryOf(c.statuses);
+  const next: Batch = { ...batch, finishedAt: c.at, finalStatus: status, chargedSun: c.chargedSun };
+  const event = {
+    eventId: eventIdFor(c.commandId, 0),
+    type: 'batch.completed' as const,
+    accountId: c.accountId,
+    createdAt: c.at,
+    data: {
+      batch_id: batch.id, client_batch_id: batch.clientBatchId, status,
+      summary: { total: summary.total, completed: summary.completed, partial: summary.partial, failed: summary.failed, insufficient_funds: summary.insufficient_funds, cancelled: summary.cancelled },
+      charged_amount_sun: c.chargedSun, finished_at: new Date(c.at).toISOString(),
+    },
+  };
+  return { kind: 'applied', status: 200, body: { id: batch.id, finished: true }, effects: { ...noEffects(), batches: [next], events: [event] } };
+};

@@ -1,0 +1,194 @@
+/**
+ * Batches (spec sections 2, 3 and 4, Batches): pure rules over plain data. The batch row holds what the
+ * log decided (accepted items, who was picked up, cancelled, which orders each receiver got); item and
+ * batch status are derived from that and from the orders' own states, never stored twice.
+ */
+import { createHash } from 'node:crypto';
+import type { Order, OrderStatus } from '../domain/orders';
+import type { OrderResource, Tier } from '../domain/pricing';
+
+export const itemStatuses = ['queued', 'processing', 'completed', 'partial', 'failed', 'insufficient_funds', 'cancelled'] as const;
+export type ItemStatus = (typeof itemStatuses)[number];
+export type BatchStatus = 'queued' | 'processing' | 'completed' | 'partial' | 'failed' | 'cancelled';
+
+/** One receiver's options, defaults already merged. */
+export interface ItemSpec {
+  receiver: string;
+  resource: OrderResource;
+  amount: number | null;
+  tier: Tier | null;
+  activate: boolean | null;
+  bandwidth: boolean | null;
+  bandwidthAmount: number | null;
+  maxPriceSun: bigint | null;
+  clientOrderIdPrefix: string | null;
+}
+
+export interface ItemFailure {
+  code: number;
+  slug: string;
+  message: string;
+}
+
+/** Where the executor stands with one receiver, as decided on the log. */
+export type ItemProgress = 'queued' | 'started' | 'done' | 'cancelled';
+
+export interface BatchItem extends ItemSpec {
+  progress: ItemProgress;
+  orderIds: string[];
+  /** Why the receiver got less than asked (or nothing): the refusal of the order that stopped it. */
+  failure: ItemFailure | null;
+  /** The receiver's activation as read when it executed; null until then. */
+  receiverActive: boolean | null;
+  startedAt: number | null;
+  finishedAt: number | null;
+}
+
+export interface Batch {
+  id: string;
+  accountId: string;
+  /** client_batch_id, or `idem:<Idempotency-Key>`. */
+  batchKey: string;
+  clientBatchId: string | null;
+  requestHash: string;
+  items: BatchItem[];
+  createdAt: number;
+  finishedAt: number | null;
+  finalStatus: BatchStatus | null;
+  chargedSun: bigint | null;
+}
+
+export type ItemInput = Partial<Omit<ItemSpec, 'receiver'>> & { receiver?: string };
+
+/** Item fields over defaults, field by field; absent stays null. */
+export function mergeItems(defaults: ItemInput, items: Array<ItemInput & { receiver: string }>): ItemSpec[] {
+  const pick = <K extends keyof ItemSpec>(item: ItemInput, k: K): ItemSpec[K] | null =>
+    ((item[k as keyof ItemInput] ?? defaults[k as keyof ItemInput] ?? null) as ItemSpec[K] | null);
+  return items.map((item) => ({
+    receiver: item.receiver,
+    resource: (pick(item, 'resource') ?? 'energy') as OrderResource,
+    amount: pick(item, 'amount'),
+    tier: pick(item, 'tier'),
+    activate: pick(item, 'activate'),
+    bandwidth: pick(item, 'bandwidth'),
+    bandwidthAmount: pick(item, 'bandwidthAmount'),
+    maxPriceSun: pick(item, 'maxPriceSun'),
+    clientOrderIdPrefix: pick(item, 'clientOrderIdPrefix'),
+  }));
+}
+
+/** The first receiver named twice, or null (2006). */
+export function duplicateReceiver(items: Array<{ receiver: string }>): string | null {
+  const seen = new Set<string>();
+  for (const { receiver } of items) {
+    if (seen.has(receiver)) return receiver;
+    seen.add(receiver);
+  }
+  return null;
+}
+
+/** The batch's request identity: its id and every merged item, so the same body hashes the same. */
+export function batchRequestHash(clientBatchId: string | null, items: ItemSpec[]): string {
+  const canonical = items.map((i) => [i.receiver, i.resource, i.amount, i.tier, i.activate, i.bandwidth, i.bandwidthAmount, i.maxPriceSun?.toString() ?? null, i.clientOrderIdPrefix]);
+  return createHash('sha256').update(JSON.stringify([clientBatchId, canonical])).digest('hex');
+}
+
+/** Amounts of the orders a receiver's amount is split into: as many full chunks as needed, the rest last. */
+export function chunkAmounts(amount: number, maxPerOrder: number): number[] {
+  if (amount <= 0 || maxPerOrder <= 0) return [];
+  const chunks: number[] = [];
+  for (let left = amount; left > 0; left -= maxPerOrder) chunks.push(Math.min(left, maxPerOrder));
+  return chunks;
+}
+
+/** The last chunk may fall below the row's minimum: move units from the previous chunk so both stay in range. */
+export function balancedChunks(amount: number, minPerOrder: number, maxPerOrder: number): number[] {
+  const chunks = chunkAmounts(amount, maxPerOrder);
+  const n = chunks.length;
+  if (n >= 2 && chunks[n - 1] < minPerOrder) {
+    const moved = minPerOrder - chunks[n - 1];
+    chunks[n - 2] -= moved;
+    chunks[n - 1] += moved;
+  }
+  return chunks;
+}
+
+export function trackingId(batch: Pick<Batch, 'id' | 'clientBatchId'>, receiver: string): string {
+  return `${batch.clientBatchId ?? batch.id}:${receiver}`;
+}
+
+/** client_order_id of chunk `index`: `<prefix>-<receiver>` for the first, `-<n>` appended for the others. */
+export function clientOrderIdFor(prefix: string | null, receiver: string, index: number): string | null {
+  if (prefix === null) return null;
+  return index === 0 ? `${prefix}-${receiver}` : `${prefix}-${receiver}-${index + 1}`;
+}
+
+const awaiting: readonly OrderStatus[] = ['created', 'paid', 'allocating', 'delegated'];
+
+export type ItemOrder = Pick<Order, 'status' | 'amount' | 'deliveredAmount' | 'totalSun' | 'refundedSun' | 'activateSun' | 'allocations' | 'resource'>;
+
+/** Units the receiver got from its orders (an activation order counts as one unit). */
+function deliveredUnits(orders: ItemOrder[]): number {
+  return orders
+    .filter((o) => o.status !== 'failed' && !awaiting.includes(o.status))
+    .reduce((sum, o) => sum + (o.resource === 'activation' ? 1 : (o.deliveredAmount ?? o.amount ?? 0)), 0);
+}
+
+export function itemStatus(item: BatchItem, orders: ItemOrder[]): ItemStatus {
+  if (item.progress === 'cancelled') return 'cancelled';
+  if (item.progress === 'queued') return 'queued';
+  if (item.progress === 'started') return 'processing';
+  if (orders.some((o) => awaiting.includes(o.status))) return 'processing';
+  const got = deliveredUnits(orders);
+  const wanted = item.resource === 'activation' ? 1 : (item.amount ?? 0);
+  if (got === 0) return item.failure?.slug === 'insufficient_funds' ? 'insufficient_funds' : 'failed';
+  return got >= wanted ? 'completed' : 'partial';
+}
+
+export const terminalItem = (s: ItemStatus): boolean => s !== 'queued' && s !== 'processing';
+
+export interface Summary {
+  total: number;
+  queued: number;
+  processing: number;
+  completed: number;
+  partial: number;
+  failed: number;
+  insufficient_funds: number;
+  cancelled: number;
+}
+
+export function summaryOf(statuses: ItemStatus[]): Summary {
+  const s: Summary = { total: statuses.length, queued: 0, processing: 0, completed: 0, partial: 0, failed: 0, insufficient_funds: 0, cancelled: 0 };
+  for (const status of statuses) s[status] += 1;
+  return s;
+}
+
+/** Batch status from its items: partial when some receivers succeeded and some did not. */
+export function batchStatus(statuses: ItemStatus[]): BatchStatus {
+  const s = summaryOf(statuses);
+  if (s.queued === s.total) return 'queued';
+  if (s.queued + s.processing > 0) return 'processing';
+  if (s.cancelled === s.total) return 'cancelled';
+  if (s.completed === s.total - s.cancelled) return 'completed';
+  if (s.completed + s.partial === 0) return 'failed';
+  return 'partial';
+}
+
+/** What the receiver was charged: what left the balance minus what came back. */
+export function chargedSun(orders: ItemOrder[]): bigint {
+  return orders.reduce((sum, o) => sum + (o.status === 'failed' ? 0n : o.totalSun - o.refundedSun), 0n);
+}
+
+export type ActivationStatus = 'planned' | 'not_needed' | 'done' | 'failed' | 'skipped';
+
+export function activationStatus(item: BatchItem, orders: ItemOrder[]): ActivationStatus {
+  if (item.receiverActive === true) return 'not_needed';
+  const tx = orders.flatMap((o) => o.allocations).find((a) => a.kind === 'activate');
+  if (tx) return tx.landed === true ? 'done' : tx.landed === false ? 'failed' : 'planned';
+  if (item.receiverActive === false) {
+    if (item.activate === false || item.failure) return 'skipped';
+    return orders.some((o) => o.status === 'failed') ? 'failed' : 'planned';
+  }
+  return item.progress === 'cancelled' ? 'skipped' : 'planned';
+}

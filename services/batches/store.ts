@@ -1,0 +1,112 @@
+/**
+ * Batch rows: the processor's BatchState (loads what a batch's batch commands touch, serves it to the pure
+ * handlers with the batch's own changes on top, writes the changes back), and the reads of the API and
+ * the executor. Only the processor writes the table.
+ */
+import type { Command } from '../domain/commands';
+import type { Order } from '../domain/orders';
+import type { BatchView } from '../domain/outcome';
+import { insertRows } from '../platform/db/bulk';
+import type { Pool, PoolClient } from '../platform/db/pool';
+import { parseJson, stringifyJson } from '../platform/json';
+import { orderColumns, orderFromRow } from '../processor/order-store';
+import { batchCommandTypes } from './commands';
+import type { Batch, BatchItem } from './rules';
+
+type Queryable = Pick<Pool, 'query'>;
+
+const columns = ['id', 'account_id', 'batch_key', 'client_batch_id', 'request_hash', 'items', 'created_at', 'finished_at', 'final_status', 'charged_sun'] as const;
+
+export function batchFromRow(r: Record<string, any>): Batch {
+  const items = (parseJson(JSON.stringify(r.items)) as Array<Record<string, any>>).map((i) => ({
+    ...i, maxPriceSun: i.maxPriceSun === null ? null : BigInt(i.maxPriceSun),
+  })) as BatchItem[];
+  return {
+    id: r.id, accountId: r.account_id, batchKey: r.batch_key, clientBatchId: r.client_batch_id, requestHash: r.request_hash, items,
+    createdAt: r.created_at.getTime(), finishedAt: r.finished_at === null ? null : r.finished_at.getTime(), finalStatus: r.final_status,
+    chargedSun: r.charged_sun === null ? null : BigInt(r.charged_sun),
+  };
+}
+
+const batchToRow = (b: Batch): unknown[] => [
+  b.id, b.accountId, b.batchKey, b.clientBatchId, b.requestHash, stringifyJson(b.items), new Date(b.createdAt),
+  b.finishedAt === null ? null : new Date(b.finishedAt), b.finalStatus, b.chargedSun,
+];
+
+export class BatchState implements BatchView {
+  private readonly batches = new Map<string, Batch>();
+  private readonly changed = new Map<string, Batch>();
+
+  static async load(client: PoolClient, commands: Command[]): Promise<BatchState> {
+    const state = new BatchState();
+    const work = commands.filter((c) => batchCommandTypes.has(c.type));
+    if (work.length === 0) return state;
+    const ids = work.flatMap((c) => ('batchId' in c && typeof c.batchId === 'string' ? [c.batchId] : []));
+    const keyAccounts: string[] = [];
+    const keys: string[] = [];
+    for (const c of work) if (c.type === 'batch.create') (keyAccounts.push(c.accountId), keys.push(c.batchKey));
+    const { rows } = await client.query(
+      `SELECT * FROM batches WHERE id = ANY($1::text[])
+       UNION ALL SELECT b.* FROM batches b JOIN unnest($2::text[], $3::text[]) AS t(a, k) ON b.account_id = t.a AND b.batch_key = t.k`,
+      [ids, keyAccounts, keys],
+    );
+    for (const r of rows) state.batches.set(r.id, batchFromRow(r));
+    return state;
+  }
+
+  byId(batchId: string): Batch | undefined {
+    return this.batches.get(batchId);
+  }
+
+  byKey(accountId: string, batchKey: string): Batch | undefined {
+    for (const b of this.batches.values()) if (b.accountId === accountId && b.batchKey === batchKey) return b;
+    return undefined;
+  }
+
+  put(batch: Batch): void {
+    this.batches.set(batch.id, batch);
+    this.changed.set(batch.id, batch);
+  }
+
+  async save(client: PoolClient): Promise<void> {
+    const updates = columns.filter((c) => c !== 'id' && c !== 'created_at').map((c) => `${c} = EXCLUDED.${c}`);
+    await insertRows(client, 'batches', columns, [...this.changed.values()].map(batchToRow), `ON CONFLICT (id) DO UPDATE SET ${updates.join(', ')}`);
+  }
+}
+
+/** `bat_` id or `cid:<client_batch_id>`, the caller's own only. */
+export async function batchByRef(db: Queryable, accountId: string, ref: string): Promise<Batch | undefined> {
+  const { rows } = ref.startsWith('cid:')
+    ? await db.query('SELECT * FROM batches WHERE account_id = $1 AND client_batch_id = $2', [accountId, ref.slice(4)])
+    : await db.query('SELECT * FROM batches WHERE account_id = $1 AND id = $2', [accountId, ref]);
+  return rows[0] ? batchFromRow(rows[0]) : undefined;
+}
+
+export interface BatchCursor {
+  createdAt: Date;
+  id: string;
+}
+
+/** Newest first. */
+export async function listBatches(db: Queryable, accountId: string, limit: number, after?: BatchCursor): Promise<Batch[]> {
+  const { rows } = after
+    ? await db.query('SELECT * FROM batches WHERE account_id = $1 AND (created_at, id) < ($2, $3) ORDER BY created_at DESC, id DESC LIMIT $4', [accountId, after.createdAt, after.id, limit])
+    : await db.query('SELECT * FROM batches WHERE account_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2', [accountId, limit]);
+  return rows.map(batchFromRow);
+}
+
+/** The orders the given batches produced, by id. */
+export async function ordersOfBatches(db: Queryable, batches: Batch[]): Promise<Map<string, Order>> {
+  const ids = batches.flatMap((b) => b.items.flatMap((i) => i.orderIds));
+  const out = new Map<string, Order>();
+  if (ids.length === 0) return out;
+  const { rows } = await db.query(`SELECT ${orderColumns.join(', ')} FROM orders WHERE id = ANY($1::text[])`, [ids]);
+  for (const r of rows) out.set(r.id, orderFromRow(r));
+  return out;
+}
+
+/** The executor's work: batches not finished, oldest first. */
+export async function openBatches(db: Queryable, limit: number): Promise<Batch[]> {
+  const { rows } = await db.query('SELECT * FROM batches WHERE finished_at IS NULL ORDER BY created_at, id LIMIT $1', [limit]);
+  return rows.map(batchFromRow);
+}

@@ -1,0 +1,142 @@
+/**
+ * Exactly once under failure: the batch executor and the broadcaster run as their own processes and are
+ * SIGKILLed (and restarted) while a 60-receiver batch executes. Afterwards every receiver has exactly the
+ * orders its item lists (one each, never a second), each order charged at most once, the chain holds
+ * exactly the stored delegations, batch.completed is on the log once, and a replay rebuilds the database.
+ */
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { TronWeb } from 'tronweb';
+import { createApp } from '../../../services/api/app';
+import type { CommandBus } from '../../../services/platform/command-bus';
+import type { Runtime } from '../../../services/platform/runtime';
+import { startRoles, type Stoppable } from '../../../services/roles';
+import { startDevnet, type Devnet } from '../../devnet/start-devnet';
+import { newWallet, signUp, type Customer } from '../../support/identity';
+import { assertLedgerInvariants } from '../../support/ledger-invariants';
+import { orderCall, type OrderStack } from '../../support/orders';
+import { startService, type ServiceProcess } from '../../support/service-process';
+import { readTopic } from '../../support/topic-reader';
+import { dropWorld, eventually, newWorld, openBus, openRuntime, type World } from '../../support/world';
+
+const RECEIVERS = 60;
+let devnet: Devnet;
+let world: World;
+let rt: Runtime;
+let bus: CommandBus;
+let roles: Stoppable[] = [];
+let server: Server;
+let base: string;
+const services = new Map<string, ServiceProcess>();
+
+beforeAll(async () => {
+  devnet = await startDevnet({ DEVNET_BLOCK_MS: '300' });
+  world = newWorld('batchcrash', {
+    TRON_FULL_HOST: devnet.url, CHAIN_POLL_MS: '200', COMMAND_TIMEOUT_MS: '15000', ORDER_WAIT_WINDOW_MS: '90000',
+    BUDGET_READS_PER_SEC: '100000', BUDGET_WRITES_PER_SEC: '100000',
+  });
+  rt = await openRuntime(world);
+  bus = await openBus(rt);
+  roles = await startRoles(rt, ['processor', 'relay', 'confirmer']);
+  server = await new Promise((resolve) => {
+    const s = createApp({ rt, bus }).listen(0, '127.0.0.1', () => resolve(s));
+  });
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  for (const role of ['batch-executor', 'broadcaster']) await start(role);
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.allSettled([...services.values()].map((s) => s.kill('SIGKILL')));
+  await new Promise((r) => server?.close(r));
+  await Promise.allSettled(roles.map((r) => r.stop()));
+  await bus?.stop();
+  try {
+    if (world) await dropWorld(world, rt);
+  } finally {
+    await rt?.close();
+    await devnet?.stop();
+  }
+});
+
+async function start(role: string): Promise<void> {
+  const s = startService(world, role);
+  services.set(role, s);
+  await s.ready;
+}
+
+test('SIGKILLed batch executor and broadcaster mid-batch: no receiver ordered or charged twice, batch.completed once', async () => {
+  const stack = { base, rt } as unknown as OrderStack;
+  const customer: Customer = await signUp(base);
+  const funded = await bus.submit({ type: 'balance.adjust', accountId: customer.accountId, amountSun: 1_000_000_000n, memo: 'batch crash funding' });
+  expect(funded.outcome).toBe('applied');
+  const receivers = await Promise.all(Array.from({ length: RECEIVERS }, () => newWallet().then((w) => w.address)));
+  const created = await orderCall(stack, customer, 'POST', '/v1/batches', {
+    client_batch_id: 'crash-1', defaults: { resource: 'energy', amount: 10_000, tier: '1h', client_order_id_prefix: 'c' }, items: receivers.map((receiver) => ({ receiver })),
+  });
+  expect(created.status).toBe(202);
+  const batchId = created.body.id as string;
+
+  let chaos = true;
+  let kills = 0;
+  let midBatchKills = 0;
+  const chaosLoop = (async () => {
+    while (chaos) {
+      await new Promise((r) => setTimeout(r, 700 + Math.random() * 1_300));
+      if (!chaos) break;
+      const role = ['batch-executor', 'broadcaster'][kills % 2];
+      if (role === 'batch-executor') {
+        const { rows } = await rt.pool.query("SELECT count(*)::int AS n FROM batches, jsonb_array_elements(items) i WHERE id = $1 AND i->>'progress' IN ('queued', 'started')", [batchId]);
+        if (rows[0].n > 0) midBatchKills += 1;
+      }
+      await services.get(role)!.kill('SIGKILL');
+      kills += 1;
+      await start(role);
+    }
+  })();
+  await eventually(async () => kills >= 4, 120_000, 'four kills');
+  chaos = false;
+  await chaosLoop;
+  // The executor died at least once with receivers still to run.
+  expect(midBatchKills).toBeGreaterThan(0);
+
+  await eventually(async () => {
+    const { rows } = await rt.pool.query('SELECT finished_at FROM batches WHERE id = $1', [batchId]);
+    return rows[0].finished_at !== null;
+  }, 240_000, 'the batch finished');
+
+  const batch = (await orderCall(stack, customer, 'GET', `/v1/batches/${batchId}`)).body;
+  const { rows: orders } = await rt.pool.query('SELECT id, status, receiver, allocations, client_order_id FROM orders WHERE batch_id = $1', [batchId]);
+  const byReceiver = new Map<string, any[]>();
+  for (const o of orders) byReceiver.set(o.receiver, [...(byReceiver.get(o.receiver) ?? []), o]);
+  const { rows: charges } = await rt.pool.query("SELECT order_id, count(*)::int AS n FROM journals WHERE kind = 'order_charge' GROUP BY order_id");
+  const charged = new Map(charges.map((r: any) => [r.order_id, r.n]));
+  const tronWeb = new TronWeb({ fullHost: devnet.url });
+  for (const item of batch.items) {
+    const own = byReceiver.get(item.receiver) ?? [];
+    // One order per receiver, the one its item lists: a restart never ordered again.
+    expect(own.map((o) => o.id)).toEqual(item.order_ids);
+    expect(own).toHaveLength(1);
+    expect(own[0].client_order_id).toBe(`c-${item.receiver}`);
+    expect(charged.get(own[0].id) ?? 0).toBe(own[0].status === 'failed' ? 0 : 1);
+    const onChain = new Map<string, bigint>();
+    const index: any = await tronWeb.trx.getDelegatedResourceAccountIndexV2(item.receiver);
+    for (const from of index.fromAccounts ?? []) {
+      const res: any = await tronWeb.trx.getDelegatedResourceV2(from, item.receiver);
+      for (const d of res.delegatedResource ?? []) onChain.set(TronWeb.address.fromHex(d.from), BigInt(d.frozen_balance_for_energy ?? 0));
+    }
+    const expected = new Map<string, bigint>();
+    if (own[0].status === 'active' || own[0].status === 'confirmed') {
+      for (const a of (own[0].allocations as any[]).filter((x) => x.kind === 'delegate' && x.landed)) expected.set(a.from, (expected.get(a.from) ?? 0n) + BigInt(a.sun));
+    }
+    expect(onChain).toEqual(expected);
+  }
+  expect(batch.summary.completed).toBeGreaterThan(RECEIVERS * 0.9);
+  expect(batch.summary.total).toBe(RECEIVERS);
+
+  await new Promise((r) => setTimeout(r, 2_000));
+  const events = (await readTopic<any>(rt, 'accountEvents')).map((r) => r.value).filter((e) => e.type === 'batch.completed' && e.data.batch_id === batchId);
+  expect(events).toHaveLength(1);
+  expect(events[0].data.summary.total).toBe(RECEIVERS);
+  expect(events[0].data.charged_amount_sun).toBe(BigInt(batch.items.reduce((n: number, i: any) => n + i.charged_amount_sun, 0)));
+  await assertLedgerInvariants(rt.pool);
+}, 420_000);

@@ -1,0 +1,71 @@
+import { activationStatus, balancedChunks, batchRequestHash, batchStatus, chargedSun, chunkAmounts, clientOrderIdFor, duplicateReceiver, itemStatus, mergeItems, summaryOf, trackingId, type BatchItem, type ItemOrder } from '../../services/batches/rules';
+
+const item = (over: Partial<BatchItem> = {}): BatchItem => ({
+  receiver: 'TA', resource: 'energy', amount: 100_000, tier: '5m', activate: null, bandwidth: null, bandwidthAmount: null, maxPriceSun: null, clientOrderIdPrefix: null,
+  progress: 'done', orderIds: [], failure: null, receiverActive: true, startedAt: 1, finishedAt: 2, ...over,
+});
+const order = (over: Partial<ItemOrder> = {}): ItemOrder => ({
+  status: 'active', amount: 100_000, deliveredAmount: 100_000, totalSun: 4_000_000n, refundedSun: 0n, activateSun: 0n, allocations: [], resource: 'energy', ...over,
+});
+
+test('defaults merge field by field; items override; absent stays null', () => {
+  const merged = mergeItems({ resource: 'energy', amount: 65_000, tier: '5m', clientOrderIdPrefix: 'p' }, [{ receiver: 'TA' }, { receiver: 'TB', amount: 10_000, tier: '1h' }]);
+  expect(merged[0]).toMatchObject({ receiver: 'TA', amount: 65_000, tier: '5m', clientOrderIdPrefix: 'p', maxPriceSun: null, activate: null });
+  expect(merged[1]).toMatchObject({ receiver: 'TB', amount: 10_000, tier: '1h', clientOrderIdPrefix: 'p' });
+});
+
+test('duplicates, request hash, tracking and client order ids', () => {
+  expect(duplicateReceiver([{ receiver: 'TA' }, { receiver: 'TB' }, { receiver: 'TA' }])).toBe('TA');
+  expect(duplicateReceiver([{ receiver: 'TA' }, { receiver: 'TB' }])).toBeNull();
+  const a = mergeItems({}, [{ receiver: 'TA', amount: 1, maxPriceSun: 5n }]);
+  const b = mergeItems({}, [{ receiver: 'TA', amount: 1, maxPriceSun: 6n }]);
+  expect(batchRequestHash('x', a)).toBe(batchRequestHash('x', mergeItems({ maxPriceSun: 5n }, [{ receiver: 'TA', amount: 1 }])));
+  expect(batchRequestHash('x', a)).not.toBe(batchRequestHash('x', b));
+  expect(trackingId({ id: 'bat_1', clientBatchId: 'cb' }, 'TA')).toBe('cb:TA');
+  expect(clientOrderIdFor('pre', 'TA', 0)).toBe('pre-TA');
+  expect(clientOrderIdFor('pre', 'TA', 2)).toBe('pre-TA-3');
+  expect(clientOrderIdFor(null, 'TA', 0)).toBeNull();
+});
+
+test('chunks: full chunks then the rest; the rest raised to the row minimum', () => {
+  expect(chunkAmounts(250_000, 100_000)).toEqual([100_000, 100_000, 50_000]);
+  expect(chunkAmounts(100_000, 100_000)).toEqual([100_000]);
+  expect(balancedChunks(205_000, 10_000, 100_000)).toEqual([100_000, 95_000, 10_000]);
+  expect(balancedChunks(205_000, 10_000, 100_000).reduce((a, b) => a + b, 0)).toBe(205_000);
+});
+
+test('item status from progress and orders', () => {
+  expect(itemStatus(item({ progress: 'queued' }), [])).toBe('queued');
+  expect(itemStatus(item({ progress: 'started' }), [])).toBe('processing');
+  expect(itemStatus(item({ progress: 'cancelled' }), [])).toBe('cancelled');
+  expect(itemStatus(item(), [order({ status: 'allocating', deliveredAmount: null })])).toBe('processing');
+  expect(itemStatus(item(), [order()])).toBe('completed');
+  expect(itemStatus(item({ amount: 200_000, failure: { code: 4001, slug: 'insufficient_funds', message: '' } }), [order()])).toBe('partial');
+  expect(itemStatus(item({ failure: { code: 4001, slug: 'insufficient_funds', message: '' } }), [])).toBe('insufficient_funds');
+  expect(itemStatus(item({ failure: { code: 3006, slug: 'price_above_limit', message: '' } }), [])).toBe('failed');
+  expect(itemStatus(item(), [order({ status: 'failed', deliveredAmount: null })])).toBe('failed');
+  expect(itemStatus(item(), [order({ status: 'confirmed', deliveredAmount: 60_000, partial: true } as never)])).toBe('partial');
+});
+
+test('summary and batch status derived from items', () => {
+  expect(batchStatus(['queued', 'queued'])).toBe('queued');
+  expect(batchStatus(['queued', 'completed'])).toBe('processing');
+  expect(batchStatus(['completed', 'cancelled'])).toBe('completed');
+  expect(batchStatus(['completed', 'insufficient_funds'])).toBe('partial');
+  expect(batchStatus(['failed', 'insufficient_funds'])).toBe('failed');
+  expect(batchStatus(['cancelled', 'cancelled'])).toBe('cancelled');
+  expect(summaryOf(['completed', 'failed', 'failed'])).toEqual({ total: 3, queued: 0, processing: 0, completed: 1, partial: 0, failed: 2, insufficient_funds: 0, cancelled: 0 });
+});
+
+test('charge: what left minus what came back; a failed order charged nothing', () => {
+  expect(chargedSun([order({ totalSun: 10n, refundedSun: 3n }), order({ status: 'failed', totalSun: 7n })])).toBe(7n);
+});
+
+test('activation status', () => {
+  expect(activationStatus(item({ receiverActive: true }), [])).toBe('not_needed');
+  const tx = (landed: boolean | null) => ({ kind: 'activate' as const, from: 'T', amount: 0, sun: 1n, txId: 'h', signedTx: '', landed });
+  expect(activationStatus(item({ receiverActive: false }), [order({ allocations: [tx(true)] })])).toBe('done');
+  expect(activationStatus(item({ receiverActive: false }), [order({ allocations: [tx(null)] })])).toBe('planned');
+  expect(activationStatus(item({ receiverActive: false }), [order({ allocations: [tx(false)] })])).toBe('failed');
+  expect(activationStatus(item({ receiverActive: false, activate: false, failure: { code: 3004, slug: 'receiver_not_activated', message: '' } }), [])).toBe('skipped');
+});
