@@ -59,7 +59,8 @@ afterAll(async () => {
 });
 
 async function start(role: string): Promise<void> {
-  const s = startService(world, role);
+  // A few receivers at a time, so the batch outlives the first kill on any machine.
+  const s = startService(world, role, role === 'batch-executor' ? { BATCH_EXECUTOR_CONCURRENCY: '4' } : {});
   services.set(role, s);
   await s.ready;
 }
@@ -79,9 +80,15 @@ test('SIGKILLed batch executor and broadcaster mid-batch: no receiver ordered or
   let chaos = true;
   let kills = 0;
   let midBatchKills = 0;
+  // The first kill lands as soon as the executor has started a receiver (mid-batch by construction);
+  // the later ones at random moments.
+  await eventually(async () => {
+    const { rows } = await rt.pool.query("SELECT count(*)::int AS n FROM batches, jsonb_array_elements(items) i WHERE id = $1 AND i->>'progress' <> 'queued'", [batchId]);
+    return rows[0].n > 0;
+  }, 60_000, 'the executor starts a receiver');
   const chaosLoop = (async () => {
     while (chaos) {
-      await new Promise((r) => setTimeout(r, 700 + Math.random() * 1_300));
+      if (kills > 0) await new Promise((r) => setTimeout(r, 700 + Math.random() * 1_300));
       if (!chaos) break;
       const role = ['batch-executor', 'broadcaster'][kills % 2];
       if (role === 'batch-executor') {
