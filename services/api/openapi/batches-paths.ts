@@ -2,16 +2,8 @@
 import { allTiers, orderResources } from '../../domain/pricing';
 import { itemStatuses } from '../../batches/rules';
 import type { Operation } from './document';
-import { errorResponse } from './shared-schemas';
+import { ref, json, obj, errors, nullable, dateTime } from './builders';
 
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const json = (description: string, schema: unknown) => ({ description, content: { 'application/json': { schema } } });
-const obj = (properties: Record<string, unknown>, required: string[] = Object.keys(properties)) => ({
-  type: 'object', additionalProperties: false, required, properties,
-});
-const errors = (...codes: string[]) => Object.fromEntries(codes.map((c) => [c, errorResponse('error')]));
-const nullable = (schema: Record<string, unknown>) => ({ oneOf: [schema, { type: 'null' }] });
-const dateTime = { type: 'string', format: 'date-time' };
 const tags = ['batches'];
 const write: Array<Record<string, string[]>> = [{ apiKey: ['orders.write'] }];
 const read: Array<Record<string, string[]>> = [{ apiKey: ['orders.read'] }];

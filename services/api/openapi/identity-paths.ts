@@ -1,17 +1,9 @@
 /** Identity and access: signup by address challenge, account, deposit addresses, sessions, members, API keys, address book. */
 import type { Operation } from './document';
-import { errorResponse } from './shared-schemas';
+import { ref, json, obj, errors, nullable, dateTime } from './builders';
 
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const json = (description: string, schema: unknown) => ({ description, content: { 'application/json': { schema } } });
 const body = (schema: unknown, required = true) => ({ required, content: { 'application/json': { schema } } });
-const obj = (properties: Record<string, unknown>, required: string[] = Object.keys(properties)) => ({
-  type: 'object', additionalProperties: false, required, properties,
-});
-const errors = (...codes: string[]) => Object.fromEntries(codes.map((c) => [c, errorResponse(c === '429' ? 'rate limited (1020), Retry-After' : 'error')]));
 const noContent = { '204': { description: 'done, no body' } };
-const nullable = (schema: Record<string, unknown>) => ({ oneOf: [schema, { type: 'null' }] });
-const dateTime = { type: 'string', format: 'date-time' };
 const statusEnum = { type: 'string', enum: ['unfunded', 'active', 'suspended', 'closed'] };
 const roleEnum = { type: 'string', enum: ['owner', 'editor', 'viewer'] };
 const scopeEnum = { type: 'string', enum: ['account.read', 'balance.read', 'orders.read', 'orders.write', 'webhooks.read', 'webhooks.write'] };

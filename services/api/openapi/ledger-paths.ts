@@ -1,14 +1,7 @@
 /** Balance and ledger reads: GET /v1/balance (API key, balance.read), GET /v1/ledger (session, viewer or above). */
 import type { Operation } from './document';
-import { errorResponse } from './shared-schemas';
+import { ref, json, obj, errors, dateTime } from './builders';
 
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const json = (description: string, schema: unknown) => ({ description, content: { 'application/json': { schema } } });
-const obj = (properties: Record<string, unknown>, required: string[] = Object.keys(properties)) => ({
-  type: 'object', additionalProperties: false, required, properties,
-});
-const errors = (...codes: string[]) => Object.fromEntries(codes.map((c) => [c, errorResponse(c === '429' ? 'rate limited (1020), Retry-After' : 'error')]));
-const dateTime = { type: 'string', format: 'date-time' };
 const ledgerKinds = ['deposit', 'order_charge', 'order_refund', 'referral_payout', 'subscription_fee', 'subscription_usage', 'reserve_fee', 'invoice', 'withdrawal', 'adjustment'];
 
 export const ledgerSchemas = {

@@ -2,16 +2,8 @@
 import { allTiers, orderResources } from '../../domain/pricing';
 import { orderStatuses } from '../../domain/orders';
 import type { Operation } from './document';
-import { errorResponse } from './shared-schemas';
+import { ref, json, obj, errors, nullable, dateTime } from './builders';
 
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const json = (description: string, schema: unknown) => ({ description, content: { 'application/json': { schema } } });
-const obj = (properties: Record<string, unknown>, required: string[] = Object.keys(properties)) => ({
-  type: 'object', additionalProperties: false, required, properties,
-});
-const errors = (...codes: string[]) => Object.fromEntries(codes.map((c) => [c, errorResponse('error')]));
-const nullable = (schema: Record<string, unknown>) => ({ oneOf: [schema, { type: 'null' }] });
-const dateTime = { type: 'string', format: 'date-time' };
 const tags = ['orders'];
 // Contract §5: a dashboard session (editor or owner to write, with X-CSRF-Token) opens the order routes too; quotes stay API-key only.
 const write: Array<Record<string, string[]>> = [{ apiKey: ['orders.write'] }, { session: [] }];

@@ -1,16 +1,8 @@
 /** Promo (spec section 4, Promo): public reads, the redeem challenge and the signed claim. */
 import type { Operation } from './document';
-import { errorResponse } from './shared-schemas';
+import { ref, json, obj, errors, nullable, dateTime } from './builders';
 
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const json = (description: string, schema: unknown) => ({ description, content: { 'application/json': { schema } } });
 const body = (schema: unknown) => ({ required: true, content: { 'application/json': { schema } } });
-const obj = (properties: Record<string, unknown>, required: string[] = Object.keys(properties)) => ({
-  type: 'object', additionalProperties: false, required, properties,
-});
-const errors = (...codes: string[]) => Object.fromEntries(codes.map((c) => [c, errorResponse(c === '429' ? 'rate limited (1020), Retry-After' : 'error')]));
-const dateTime = { type: 'string', format: 'date-time' };
-const nullable = (schema: Record<string, unknown>) => ({ oneOf: [schema, { type: 'null' }] });
 const redemption = {
   address: ref('Address'), method: { type: 'string', enum: ['signature', 'forward'] }, redeemed_at: dateTime,
   status: { type: 'string', enum: ['granting', 'delegated', 'failed'] }, energy: { type: 'integer' }, expires_at: nullable(dateTime),

@@ -1,10 +1,9 @@
 /** GET /v1/account/stats (API key orders.read, or session viewer and above): AccountStats, spec section 2. */
 import type { Operation } from './document';
 import { errorResponse } from './shared-schemas';
+import { ref, dateTime } from './builders';
 
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const obj = (properties: Record<string, unknown>) => ({ type: 'object', additionalProperties: false, required: Object.keys(properties), properties });
-const dateTime = { type: 'string', format: 'date-time' };
 const count = { type: 'integer', minimum: 0 };
 
 export const statsSchemas = {

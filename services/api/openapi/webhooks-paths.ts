@@ -1,16 +1,8 @@
 /** Webhooks (spec section 4): endpoints, secret rotation, the test delivery and the delivery log. */
 import { webhookEventTypes } from '../../webhooks/event-types';
 import type { Operation } from './document';
-import { errorResponse } from './shared-schemas';
+import { ref, json, obj, errors, nullable, dateTime } from './builders';
 
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const json = (description: string, schema: unknown) => ({ description, content: { 'application/json': { schema } } });
-const obj = (properties: Record<string, unknown>, required: string[] = Object.keys(properties)) => ({
-  type: 'object', additionalProperties: false, required, properties,
-});
-const errors = (...codes: string[]) => Object.fromEntries(codes.map((c) => [c, errorResponse('error')]));
-const dateTime = { type: 'string', format: 'date-time' };
-const nullable = (schema: Record<string, unknown>) => ({ oneOf: [schema, { type: 'null' }] });
 const eventList = { type: 'array', items: ref('WebhookEventType'), uniqueItems: true, maxItems: webhookEventTypes.length };
 const security = (scope: string): Array<Record<string, string[]>> => [{ apiKey: [scope] }, { session: [] }];
 const idParam = { name: 'webhookId', in: 'path' as const, required: true, schema: { type: 'string' } };
