@@ -160,8 +160,17 @@ export class KafkaLog {
   /** Offset of the next record to be written, per partition. */
   async endOffsets(topic: string): Promise<Map<number, bigint>> {
     const admin = await this.admin();
-    const offsets = await admin.fetchTopicOffsets(topic);
-    return new Map(offsets.map((o) => [o.partition, BigInt(o.high)]));
+    // A topic created a moment ago may not be in every broker's metadata yet (UNKNOWN_TOPIC_OR_PARTITION),
+    // which kafkajs does not retry: ask again for a bounded time before giving up.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const offsets = await admin.fetchTopicOffsets(topic);
+        return new Map(offsets.map((o) => [o.partition, BigInt(o.high)]));
+      } catch (err) {
+        if ((err as { type?: string }).type !== 'UNKNOWN_TOPIC_OR_PARTITION' || attempt >= 10) throw err;
+        await new Promise((r) => setTimeout(r, 100 * attempt));
+      }
+    }
   }
 
   private producer(): Promise<Producer> {

@@ -59,7 +59,7 @@ export function createEnergyClient(options: EnergyClientOptions): EnergyClient {
     retry: { ...defaultRetryPolicy, ...options.retry },
     fetch: options.fetch ?? globalThis.fetch,
     now: Date.now,
-    sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+    sleep: sleepAtLeast,
   });
   const api = createClient<paths>({ baseUrl: options.baseUrl, fetch: transport });
 
@@ -84,4 +84,13 @@ export function createEnergyClient(options: EnergyClientOptions): EnergyClient {
       } while (cursor);
     },
   };
+}
+
+/**
+ * Waits at least `ms` by the wall clock: a timer may fire a millisecond early, and a retry sent before
+ * Retry-After has passed would be refused again.
+ */
+async function sleepAtLeast(ms: number): Promise<void> {
+  const until = Date.now() + ms;
+  for (let left = ms; left > 0; left = until - Date.now()) await new Promise((r) => setTimeout(r, left));
 }
