@@ -5,6 +5,7 @@
  */
 import type { DepositFacts, DepositPricing } from './deposits';
 import type { BatchCommand } from '../batches/commands';
+import type { PromoConfig } from '../promo/rules';
 
 export interface CommandMeta {
   commandId: string;
@@ -191,18 +192,8 @@ export interface SetLowBalanceAlertCommand {
 export const PROMO_KEY = 'promo';
 
 /** ops promo set / off: the network's promo, with the token's name and issuer read from the chain. */
-export interface ConfigurePromoCommand {
+export interface ConfigurePromoCommand extends PromoConfig {
   type: 'promo.configure';
-  on: boolean;
-  tokenId: string;
-  tokenName: string;
-  dropAddress: string;
-  startsAt: number | null;
-  endsAt: number | null;
-  capPerDay: number | null;
-  grantEnergy: number;
-  grantSeconds: number;
-  forwardAddress: string | null;
 }
 
 /** A claim (signature checked by the API, or a forward seen on chain), eligibility read from the chain. */
