@@ -4,66 +4,37 @@
  * orders its item lists (one each, never a second), each order charged at most once, the chain holds
  * exactly the stored delegations, batch.completed is on the log once, and a replay rebuilds the database.
  */
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
 import { TronWeb } from 'tronweb';
-import { createApp } from '../../../services/api/app';
 import type { CommandBus } from '../../../services/platform/command-bus';
 import type { Runtime } from '../../../services/platform/runtime';
-import { startRoles, type Stoppable } from '../../../services/roles';
-import { startDevnet, type Devnet } from '../../devnet/start-devnet';
+import type { Devnet } from '../../devnet/start-devnet';
+import { startCrashStack, type CrashStack } from '../../support/crash-stack';
 import { newWallet, signUp, type Customer } from '../../support/identity';
 import { assertLedgerInvariants } from '../../support/ledger-invariants';
 import { orderCall, type OrderStack } from '../../support/orders';
-import { startService, type ServiceProcess } from '../../support/service-process';
 import { readTopic } from '../../support/topic-reader';
-import { dropWorld, eventually, newWorld, openBus, openRuntime, type World } from '../../support/world';
+import { eventually } from '../../support/world';
 
 const RECEIVERS = 60;
+let crash: CrashStack;
 let devnet: Devnet;
-let world: World;
 let rt: Runtime;
 let bus: CommandBus;
-let roles: Stoppable[] = [];
-let server: Server;
 let base: string;
-const services = new Map<string, ServiceProcess>();
 
 beforeAll(async () => {
-  devnet = await startDevnet({ DEVNET_BLOCK_MS: '300' });
-  world = newWorld('batchcrash', {
-    TRON_FULL_HOST: devnet.url, CHAIN_POLL_MS: '200', COMMAND_TIMEOUT_MS: '15000', ORDER_WAIT_WINDOW_MS: '90000',
-    BUDGET_READS_PER_SEC: '100000', BUDGET_WRITES_PER_SEC: '100000',
+  crash = await startCrashStack('batchcrash', {
+    inProcess: ['processor', 'relay', 'confirmer'],
+    children: ['batch-executor', 'broadcaster'],
+    // A few receivers at a time, so the batch outlives the first kill on any machine.
+    childEnv: (role): Record<string, string> => (role === 'batch-executor' ? { BATCH_EXECUTOR_CONCURRENCY: '4' } : {}),
   });
-  rt = await openRuntime(world);
-  bus = await openBus(rt);
-  roles = await startRoles(rt, ['processor', 'relay', 'confirmer']);
-  server = await new Promise((resolve) => {
-    const s = createApp({ rt, bus }).listen(0, '127.0.0.1', () => resolve(s));
-  });
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  for (const role of ['batch-executor', 'broadcaster']) await start(role);
+  ({ devnet, rt, bus, base } = crash);
 }, 120_000);
 
 afterAll(async () => {
-  await Promise.allSettled([...services.values()].map((s) => s.kill('SIGKILL')));
-  await new Promise((r) => server?.close(r));
-  await Promise.allSettled(roles.map((r) => r.stop()));
-  await bus?.stop();
-  try {
-    if (world) await dropWorld(world, rt);
-  } finally {
-    await rt?.close();
-    await devnet?.stop();
-  }
+  await crash?.stop();
 });
-
-async function start(role: string): Promise<void> {
-  // A few receivers at a time, so the batch outlives the first kill on any machine.
-  const s = startService(world, role, role === 'batch-executor' ? { BATCH_EXECUTOR_CONCURRENCY: '4' } : {});
-  services.set(role, s);
-  await s.ready;
-}
 
 test('SIGKILLed batch executor and broadcaster mid-batch: no receiver ordered or charged twice, batch.completed once', async () => {
   const stack = { base, rt } as unknown as OrderStack;
@@ -95,9 +66,8 @@ test('SIGKILLed batch executor and broadcaster mid-batch: no receiver ordered or
         const { rows } = await rt.pool.query("SELECT count(*)::int AS n FROM batches, jsonb_array_elements(items) i WHERE id = $1 AND i->>'progress' IN ('queued', 'started')", [batchId]);
         if (rows[0].n > 0) midBatchKills += 1;
       }
-      await services.get(role)!.kill('SIGKILL');
+      await crash.restart(role);
       kills += 1;
-      await start(role);
     }
   })();
   await eventually(async () => kills >= 4, 120_000, 'four kills');

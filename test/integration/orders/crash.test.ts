@@ -6,64 +6,31 @@
  * exactly what the stored set says, and nothing for a failed order), signed once (the stored set is the
  * only one), the ledger balances, and a replay of the log rebuilds the database (dropWorld).
  */
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
 import { TronWeb } from 'tronweb';
-import { createApp } from '../../../services/api/app';
 import type { CommandBus } from '../../../services/platform/command-bus';
 import type { Runtime } from '../../../services/platform/runtime';
-import { startRoles, type Stoppable } from '../../../services/roles';
-import { startDevnet, type Devnet } from '../../devnet/start-devnet';
+import type { Devnet } from '../../devnet/start-devnet';
+import { startCrashStack, type CrashStack } from '../../support/crash-stack';
 import { newWallet, signUp, type Customer } from '../../support/identity';
 import { assertLedgerInvariants } from '../../support/ledger-invariants';
 import { orderCall, type OrderStack } from '../../support/orders';
-import { startService, type ServiceProcess } from '../../support/service-process';
-import { dropWorld, eventually, newWorld, openBus, openRuntime, type World } from '../../support/world';
+import { eventually } from '../../support/world';
 
 const ORDERS = 500;
+let crash: CrashStack;
 let devnet: Devnet;
-let world: World;
 let rt: Runtime;
 let bus: CommandBus;
-let roles: Stoppable[] = [];
-let server: Server;
 let base: string;
-const services = new Map<string, ServiceProcess>();
 
 beforeAll(async () => {
-  devnet = await startDevnet({ DEVNET_BLOCK_MS: '300' });
-  world = newWorld('ordercrash', {
-    TRON_FULL_HOST: devnet.url, CHAIN_POLL_MS: '200', COMMAND_TIMEOUT_MS: '15000', ORDER_WAIT_WINDOW_MS: '90000',
-    BUDGET_READS_PER_SEC: '100000', BUDGET_WRITES_PER_SEC: '100000',
-  });
-  rt = await openRuntime(world);
-  bus = await openBus(rt);
-  roles = await startRoles(rt, ['relay']);
-  server = await new Promise((resolve) => {
-    const s = createApp({ rt, bus }).listen(0, '127.0.0.1', () => resolve(s));
-  });
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  for (const role of ['processor', 'broadcaster', 'confirmer']) await start(role);
+  crash = await startCrashStack('ordercrash', { inProcess: ['relay'], children: ['processor', 'broadcaster', 'confirmer'] });
+  ({ devnet, rt, bus, base } = crash);
 });
 
 afterAll(async () => {
-  await Promise.allSettled([...services.values()].map((s) => s.kill('SIGKILL')));
-  await new Promise((r) => server?.close(r));
-  await Promise.allSettled(roles.map((r) => r.stop()));
-  await bus?.stop();
-  try {
-    if (world) await dropWorld(world, rt);
-  } finally {
-    await rt?.close();
-    await devnet?.stop();
-  }
+  await crash?.stop();
 });
-
-async function start(role: string): Promise<void> {
-  const s = startService(world, role);
-  services.set(role, s);
-  await s.ready;
-}
 
 test('SIGKILLed processor, broadcaster and confirmer while 500 orders flow: each charged once, delegated once, replay identical', async () => {
   const stack = { base, rt } as unknown as OrderStack;
@@ -79,9 +46,8 @@ test('SIGKILLed processor, broadcaster and confirmer while 500 orders flow: each
       await new Promise((r) => setTimeout(r, 1_500 + Math.random() * 2_000));
       if (!chaos) break;
       const role = ['processor', 'broadcaster', 'confirmer'][kills % 3];
-      await services.get(role)!.kill('SIGKILL');
+      await crash.restart(role);
       kills += 1;
-      await start(role);
     }
   })();
 
