@@ -3,11 +3,13 @@
  *   make test-stack-up && infra/env/load.sh test -- npx tsx bench/batches.ts
  * One process holds the api, processor, relay, broadcaster, confirmer and batch executor; the devnet runs
  * in its own process (BENCH_BLOCK_MS blocks, default 1000). Prints:
- *   1. POST /v1/batches with BENCH_RECEIVERS items: p50/p99 answer time, sequential (BENCH_POSTS posts);
+ *   1. POST /v1/batches with BENCH_RECEIVERS items: p50/p99 answer time, sequential (BENCH_POSTS posts), the
+ *      executor not started yet; then the same while the run below executes;
  *   2. BENCH_BATCHES batches of BENCH_RECEIVERS receivers submitted at once: time to the last batch
  *      finished (batch.completed committed), receivers per second delivered, and a check that no
  *      receiver of any batch got two orders.
- * Receivers are activated once up front (faucet), so the figure is delivery, not activation.
+ * Receivers are activated once up front (faucet), so the figure is delivery, not activation; every batch
+ * has its own receivers. Knobs: BENCH_BATCHES (50), BENCH_RECEIVERS (100), BENCH_POSTS (50), BENCH_BLOCK_MS, BENCH_POOL (pool wallets; one per 100 receivers).
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -23,19 +25,23 @@ const BATCHES = Number(process.env.BENCH_BATCHES ?? 50);
 const RECEIVERS = Number(process.env.BENCH_RECEIVERS ?? 100);
 const POSTS = Number(process.env.BENCH_POSTS ?? 50);
 const BLOCK_MS = process.env.BENCH_BLOCK_MS ?? '1000';
+const POOL = process.env.BENCH_POOL ?? String(Math.max(3, Math.ceil((BATCHES * RECEIVERS) / 100)));
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 async function main(): Promise<void> {
-  const devnet = await startDevnet({ DEVNET_BLOCK_MS: BLOCK_MS });
+  // Enough staked pool wallets for every receiver of the run (three hold about 150 orders of 10,000 energy).
+  const devnet = await startDevnet({ DEVNET_BLOCK_MS: BLOCK_MS, DEVNET_POOL: POOL });
   const world = newWorld('benchbatches', {
-    LOG_LEVEL: 'error', TRON_FULL_HOST: devnet.url, CHAIN_POLL_MS: '100', BUDGET_READS_PER_SEC: '1000000', BUDGET_WRITES_PER_SEC: '1000000',
+    LOG_LEVEL: 'error', TRON_FULL_HOST: devnet.url, DEVNET_POOL: POOL, CHAIN_POLL_MS: '100', BUDGET_READS_PER_SEC: '1000000', BUDGET_WRITES_PER_SEC: '1000000',
   });
   const rt = await createRuntime(world.cfg);
   const bus = commandBusFor(rt, { timeoutMs: 30_000 });
   await bus.start();
-  const roles = await startRoles(rt, ['processor', 'relay', 'broadcaster', 'confirmer', 'batch-executor']);
+  // The executor starts after the first figure: the POST answer time is the API and the processor's, not
+  // a contest with the executor working off the batches just posted.
+  const roles = await startRoles(rt, ['processor', 'relay', 'broadcaster', 'confirmer']);
   const api: Server = await new Promise((resolve) => {
     const s = createApp({ rt, bus }).listen(0, '127.0.0.1', () => resolve(s));
   });
@@ -44,13 +50,19 @@ async function main(): Promise<void> {
     const customer = await signUp(base);
     const funded = await bus.submit({ type: 'balance.adjust', accountId: customer.accountId, amountSun: 10_000_000_000_000n, memo: 'bench' });
     if (funded.outcome !== 'applied') throw new Error('funding failed');
-    const receivers = await Promise.all(Array.from({ length: RECEIVERS }, () => newWallet().then((w) => w.address)));
-    for (const to of receivers) {
-      await fetch(`${devnet.url}/admin/faucet`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ to, trx_sun: 1_000_000 }) });
+    // Every batch of the run its own receivers (one receiver ordered by several batches at once is another
+    // question); the latency posts share one set, never delivered to.
+    const wallets = (count: number) => Promise.all(Array.from({ length: count }, () => newWallet().then((w) => w.address)));
+    const probeReceivers = await wallets(RECEIVERS);
+    const runReceivers = await Promise.all(Array.from({ length: BATCHES }, () => wallets(RECEIVERS)));
+    const all = runReceivers.flat();
+    for (let k = 0; k < all.length; k += 50) {
+      await Promise.all(all.slice(k, k + 50).map((to) =>
+        fetch(`${devnet.url}/admin/faucet`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ to, trx_sun: 1_000_000 }) })));
     }
     await fetch(`${devnet.url}/admin/blocks`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ count: 2 }) });
     let n = 0;
-    const post = async (clientBatchId: string, onlyQueue = false) => {
+    const post = async (clientBatchId: string, onlyQueue = false, receivers = probeReceivers) => {
       const raw = JSON.stringify({ client_batch_id: clientBatchId, defaults: { resource: 'energy', amount: 10_000, tier: '1h', ...(onlyQueue ? { max_price_sun: 1 } : {}) }, items: receivers.map((receiver) => ({ receiver })) });
       const started = performance.now();
       const res = await fetch(`${base}/v1/batches`, { method: 'POST', headers: { 'content-type': 'application/json', ...signedHeaders(customer.key, 'POST', '/v1/batches', raw, Date.now()) }, body: raw });
@@ -59,28 +71,54 @@ async function main(): Promise<void> {
       return { ms: performance.now() - started, id: body.id as string };
     };
 
-    // 1. POST latency (each batch priced over its cap, so the executor fails them at once and charges nothing).
+    // 1. POST latency, the executor not running yet (each batch priced over its cap: once it runs, it fails them at once and charges nothing).
     const times: number[] = [];
     for (let i = 0; i < POSTS; i++) times.push((await post(`lat-${n++}`, true)).ms);
     times.sort((a, b) => a - b);
     console.log(`POST /v1/batches with ${RECEIVERS} items: p50 ${percentile(times, 50).toFixed(1)} ms, p99 ${percentile(times, 99).toFixed(1)} ms (${POSTS} sequential)`);
 
+    if (BATCHES === 0) return;
+    roles.push(...(await startRoles(rt, ['batch-executor'])));
+
     // 2. BATCHES x RECEIVERS at once, to every receiver terminal.
     const t0 = Date.now();
-    const ids = (await Promise.all(Array.from({ length: BATCHES }, () => post(`run-${n++}`)))).map((r) => r.id);
+    const posted = await Promise.all(runReceivers.map((receivers) => post(`run-${n++}`, false, receivers)));
+    const ids = posted.map((r) => r.id);
+    const atOnce = posted.map((r) => r.ms).sort((a, b) => a - b);
+    console.log(`POST /v1/batches, ${BATCHES} at once: p50 ${percentile(atOnce, 50).toFixed(1)} ms, p99 ${percentile(atOnce, 99).toFixed(1)} ms`);
+    // While the executor works through them: sequential posts (over their cap, so they add little work).
+    const during: number[] = [];
+    const probe = (async () => {
+      while (during.length < POSTS) {
+        during.push((await post(`during-${n++}`, true)).ms);
+        await sleep(100);
+      }
+    })();
     for (;;) {
       const { rows } = await rt.pool.query('SELECT count(*)::int AS n FROM batches WHERE id = ANY($1::text[]) AND finished_at IS NULL', [ids]);
       if (rows[0].n === 0) break;
       await sleep(200);
     }
     const seconds = (Date.now() - t0) / 1000;
+    await probe;
+    during.sort((a, b) => a - b);
+    console.log(`POST /v1/batches while ${BATCHES} batches execute: p50 ${percentile(during, 50).toFixed(1)} ms, p99 ${percentile(during, 99).toFixed(1)} ms (${during.length} sequential)`);
     const { rows: delivered } = await rt.pool.query(
       "SELECT count(*)::int AS n FROM orders WHERE batch_id = ANY($1::text[]) AND status IN ('confirmed', 'active', 'expired', 'reclaimed')", [ids],
     );
     const { rows: twice } = await rt.pool.query(
-      'SELECT count(*)::int AS n FROM (SELECT batch_id, receiver FROM orders WHERE batch_id = ANY($1::text[]) GROUP BY 1, 2 HAVING count(*) > 1) t', [ids],
+      // Charged twice: a receiver of a batch with more than one energy order that kept its charge (each gets one 10,000 order).
+      "SELECT count(*)::int AS n FROM (SELECT batch_id, receiver FROM orders WHERE batch_id = ANY($1::text[]) AND resource = 'energy' AND total_amount_sun > refunded_amount_sun GROUP BY 1, 2 HAVING count(*) > 1) t", [ids],
     );
-    console.log(`${BATCHES} batches x ${RECEIVERS} receivers at once: last batch finished after ${seconds.toFixed(1)} s; ${delivered[0].n} receivers delivered, ${(delivered[0].n / seconds).toFixed(0)} receivers/s; receivers ordered twice: ${twice[0].n} (blocks every ${BLOCK_MS} ms)`);
+    const { rows: outcomes } = await rt.pool.query(
+      "SELECT status, coalesce(failure->>'slug', '') AS slug, count(*)::int AS n FROM orders WHERE batch_id = ANY($1::text[]) GROUP BY 1, 2 ORDER BY 3 DESC", [ids],
+    );
+    console.log(`orders of the run by status: ${outcomes.map((o) => `${o.status}${o.slug ? ` (${o.slug})` : ''} ${o.n}`).join(', ')}`);
+    const { rows: why } = await rt.pool.query(
+      "SELECT left(failure->>'message', 160) AS message, count(*)::int AS n FROM orders WHERE batch_id = ANY($1::text[]) AND failure IS NOT NULL GROUP BY 1 ORDER BY 2 DESC LIMIT 3", [ids],
+    );
+    for (const w of why) console.log(`  failed ${w.n}: ${w.message}`);
+    console.log(`${BATCHES} batches x ${RECEIVERS} receivers at once: last batch finished after ${seconds.toFixed(1)} s; ${delivered[0].n} receivers delivered, ${(delivered[0].n / seconds).toFixed(0)} receivers/s; receivers charged twice: ${twice[0].n} (blocks every ${BLOCK_MS} ms)`);
   } finally {
     await new Promise((r) => api.close(r));
     await Promise.allSettled(roles.map((r) => r.stop()));

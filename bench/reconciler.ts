@@ -4,9 +4,12 @@
  * A devnet of its own with 1,000 funded receivers (DEVNET_CUSTOMERS) and 3 pool addresses; a world
  * database holding BENCH_ORDERS (10,000) active orders spread over the receivers and pool addresses, and
  * on chain one delegation per (pool address, receiver) of exactly what those orders hold there. Prints the
- * orders-stake check's pass time (median of BENCH_PASSES), its rows, and the orders/s one reconciler keeps
- * up with at that pass time (orders covered per second of pass).
+ * orders-stake check's pass time (median of BENCH_PASSES), its rows, the orders/s one reconciler keeps
+ * up with at that pass time (orders covered per second of pass) against the 2,000 orders/s goal, and where
+ * a pass goes: the orders' SQL (openStake) and the chain reads (one getdelegatedresourcev2 per pair), each
+ * timed alone after the passes.
  */
+import os from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { poolSigners } from '../services/chain/pool-keys';
 import { ChainReader } from '../services/chain/reads';
@@ -18,6 +21,7 @@ import { inTransaction } from '../services/platform/db/pool';
 import { createRuntime } from '../services/platform/runtime';
 import { accountColumns, accountToRow } from '../services/processor/account-rows';
 import { isFinding } from '../services/reconciler/check';
+import { openStake } from '../services/broadcaster/open-stake';
 import { ordersStakeCheck } from '../services/reconciler/orders-check';
 import { startDevnet } from '../test/devnet/start-devnet';
 import { dropWorld, newWorld } from '../test/support/world';
@@ -25,6 +29,7 @@ import { dropWorld, newWorld } from '../test/support/world';
 const ORDERS = Number(process.env.BENCH_ORDERS ?? 10_000);
 const RECEIVERS = Number(process.env.BENCH_RECEIVERS ?? 1_000);
 const PASSES = Number(process.env.BENCH_PASSES ?? 5);
+const GOAL_ORDERS_PER_S = 2_000;
 const SUN_PER_ORDER = 455_000_000n; // about 10,000 energy at the devnet's ratio
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -91,10 +96,49 @@ async function main(): Promise<void> {
       times.push(performance.now() - started);
     }
     const passMs = median(times);
+    const covered = Math.round(ORDERS / (passMs / 1000));
     console.log(JSON.stringify({
       bench: 'reconciler orders-stake pass', open_orders: ORDERS, receivers: receivers.length, pool_addresses: pools.length,
       rows: last.length, findings: last.filter(isFinding).length, pass_ms_median: Math.round(passMs), pass_ms_all: times.map(Math.round),
-      orders_per_s_covered: Math.round(ORDERS / (passMs / 1000)),
+      orders_per_s_covered: covered, goal_orders_per_s: GOAL_ORDERS_PER_S, ratio_to_goal: Number((covered / GOAL_ORDERS_PER_S).toFixed(2)),
+      cores: os.cpus().length, load_average_1m: Number(os.loadavg()[0].toFixed(1)),
+    }));
+
+    // Where a pass goes: the same SQL and the same reads, each alone (medians of BENCH_PASSES).
+    const sqlTimes: number[] = [];
+    const readTimes: number[] = [];
+    const waveTimes: number[] = [];
+    const readsAsPool = async () => {
+      let next = 0;
+      await Promise.all(Array.from({ length: 64 }, async () => {
+        while (next < pairs.length) {
+          const [from, receiver] = pairs[next++][0].split('|');
+          await reader.delegated(from, receiver, 'full');
+        }
+      }));
+    };
+    // The reads as the check made them before (waves of 64, each waiting for its slowest), for the ratio.
+    const readsInWaves = async () => {
+      for (let j = 0; j < pairs.length; j += 64) {
+        await Promise.all(pairs.slice(j, j + 64).map(([pair]) => reader.delegated(pair.split('|')[0], pair.split('|')[1], 'full')));
+      }
+    };
+    const timed = async (fn: () => Promise<unknown>, into: number[]) => {
+      const started = performance.now();
+      await fn();
+      into.push(performance.now() - started);
+    };
+    for (let i = 0; i < PASSES; i++) {
+      await timed(() => openStake(rt.pool), sqlTimes);
+      // Alternate which goes first, so neither always meets the machine's next burst.
+      if (i % 2 === 0) await timed(readsAsPool, readTimes).then(() => timed(readsInWaves, waveTimes));
+      else await timed(readsInWaves, waveTimes).then(() => timed(readsAsPool, readTimes));
+    }
+    const readMs = median(readTimes);
+    console.log(JSON.stringify({
+      bench: 'reconciler pass parts', open_stake_sql_ms_median: Math.round(median(sqlTimes)),
+      chain_reads: pairs.length, chain_reads_ms_median: Math.round(readMs), chain_reads_per_s: Math.round(pairs.length / (readMs / 1000)),
+      chain_reads_in_waves_ms_median: Math.round(median(waveTimes)), chain_reads_ms_all: readTimes.map(Math.round), chain_reads_in_waves_ms_all: waveTimes.map(Math.round),
     }));
   } finally {
     await rt.close();

@@ -1,15 +1,18 @@
 /**
  * Stats benchmark (not a test). Run against the test stack:
- *   make test-stack-up && infra/env/load.sh test -- npx tsx bench/stats.ts
+ *   make bench-stats      (= infra/env/load.sh test -- npx tsx bench/stats.ts)
  * Order events are written straight onto the world's order-events topic (the processor is not what is
  * measured here), then it prints:
- *   1. rebuild: `rebuild-stats` over BENCH_EVENTS events (default 1,000,000; BENCH_ORDERS orders of one
- *      account over 13 months, two events each, the rest spread over 1,000 other accounts);
+ *   1. rebuild: `rebuild-stats` over BENCH_EVENTS events (default 200,000: BENCH_ORDERS orders of one
+ *      account over 13 months, two events each, the rest spread over 1,000 other accounts), its rate and
+ *      the time that rate gives for 1,000,000 events (run BENCH_EVENTS=1000000 to measure it: loading the
+ *      topic alone takes minutes on the shared machine);
  *   2. GET /v1/account/stats over 13 months for that account (signed request, real HTTP): p50/p99 over
- *      BENCH_REQUESTS requests at utc_offset_minutes=0 (hour buckets) and at +330 (per-order rows);
+ *      BENCH_REQUESTS requests at utc_offset_minutes 0, -300, +330 and +345 (all from the rollups);
  *   3. projection lag: BENCH_RATE orders per second (default 2,000; two events each) for BENCH_SECONDS
  *      (default 5) with the stats role running, then how long after the load stops until it is caught up.
  */
+import { availableParallelism, loadavg } from 'node:os';
 import type { OrderEvent } from '../services/domain/order-events';
 import type { OutgoingRecord } from '../services/platform/kafka';
 import { replayAndVerify } from '../services/ops/replay';
@@ -22,13 +25,16 @@ import { stringifyJson } from '../services/platform/json';
 import { signUp, startIdentityStack } from '../test/support/identity';
 import { signedGet } from '../test/support/stats';
 
-const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 200_000);
 const ORDERS = Number(process.env.BENCH_ORDERS ?? 100_000);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 200);
 const RATE = Number(process.env.BENCH_RATE ?? 2_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const DAY = 86_400_000;
 const RANGE_MS = 395 * DAY;
+
+/** The machine's state beside each figure: on a shared machine it moves the figures more than the code. */
+const machine = () => `[load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} on ${availableParallelism()} cores]`;
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
@@ -83,10 +89,12 @@ async function main(): Promise<void> {
 
     // 2. Rebuild.
     const rebuilt = await rebuildStats(rt, (line) => process.stderr.write(`  ${line}\n`));
-    console.log(`rebuild-stats: ${rebuilt.events} events in ${(rebuilt.ms / 1000).toFixed(1)} s = ${Math.round(rebuilt.events / (rebuilt.ms / 1000))} events/s`);
+    const rate = rebuilt.events / (rebuilt.ms / 1000);
+    console.log(`rebuild-stats: ${rebuilt.events} events in ${(rebuilt.ms / 1000).toFixed(1)} s = ${Math.round(rate)} events/s` +
+      `${rebuilt.events < 1_000_000 ? `; 1,000,000 events at that rate: ${(1_000_000 / rate).toFixed(0)} s (extrapolated)` : ''} ${machine()}`);
 
     // 3. Stats p99 over 13 months.
-    for (const offset of [0, 330]) {
+    for (const offset of [0, -300, 330, 345]) {
       // Each request's `to` differs by a millisecond: the API accepts a signature once.
       const path = (i: number) => `/v1/account/stats?from=${new Date(now - RANGE_MS).toISOString()}&to=${new Date(now + i).toISOString()}&utc_offset_minutes=${offset}`;
       const first = await signedGet(stack.base, owner.key, path(REQUESTS));
@@ -99,7 +107,7 @@ async function main(): Promise<void> {
         if (res.status !== 200) throw new Error(`status ${res.status}`);
       }
       times.sort((a, b) => a - b);
-      console.log(`GET /v1/account/stats, 13 months, ${ORDERS} orders, utc_offset_minutes=${offset} (clamped=${first.body.clamped}, ${first.body.series.length} days): p50 ${percentile(times, 50).toFixed(1)} ms, p99 ${percentile(times, 99).toFixed(1)} ms over ${REQUESTS} requests`);
+      console.log(`GET /v1/account/stats, 13 months, ${ORDERS} orders, utc_offset_minutes=${offset} (clamped=${first.body.clamped}, ${first.body.series.length} days): p50 ${percentile(times, 50).toFixed(1)} ms, p99 ${percentile(times, 99).toFixed(1)} ms over ${REQUESTS} requests ${machine()}`);
     }
 
     // Context for the figures above: the same loop on a trivial signed read, and the stats work alone (no HTTP, no auth).
@@ -112,17 +120,19 @@ async function main(): Promise<void> {
       if (res.status !== 200) throw new Error(`baseline: ${res.status} ${res.text.slice(0, 200)}`);
     }
     balance.sort((a, b) => a - b);
-    console.log(`baseline GET /v1/account/stats over one hour (HTTP, signature, budget): p50 ${percentile(balance, 50).toFixed(1)} ms, p99 ${percentile(balance, 99).toFixed(1)} ms`);
-    const core: number[] = [];
-    for (let i = 0; i < REQUESTS; i++) {
-      t0 = performance.now();
-      const range = resolveRange({ from: now - RANGE_MS, to: now + i }, Date.now());
-      if (range === 'invalid_range') throw new Error('range');
-      stringifyJson(accountStats(range, await readStatsInput(rt.pool, owner.accountId, planFor(range), 0)));
-      core.push(performance.now() - t0);
+    console.log(`baseline GET /v1/account/stats over one hour (HTTP, signature, budget): p50 ${percentile(balance, 50).toFixed(1)} ms, p99 ${percentile(balance, 99).toFixed(1)} ms ${machine()}`);
+    for (const offset of [0, 330]) {
+      const core: number[] = [];
+      for (let i = 0; i < REQUESTS; i++) {
+        t0 = performance.now();
+        const range = resolveRange({ from: now - RANGE_MS, to: now + i, utcOffsetMinutes: offset }, Date.now());
+        if (range === 'invalid_range') throw new Error('range');
+        stringifyJson(accountStats(range, await readStatsInput(rt.pool, owner.accountId, planFor(range), offset)));
+        core.push(performance.now() - t0);
+      }
+      core.sort((a, b) => a - b);
+      console.log(`stats work alone (SQL reads + assembly + JSON, offset ${offset}): p50 ${percentile(core, 50).toFixed(1)} ms, p99 ${percentile(core, 99).toFixed(1)} ms`);
     }
-    core.sort((a, b) => a - b);
-    console.log(`stats work alone (SQL reads + assembly + JSON, offset 0): p50 ${percentile(core, 50).toFixed(1)} ms, p99 ${percentile(core, 99).toFixed(1)} ms`);
 
     // 4. Projection lag at RATE orders per second.
     const roles = await startRoles(rt, ['stats']);
@@ -147,7 +157,7 @@ async function main(): Promise<void> {
         lagAtStop ??= end - (await storedTotal());
         await new Promise((r) => setTimeout(r, 20));
       }
-      console.log(`projection lag: ${sent} orders at ${Math.round(achieved)} orders/s (${2 * sent} events); ${lagAtStop ?? 0n} events behind when the load stopped, caught up ${(performance.now() - stopped).toFixed(0)} ms after`);
+      console.log(`projection lag: ${sent} orders at ${Math.round(achieved)} orders/s (${2 * sent} events, target ${RATE}/s); ${lagAtStop ?? 0n} events behind when the load stopped, caught up ${(performance.now() - stopped).toFixed(0)} ms after ${machine()}`);
     } finally {
       await Promise.allSettled(roles.map((r) => r.stop()));
     }

@@ -22,8 +22,9 @@ import { startForwardWatcher } from './promo/forward-watcher';
 import { startStatsProjection } from './stats/consumer';
 import { startReconciler } from './reconciler/reconciler';
 import { startBatchExecutor } from './batches/executor';
+import { startSubscriptionWatcher } from './subscriptions/watcher';
 
-export const allRoles = ['api', 'processor', 'relay', 'dispatcher', 'deposit-watcher', 'broadcaster', 'confirmer', 'scheduler', 'promo-granter', 'promo-forward-watcher', 'stats', 'reconciler', 'batch-executor'] as const;
+export const allRoles = ['api', 'processor', 'relay', 'dispatcher', 'deposit-watcher', 'broadcaster', 'confirmer', 'scheduler', 'promo-granter', 'promo-forward-watcher', 'stats', 'reconciler', 'batch-executor', 'subscription-watcher'] as const;
 export type Role = (typeof allRoles)[number];
 
 export interface Stoppable {
@@ -74,6 +75,9 @@ export async function startRoles(rt: Runtime, roles: Role[]): Promise<Stoppable[
     await bus.start();
     const executor = await startBatchExecutor({ cfg: rt.cfg, pool: rt.pool, bus, clock: rt.clock });
     running.push({ stop: async () => (await executor.stop(), await bus.stop()) });
+  }
+  if (roles.includes('subscription-watcher')) {
+    running.push(await startSubscriptionWatcher({ cfg: rt.cfg, pool: rt.pool, bus: appendBus, clock: rt.clock, reader: rt.chain.reader, prices: rt.prices }));
   }
   if (roles.includes('processor')) {
     running.push(

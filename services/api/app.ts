@@ -15,6 +15,7 @@ import { ordersRouter, type OrderRouteDeps } from './routes/orders';
 import { promoRouter, type PromoRouteDeps } from './routes/promo';
 import { statsRouter } from './routes/stats';
 import { batchesRouter } from './routes/batches';
+import { subscriptionsRouter } from './routes/subscriptions';
 import { buildDocument } from './openapi/document';
 import { requestId } from './request-id';
 import { dashboardStatic } from './dashboard';
@@ -57,6 +58,7 @@ export function createApp(deps: ApiDeps): Express {
   app.use(promoRouter({ rt: deps.rt, bus: deps.bus, validator, drops: deps.promoDrops }));
   app.use(statsRouter({ rt: deps.rt, validator }));
   app.use(batchesRouter({ rt: deps.rt, bus: deps.bus, validator }));
+  app.use(subscriptionsRouter({ rt: deps.rt, bus: deps.bus, validator }));
 
   // The web dashboard at `/` (after every API router, so it never shadows one).
   app.use(dashboardStatic());

@@ -2,6 +2,7 @@
 import type { ErrorRequestHandler, Response } from 'express';
 import { errorCatalog, type DomainError, type ErrorSlug } from '../domain/errors';
 import { stringifyJson } from '../platform/json';
+import { isConnectionError } from '../platform/db/pool';
 import { logger } from '../platform/logger';
 
 export class ApiError extends Error {
@@ -37,6 +38,11 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   // express's own errors (body too large, aborted request) carry a 4xx status; keep them 4xx.
   const status = typeof err?.status === 'number' ? err.status : 500;
   if (status >= 400 && status < 500) return sendError(res, new ApiError('invalid_request', String(err.message ?? 'Bad request')));
+  // The database away (restart, failover): a 503 the client retries, not a 500.
+  if (isConnectionError(err)) {
+    logger.warn({ err, path: req.path }, 'database unavailable');
+    return sendError(res, new ApiError('service_unavailable'));
+  }
   logger.error({ err, path: req.path }, 'unhandled error');
   sendError(res, new ApiError('internal_error'));
 };

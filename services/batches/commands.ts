@@ -2,8 +2,8 @@
  * Batch commands. On the wire they share one Avro record (`BatchStep`: kind, batch id, JSON payload with
  * int64 kept exact), so a new batch step needs no schema change.
  */
-import { parseJson, stringifyJson } from '../platform/json';
-import type { ItemFailure, ItemSpec, ItemStatus } from './rules';
+import { parseOwnJson, stringifyJson } from '../platform/json';
+import type { BandwidthPlan, ItemFailure, ItemSpec, ItemStatus } from './rules';
 
 /** POST /v1/batches: the merged items; the batch id derives from the command id. */
 export interface CreateBatchCommand {
@@ -33,6 +33,13 @@ export interface BatchItemCommand {
   failure: ItemFailure | null;
   receiverActive: boolean | null;
   at: number;
+  /** start: the top-up decision, from the bandwidth read at pickup. */
+  bandwidthPlan?: BandwidthPlan | null;
+  /** done: the top-up order, or why it was refused. */
+  bandwidthOrderId?: string | null;
+  bandwidthFailure?: ItemFailure | null;
+  /** done: order commands sent for the receiver. */
+  attempts?: number;
 }
 
 /** Every receiver terminal, as the executor read the orders: statuses in item order and the charge. */
@@ -59,7 +66,7 @@ export function batchStepToWire(body: BatchCommand): BatchStepWire {
 }
 
 export function batchStepFromWire(wire: BatchStepWire): BatchCommand {
-  const rest = parseJson(wire.payload) as Record<string, any>;
+  const rest = parseOwnJson(wire.payload) as Record<string, any>;
   if (wire.kind === 'batch.create') {
     rest.items = (rest.items as Array<Record<string, any>>).map((i) => ({ ...i, maxPriceSun: i.maxPriceSun === null ? null : BigInt(i.maxPriceSun) }));
   }

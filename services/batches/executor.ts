@@ -11,7 +11,9 @@ import { errorCatalog } from '../domain/errors';
 import { derivedId } from '../domain/ids';
 import type { Order } from '../domain/orders';
 import { orderCommandFrom } from '../domain/order-command';
-import { chargeFor, priceTable, tierSeconds, type DelegatedResource, type PriceTable } from '../domain/pricing';
+import { chargeFor, priceTable, tierSeconds, type DelegatedResource, type PriceRow, type PriceTable, type Tier } from '../domain/pricing';
+import { routingFeeTable, type RoutingFeeTable } from '../domain/routing-fee';
+import { routingFeeFor } from '../promo/routing-fee-reads';
 import type { Clock } from '../platform/clock';
 import type { Config } from '../platform/config';
 import type { CommandBus, NewCommand } from '../platform/command-bus';
@@ -19,9 +21,9 @@ import type { Pool } from '../platform/db/pool';
 import { logger } from '../platform/logger';
 import { orderColumns, orderFromRow } from '../processor/order-store';
 import { accountLimits } from '../api/views/account-view';
-import { balancedChunks, chargedSun, clientOrderIdFor, terminalItem, type Batch, type BatchItem, type ItemFailure } from './rules';
+import { balancedChunks, bandwidthPlan, clientOrderIdFor, terminalItem, type BandwidthPlan, type Batch, type BatchItem, type ItemFailure } from './rules';
 import { openBatches, ordersOfBatches } from './store';
-import { itemStatusIn, ordersOfItem } from './view';
+import { itemChargedSun, itemStatusIn } from './view';
 
 export interface BatchExecutorDeps {
   cfg: Config;
@@ -29,7 +31,7 @@ export interface BatchExecutorDeps {
   /** A bus that waits for answers (started by the caller). */
   bus: CommandBus;
   clock: Clock;
-  chain?: Pick<ChainReader, 'account'>;
+  chain?: Pick<ChainReader, 'account' | 'bandwidthAvailable' | 'freeNetLimit'>;
   /** Receivers executed at once across all batches; default BATCH_EXECUTOR_CONCURRENCY. */
   concurrency?: number;
 }
@@ -41,14 +43,18 @@ const ACTIVATION_WAIT_MS = 120_000;
 
 export class BatchExecutor {
   private readonly running = new Set<string>();
-  private readonly chain: Pick<ChainReader, 'account'>;
+  private readonly chain: Pick<ChainReader, 'account' | 'bandwidthAvailable' | 'freeNetLimit'>;
+  /** The chain's free daily bandwidth of a new address (a chain parameter): read once. */
+  private freeNetLimit: number | undefined;
   private readonly table: PriceTable;
+  private readonly routing: RoutingFeeTable;
   private stopped = false;
   private loop: Promise<void> | undefined;
 
   constructor(private readonly deps: BatchExecutorDeps) {
     this.chain = deps.chain ?? ChainReader.fromConfig(deps.cfg);
     this.table = priceTable(deps.cfg.NETWORK, deps.cfg.ORDER_PRICES, deps.cfg.ACTIVATION_FEE_SUN);
+    this.routing = routingFeeTable(deps.cfg.NETWORK, deps.cfg.ROUTING_FEE_BPS, deps.cfg.ROUTING_FEE_TIERS);
   }
 
   start(): void {
@@ -88,44 +94,89 @@ export class BatchExecutor {
     }
   }
 
-  private async submit(body: NewCommand, ...idParts: Array<string | number>): Promise<CommandResult> {
+  private async submit(body: NewCommand, ...idParts: Array<string | number>): Promise<CommandResult>;
+  private async submit(body: NewCommand, attempts: { count: number }, ...idParts: Array<string | number>): Promise<CommandResult>;
+  private async submit(body: NewCommand, ...rest: Array<string | number | { count: number }>): Promise<CommandResult> {
+    const counter = typeof rest[0] === 'object' ? (rest.shift() as { count: number }) : undefined;
+    const idParts = rest as Array<string | number>;
     // An attempt refused at its deadline was never applied: the next attempt id is a fresh, equally stable command.
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
+      if (counter) counter.count += 1;
       const result = await this.deps.bus.submit(body, undefined, derivedId('command', 'batch', ...idParts, attempt));
       if (result.outcome !== 'refused') return result;
     }
     throw new Error(`command refused ${MAX_ATTEMPTS} times: ${idParts.join('/')}`);
   }
 
-  private async receiverActive(address: string): Promise<boolean> {
-    return (await this.chain.account(address)).exists;
+  /** Whether the receiver is activated, and the bandwidth it can spend (a new address: the free daily allowance it will get). */
+  private async readReceiver(address: string): Promise<{ active: boolean; bandwidthFree: number | null }> {
+    const active = (await this.chain.account(address)).exists;
+    const bandwidthFree = active ? await this.chain.bandwidthAvailable(address) : (this.freeNetLimit ??= await this.chain.freeNetLimit());
+    return { active, bandwidthFree };
   }
 
   async runItem(batch: Batch, item: BatchItem): Promise<void> {
     const { accountId } = batch;
     let active = item.receiverActive;
+    let plan = item.bandwidthPlan ?? null;
     if (item.progress === 'queued') {
-      const read = await this.receiverActive(item.receiver).catch((err) => {
+      const read = await this.readReceiver(item.receiver).catch((err) => {
         if (err instanceof ChainUnavailable) return null;
         throw err;
       });
       if (read === null) return;
+      const chosen = this.chunks(item, read.active);
+      const decided = bandwidthPlan(item, 'failure' in chosen ? Number.MAX_SAFE_INTEGER : chosen.maxPerOrder, read.bandwidthFree);
       const started = await this.submit(
-        { type: 'batch.item', accountId, batchId: batch.id, receiver: item.receiver, step: 'start', orderIds: [], failure: null, receiverActive: read, at: this.deps.clock.now() },
+        {
+          type: 'batch.item', accountId, batchId: batch.id, receiver: item.receiver, step: 'start', orderIds: [], failure: null,
+          receiverActive: read.active, bandwidthPlan: decided, at: this.deps.clock.now(),
+        },
         batch.id, item.receiver, 'start',
       );
       if (started.outcome !== 'applied' || !started.body) return; // cancelled first
       active = started.body.receiver_active as boolean;
+      plan = (started.body.bandwidth_plan as BandwidthPlan | null | undefined) ?? decided;
     }
-    const { orderIds, failure } = await this.placeOrders(batch, item, active ?? false);
+    const attempts = { count: 0 };
+    const topUp = plan?.kind === 'top-up' ? await this.topUp(batch, item, plan.amount, active ?? false, attempts) : null;
+    // A top-up that carried the activation: the resource orders go to an active receiver once it has landed.
+    const activatedByTopUp = !active && topUp?.orderId !== undefined && (await this.activationSettled(topUp.orderId));
+    const { orderIds, failure } = await this.placeOrders(batch, item, (active ?? false) || activatedByTopUp, attempts);
     await this.submit(
-      { type: 'batch.item', accountId, batchId: batch.id, receiver: item.receiver, step: 'done', orderIds, failure, receiverActive: active, at: this.deps.clock.now() },
+      {
+        type: 'batch.item', accountId, batchId: batch.id, receiver: item.receiver, step: 'done', orderIds, failure, receiverActive: active, at: this.deps.clock.now(),
+        bandwidthOrderId: topUp?.orderId ?? null, bandwidthFailure: topUp?.failure ?? null, attempts: attempts.count,
+      },
       batch.id, item.receiver, 'done',
     );
   }
 
+  /** The bandwidth top-up, an ordinary bandwidth order (it carries the activation when the receiver has none). */
+  private async topUp(batch: Batch, item: BatchItem, amount: number, active: boolean, attempts: { count: number }): Promise<{ orderId?: string; failure: ItemFailure | null }> {
+    const row = this.bandwidthRow(item.tier);
+    if (!row) return { failure: failureOf('tier_unavailable', 'No bandwidth tier is on sale for the top-up.') };
+    const units = Math.min(Math.max(amount, row.min_amount), row.max_amount);
+    const charge = chargeFor(row.price_sun_per_unit, units, active, this.table.activationFeeSun);
+    const result = await this.submit(orderCommandFrom({
+      accountId: batch.accountId, clientOrderId: item.clientOrderIdPrefix === null ? null : `${item.clientOrderIdPrefix}-${item.receiver}-bandwidth`, idempotencyKey: null,
+      quoteId: null, quoteExpiresAt: null, resource: 'bandwidth', amount: units, tier: row.tier, durationSeconds: tierSeconds[row.tier],
+      receiver: item.receiver, receiverActive: active, activate: item.activate, maxPriceSun: null,
+      priceSunPerUnit: row.price_sun_per_unit, paySun: charge.paySun, activateSun: charge.activateSun, source: 'batch', memo: null,
+      supplier: this.deps.cfg.ORDER_SUPPLIER, batchId: batch.id,
+    }), attempts, batch.id, item.receiver, 'bandwidth');
+    if (result.outcome === 'applied' && result.body) return { orderId: String(result.body.id), failure: null };
+    return { failure: refusalOf(result) };
+  }
+
+  /** The item's tier when bandwidth sells in it, else the first bandwidth row on sale. */
+  private bandwidthRow(tier: Tier | null): PriceRow | undefined {
+    const onSale = this.table.rows.filter((r) => r.resource === 'bandwidth' && r.available);
+    return onSale.find((r) => r.tier === tier) ?? onSale[0];
+  }
+
   /** The receiver's orders, chunk by chunk; the first refusal stops it (what was placed stays). */
-  private async placeOrders(batch: Batch, item: BatchItem, active: boolean): Promise<{ orderIds: string[]; failure: ItemFailure | null }> {
+  private async placeOrders(batch: Batch, item: BatchItem, active: boolean, attempts: { count: number }): Promise<{ orderIds: string[]; failure: ItemFailure | null }> {
     const plan = this.chunks(item, active);
     if ('failure' in plan) return { orderIds: [], failure: plan.failure };
     const orderIds: string[] = [];
@@ -136,26 +187,26 @@ export class BatchExecutor {
         return { orderIds, failure: failureOf('delegation_failed', 'The receiver was not activated; the remaining chunks were not ordered.') };
       }
       const charge = chargeFor(plan.priceSunPerUnit, amount, !activates, this.table.activationFeeSun);
+      const paySun = charge.paySun + (await routingFeeFor(this.deps.pool, this.routing, this.deps.cfg.ORDER_SUPPLIER, batch.accountId, charge.paySun, this.deps.clock.now())).feeSun;
       const result = await this.submit(orderCommandFrom({
         accountId: batch.accountId, clientOrderId: clientOrderIdFor(item.clientOrderIdPrefix, item.receiver, index), idempotencyKey: null,
         quoteId: null, quoteExpiresAt: null, resource: item.resource, amount, tier: item.tier, durationSeconds: item.tier ? tierSeconds[item.tier] : null,
         receiver: item.receiver, receiverActive: !activates, activate: item.activate, maxPriceSun: plan.amounts.length === 1 ? item.maxPriceSun : null,
-        priceSunPerUnit: plan.priceSunPerUnit, paySun: charge.paySun, activateSun: charge.activateSun, source: 'batch', memo: null,
+        priceSunPerUnit: plan.priceSunPerUnit, paySun, activateSun: charge.activateSun, source: 'batch', memo: null,
         supplier: this.deps.cfg.ORDER_SUPPLIER, batchId: batch.id,
-      }), batch.id, item.receiver, 'chunk', index);
+      }), attempts, batch.id, item.receiver, 'chunk', index);
       if (result.outcome === 'applied' && result.body) {
         orderIds.push(String(result.body.id));
         continue;
       }
-      const e = result.error;
-      return { orderIds, failure: e ? failureOf(e.slug, e.message ?? errorCatalog[e.slug].message) : failureOf('service_unavailable', 'The order could not be placed.') };
+      return { orderIds, failure: refusalOf(result) };
     }
     return { orderIds, failure: null };
   }
 
   /** Chunk amounts at the price in force now, or why none can be placed (the whole item over max_price_sun). */
-  private chunks(item: BatchItem, active: boolean): { amounts: Array<number | null>; priceSunPerUnit: bigint | null } | { failure: ItemFailure } {
-    if (item.resource === 'activation') return { amounts: [null], priceSunPerUnit: null };
+  private chunks(item: BatchItem, active: boolean): { amounts: Array<number | null>; priceSunPerUnit: bigint | null; maxPerOrder: number } | { failure: ItemFailure } {
+    if (item.resource === 'activation') return { amounts: [null], priceSunPerUnit: null, maxPerOrder: Number.MAX_SAFE_INTEGER };
     const row = this.table.rows.find((r) => r.resource === item.resource && r.tier === item.tier);
     if (!row || !row.available || item.amount === null) return { failure: failureOf('tier_unavailable', `The tier ${item.tier} is not available for ${item.resource}.`) };
     const maxPerOrder = (item.resource as DelegatedResource) === 'energy' ? Math.min(row.max_amount, accountLimits.max_order_energy) : row.max_amount;
@@ -165,7 +216,7 @@ export class BatchExecutor {
       const total = chargeFor(row.price_sun_per_unit, item.amount, active, this.table.activationFeeSun).totalSun;
       if (total > item.maxPriceSun) return { failure: failureOf('price_above_limit', `The live total ${total} SUN exceeds max_price_sun.`) };
     }
-    return { amounts, priceSunPerUnit: row.price_sun_per_unit };
+    return { amounts, priceSunPerUnit: row.price_sun_per_unit, maxPerOrder };
   }
 
   private async activationSettled(orderId: string | undefined): Promise<boolean> {
@@ -187,9 +238,15 @@ export class BatchExecutor {
     const orders = await ordersOfBatches(this.deps.pool, [batch]);
     const statuses = batch.items.map((i) => itemStatusIn(i, orders));
     if (!statuses.every(terminalItem)) return;
-    const charged = batch.items.reduce((sum, i) => sum + chargedSun(ordersOfItem(i, orders)), 0n);
+    const charged = batch.items.reduce((sum, i) => sum + itemChargedSun(i, orders), 0n);
     await this.submit({ type: 'batch.complete', accountId: batch.accountId, batchId: batch.id, statuses, chargedSun: charged, at: this.deps.clock.now() }, batch.id, 'complete');
   }
+}
+
+/** Why an order command was not applied, as the item's failure. */
+function refusalOf(result: CommandResult): ItemFailure {
+  const e = result.error;
+  return e ? failureOf(e.slug, e.message ?? errorCatalog[e.slug].message) : failureOf('service_unavailable', 'The order could not be placed.');
 }
 
 function failureOf(slug: keyof typeof errorCatalog, message: string): ItemFailure {

@@ -8,8 +8,7 @@ import { domainError } from '../domain/errors';
 import { eventIdFor } from '../domain/events';
 import { derivedId } from '../domain/ids';
 import { noEffects, rejected, type BatchView, type Handler, type Outcome, type StateView } from '../domain/outcome';
-import { batchJson } from './view';
-import { batchStatus, summaryOf, type Batch, type BatchItem } from './rules';
+import { batchStatus, queuedBatch, summaryOf, type Batch, type BatchItem } from './rules';
 
 function batchesOf(state: StateView): BatchView {
   if (!state.batches) throw new Error('batch commands need the batch state view');
@@ -25,6 +24,11 @@ const changed = (status: 200 | 202, body: Record<string, unknown>, batch: Batch)
   kind: 'applied', status, body, effects: { ...noEffects(), batches: [batch] },
 });
 
+/**
+ * The answer is small (the id, and whether it is new): the route shows the queued batch from the request it
+ * holds, or reads the original back. A 100-receiver Batch object through command_results and the reply
+ * channel cost more than the rest of the request.
+ */
 export const createBatch: Handler<CommandOf<'batch.create'>> = (state, c) => {
   if (!state.account(c.accountId)) return rejected(domainError('not_found', 'No such account.'));
   const existing = batchesOf(state).byKey(c.accountId, c.batchKey);
@@ -32,21 +36,12 @@ export const createBatch: Handler<CommandOf<'batch.create'>> = (state, c) => {
     if (existing.requestHash !== c.requestHash) {
       return rejected(domainError('idempotency_conflict', 'This batch id was used with a different request.', { field: existing.clientBatchId !== null ? 'client_batch_id' : 'Idempotency-Key' }));
     }
-    return { kind: 'applied', status: 200, body: batchJson(existing, new Map()), effects: noEffects() };
+    return { kind: 'applied', status: 200, body: { id: existing.id, created_at: existing.createdAt }, effects: noEffects() };
   }
-  const batch: Batch = {
-    id: derivedId('batch', c.commandId),
-    accountId: c.accountId,
-    batchKey: c.batchKey,
-    clientBatchId: c.clientBatchId,
-    requestHash: c.requestHash,
-    items: c.items.map((spec): BatchItem => ({ ...spec, progress: 'queued', orderIds: [], failure: null, receiverActive: null, startedAt: null, finishedAt: null })),
-    createdAt: c.issuedAt,
-    finishedAt: null,
-    finalStatus: null,
-    chargedSun: null,
-  };
-  return changed(202, batchJson(batch, new Map()), batch);
+  const batch = queuedBatch({
+    id: derivedId('batch', c.commandId), accountId: c.accountId, batchKey: c.batchKey, clientBatchId: c.clientBatchId, requestHash: c.requestHash, createdAt: c.issuedAt,
+  }, c.items);
+  return changed(202, { id: batch.id, created_at: batch.createdAt }, batch);
 };
 
 export const cancelBatch: Handler<CommandOf<'batch.cancel'>> = (state, c) => {
@@ -67,15 +62,18 @@ export const stepBatchItem: Handler<CommandOf<'batch.item'>> = (state, c) => {
   const index = batch.items.findIndex((i) => i.receiver === c.receiver);
   if (index < 0) return rejected(domainError('not_found', 'No such receiver in this batch.'));
   const item = batch.items[index];
-  const ack = { id: batch.id, receiver: item.receiver, progress: item.progress, receiver_active: item.receiverActive };
+  const ack = { id: batch.id, receiver: item.receiver, progress: item.progress, receiver_active: item.receiverActive, bandwidth_plan: item.bandwidthPlan ?? null };
   if (c.step === 'start') {
     if (item.progress === 'cancelled') return rejected(domainError('order_not_cancellable', 'The receiver was cancelled.'));
     if (item.progress !== 'queued') return { kind: 'applied', status: 200, body: ack, effects: noEffects() };
-    const started: BatchItem = { ...item, progress: 'started', startedAt: c.at, receiverActive: c.receiverActive };
-    return changed(200, { ...ack, progress: started.progress, receiver_active: started.receiverActive }, { ...batch, items: batch.items.map((x, k) => (k === index ? started : x)) });
+    const started: BatchItem = { ...item, progress: 'started', startedAt: c.at, receiverActive: c.receiverActive, bandwidthPlan: c.bandwidthPlan ?? null };
+    return changed(200, { ...ack, progress: started.progress, receiver_active: started.receiverActive, bandwidth_plan: started.bandwidthPlan }, { ...batch, items: batch.items.map((x, k) => (k === index ? started : x)) });
   }
   if (item.progress !== 'started') return { kind: 'applied', status: 200, body: ack, effects: noEffects() };
-  const done: BatchItem = { ...item, progress: 'done', orderIds: c.orderIds, failure: c.failure, receiverActive: c.receiverActive ?? item.receiverActive, finishedAt: c.at };
+  const done: BatchItem = {
+    ...item, progress: 'done', orderIds: c.orderIds, failure: c.failure, receiverActive: c.receiverActive ?? item.receiverActive, finishedAt: c.at,
+    bandwidthOrderId: c.bandwidthOrderId ?? null, bandwidthFailure: c.bandwidthFailure ?? null, attempts: c.attempts ?? c.orderIds.length,
+  };
   return changed(200, { ...ack, progress: done.progress }, { ...batch, items: batch.items.map((x, k) => (k === index ? done : x)) });
 };
 

@@ -42,6 +42,14 @@ export interface BatchItem extends ItemSpec {
   receiverActive: boolean | null;
   startedAt: number | null;
   finishedAt: number | null;
+  /** The top-up decision taken at pickup from the bandwidth the receiver had (absent before pickup and on older rows). */
+  bandwidthPlan?: BandwidthPlan | null;
+  /** The top-up order, when one was placed. */
+  bandwidthOrderId?: string | null;
+  /** Why the top-up was not placed, when it was refused. */
+  bandwidthFailure?: ItemFailure | null;
+  /** Order commands the executor sent for this receiver (top-up, chunks, and fresh attempts after a refusal at a deadline). */
+  attempts?: number;
 }
 
 export interface Batch {
@@ -56,6 +64,17 @@ export interface Batch {
   finishedAt: number | null;
   finalStatus: BatchStatus | null;
   chargedSun: bigint | null;
+}
+
+/** A batch as accepted: every receiver queued, nothing ordered. */
+export function queuedBatch(fields: Pick<Batch, 'id' | 'accountId' | 'batchKey' | 'clientBatchId' | 'requestHash' | 'createdAt'>, specs: ItemSpec[]): Batch {
+  return {
+    ...fields,
+    items: specs.map((spec): BatchItem => ({ ...spec, progress: 'queued', orderIds: [], failure: null, receiverActive: null, startedAt: null, finishedAt: null })),
+    finishedAt: null,
+    finalStatus: null,
+    chargedSun: null,
+  };
 }
 
 export type ItemInput = Partial<Omit<ItemSpec, 'receiver'>> & { receiver?: string };
@@ -134,11 +153,12 @@ function deliveredUnits(orders: ItemOrder[]): number {
     .reduce((sum, o) => sum + (o.resource === 'activation' ? 1 : (o.deliveredAmount ?? o.amount ?? 0)), 0);
 }
 
-export function itemStatus(item: BatchItem, orders: ItemOrder[]): ItemStatus {
+/** `orders`: the resource orders (chunks); `topUp`: the bandwidth top-up order, which must settle too. */
+export function itemStatus(item: BatchItem, orders: ItemOrder[], topUp?: ItemOrder): ItemStatus {
   if (item.progress === 'cancelled') return 'cancelled';
   if (item.progress === 'queued') return 'queued';
   if (item.progress === 'started') return 'processing';
-  if (orders.some((o) => awaiting.includes(o.status))) return 'processing';
+  if ([...orders, ...(topUp ? [topUp] : [])].some((o) => awaiting.includes(o.status))) return 'processing';
   const got = deliveredUnits(orders);
   const wanted = item.resource === 'activation' ? 1 : (item.amount ?? 0);
   if (got === 0) return item.failure?.slug === 'insufficient_funds' ? 'insufficient_funds' : 'failed';
@@ -191,4 +211,46 @@ export function activationStatus(item: BatchItem, orders: ItemOrder[]): Activati
     return orders.some((o) => o.status === 'failed') ? 'failed' : 'planned';
   }
   return item.progress === 'cancelled' ? 'skipped' : 'planned';
+}
+
+/** Bandwidth a receiver should have free before its energy arrives when the item names none: about one TRC-20 transfer. */
+export const DEFAULT_BANDWIDTH_AMOUNT = 350;
+
+export type BandwidthStatus = 'planned' | 'enough' | 'done' | 'failed' | 'skipped';
+export type BandwidthSkip = 'option_off' | 'amount_large';
+
+/**
+ * Whether a receiver gets a top-up, decided from the item and the bandwidth read at pickup. Only energy
+ * items are topped up (on by default; `bandwidth: false` turns it off); an energy amount larger than one
+ * order may hold (chunked) is a contract caller's order and needs no top-up (`amount_large`).
+ */
+export type BandwidthPlan = { kind: 'skip'; reason: BandwidthSkip | null } | { kind: 'enough'; free: number } | { kind: 'top-up'; amount: number; free: number | null };
+
+export function bandwidthPlan(
+  item: Pick<ItemSpec, 'resource' | 'amount' | 'bandwidth' | 'bandwidthAmount'>, maxPerOrder: number, free: number | null,
+): BandwidthPlan {
+  if (item.resource !== 'energy') return { kind: 'skip', reason: null };
+  if (item.bandwidth === false) return { kind: 'skip', reason: 'option_off' };
+  if (item.amount !== null && item.amount > maxPerOrder) return { kind: 'skip', reason: 'amount_large' };
+  const wanted = item.bandwidthAmount ?? DEFAULT_BANDWIDTH_AMOUNT;
+  return free !== null && free >= wanted ? { kind: 'enough', free } : { kind: 'top-up', amount: wanted, free };
+}
+
+/**
+ * The item's `bandwidth` object from what the log holds and the top-up order's own state. Before pickup
+ * only what the item itself says is known (option off, not energy); the rest is `planned`.
+ */
+export function bandwidthOf(item: BatchItem, order: ItemOrder | undefined): { status: BandwidthStatus; skipReason: BandwidthSkip | null } {
+  const plan = item.bandwidthPlan ?? bandwidthPlan(item, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
+  if (plan.kind === 'skip') return { status: 'skipped', skipReason: plan.reason };
+  if (!item.bandwidthPlan) return { status: item.progress === 'cancelled' ? 'skipped' : 'planned', skipReason: null };
+  return { status: topUpStatus(item, order, plan), skipReason: null };
+}
+
+function topUpStatus(item: BatchItem, order: ItemOrder | undefined, plan: BandwidthPlan): BandwidthStatus {
+  if (plan.kind === 'enough') return 'enough';
+  if (item.bandwidthFailure) return 'failed';
+  if (!order) return item.progress === 'done' ? 'failed' : 'planned';
+  if (order.status === 'failed') return 'failed';
+  return awaiting.includes(order.status) ? 'planned' : 'done';
 }

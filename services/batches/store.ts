@@ -8,17 +8,21 @@ import type { Order } from '../domain/orders';
 import type { BatchView } from '../domain/outcome';
 import { insertRows } from '../platform/db/bulk';
 import type { Pool, PoolClient } from '../platform/db/pool';
-import { parseJson, stringifyJson } from '../platform/json';
+import { parseOwnJson, stringifyJson } from '../platform/json';
 import { orderColumns, orderFromRow } from '../processor/order-store';
 import { batchCommandTypes } from './commands';
 import type { Batch, BatchItem } from './rules';
 
 type Queryable = Pick<Pool, 'query'>;
 
+/** Every column, the items as text (see batchFromRow). */
+const SELECT = `SELECT id, account_id, batch_key, client_batch_id, request_hash, items::text AS items_text, created_at, finished_at, final_status, charged_sun`;
+
 const columns = ['id', 'account_id', 'batch_key', 'client_batch_id', 'request_hash', 'items', 'created_at', 'finished_at', 'final_status', 'charged_sun'] as const;
 
 export function batchFromRow(r: Record<string, any>): Batch {
-  const items = (parseJson(JSON.stringify(r.items)) as Array<Record<string, any>>).map((i) => ({
+  // items_text: the jsonb as text, parsed once here with int64 kept exact (pg's own parse would round them).
+  const items = (parseOwnJson(r.items_text) as Array<Record<string, any>>).map((i) => ({
     ...i, maxPriceSun: i.maxPriceSun === null ? null : BigInt(i.maxPriceSun),
   })) as BatchItem[];
   return {
@@ -46,8 +50,8 @@ export class BatchState implements BatchView {
     const keys: string[] = [];
     for (const c of work) if (c.type === 'batch.create') (keyAccounts.push(c.accountId), keys.push(c.batchKey));
     const { rows } = await client.query(
-      `SELECT * FROM batches WHERE id = ANY($1::text[])
-       UNION ALL SELECT b.* FROM batches b JOIN unnest($2::text[], $3::text[]) AS t(a, k) ON b.account_id = t.a AND b.batch_key = t.k`,
+      `${SELECT} FROM batches WHERE id = ANY($1::text[])
+       UNION ${SELECT} FROM batches WHERE (account_id, batch_key) IN (SELECT * FROM unnest($2::text[], $3::text[]))`,
       [ids, keyAccounts, keys],
     );
     for (const r of rows) state.batches.set(r.id, batchFromRow(r));
@@ -77,8 +81,8 @@ export class BatchState implements BatchView {
 /** `bat_` id or `cid:<client_batch_id>`, the caller's own only. */
 export async function batchByRef(db: Queryable, accountId: string, ref: string): Promise<Batch | undefined> {
   const { rows } = ref.startsWith('cid:')
-    ? await db.query('SELECT * FROM batches WHERE account_id = $1 AND client_batch_id = $2', [accountId, ref.slice(4)])
-    : await db.query('SELECT * FROM batches WHERE account_id = $1 AND id = $2', [accountId, ref]);
+    ? await db.query(`${SELECT} FROM batches WHERE account_id = $1 AND client_batch_id = $2`, [accountId, ref.slice(4)])
+    : await db.query(`${SELECT} FROM batches WHERE account_id = $1 AND id = $2`, [accountId, ref]);
   return rows[0] ? batchFromRow(rows[0]) : undefined;
 }
 
@@ -87,17 +91,30 @@ export interface BatchCursor {
   id: string;
 }
 
-/** Newest first. */
-export async function listBatches(db: Queryable, accountId: string, limit: number, after?: BatchCursor): Promise<Batch[]> {
-  const { rows } = after
-    ? await db.query('SELECT * FROM batches WHERE account_id = $1 AND (created_at, id) < ($2, $3) ORDER BY created_at DESC, id DESC LIMIT $4', [accountId, after.createdAt, after.id, limit])
-    : await db.query('SELECT * FROM batches WHERE account_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2', [accountId, limit]);
+/**
+ * Newest first. With `status`, only batches that can have it: a finished batch's status is stored, an
+ * open one's is derived from its orders by the caller (so open batches are all returned here).
+ */
+export async function listBatches(db: Queryable, accountId: string, limit: number, after?: BatchCursor, status?: string): Promise<Batch[]> {
+  const where = ['account_id = $1'];
+  const params: unknown[] = [accountId];
+  if (after) {
+    params.push(after.createdAt, after.id);
+    where.push(`(created_at, id) < ($${params.length - 1}, $${params.length})`);
+  }
+  if (status === 'queued' || status === 'processing') where.push('finished_at IS NULL');
+  else if (status !== undefined) {
+    params.push(status);
+    where.push(`(finished_at IS NULL OR final_status = $${params.length})`);
+  }
+  params.push(limit);
+  const { rows } = await db.query(`${SELECT} FROM batches WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`, params);
   return rows.map(batchFromRow);
 }
 
-/** The orders the given batches produced, by id. */
+/** The orders the given batches produced (chunks and top-ups), by id. */
 export async function ordersOfBatches(db: Queryable, batches: Batch[]): Promise<Map<string, Order>> {
-  const ids = batches.flatMap((b) => b.items.flatMap((i) => i.orderIds));
+  const ids = batches.flatMap((b) => b.items.flatMap((i) => (i.bandwidthOrderId ? [...i.orderIds, i.bandwidthOrderId] : i.orderIds)));
   const out = new Map<string, Order>();
   if (ids.length === 0) return out;
   const { rows } = await db.query(`SELECT ${orderColumns.join(', ')} FROM orders WHERE id = ANY($1::text[])`, [ids]);
@@ -107,6 +124,6 @@ export async function ordersOfBatches(db: Queryable, batches: Batch[]): Promise<
 
 /** The executor's work: batches not finished, oldest first. */
 export async function openBatches(db: Queryable, limit: number): Promise<Batch[]> {
-  const { rows } = await db.query('SELECT * FROM batches WHERE finished_at IS NULL ORDER BY created_at, id LIMIT $1', [limit]);
+  const { rows } = await db.query(`${SELECT} FROM batches WHERE finished_at IS NULL ORDER BY created_at, id LIMIT $1`, [limit]);
   return rows.map(batchFromRow);
 }

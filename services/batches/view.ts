@@ -1,7 +1,7 @@
 /** The Batch and BatchItem objects of the spec (section 2), derived from the batch row and its orders. */
 import { delegateHashes, type Order } from '../domain/orders';
 import {
-  activationStatus, batchStatus, chargedSun, itemStatus, summaryOf, trackingId, type Batch, type BatchItem, type ItemStatus,
+  activationStatus, bandwidthOf, batchStatus, chargedSun, itemStatus, summaryOf, trackingId, type Batch, type BatchItem, type ItemStatus,
 } from './rules';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -11,21 +11,41 @@ export function ordersOfItem(item: BatchItem, orders: Map<string, Order>): Order
   return item.orderIds.flatMap((id) => orders.get(id) ?? []);
 }
 
-export function itemStatusIn(item: BatchItem, orders: Map<string, Order>): ItemStatus {
-  return itemStatus(item, ordersOfItem(item, orders));
+/** The bandwidth top-up order of an item, when one was placed. */
+export function topUpOf(item: BatchItem, orders: Map<string, Order>): Order | undefined {
+  return item.bandwidthOrderId ? orders.get(item.bandwidthOrderId) : undefined;
 }
 
-/** Bandwidth top-up is not run by this version: every item reports it skipped, with the reason when one applies. */
-function bandwidthOf(item: BatchItem): Record<string, unknown> {
-  return { status: 'skipped', order_id: null, skip_reason: item.bandwidth === true ? null : 'option_off' };
+export function itemStatusIn(item: BatchItem, orders: Map<string, Order>): ItemStatus {
+  return itemStatus(item, ordersOfItem(item, orders), topUpOf(item, orders));
+}
+
+/** What the receiver was charged in all: its chunks and its top-up. */
+export function itemChargedSun(item: BatchItem, orders: Map<string, Order>): bigint {
+  const topUp = topUpOf(item, orders);
+  return chargedSun([...ordersOfItem(item, orders), ...(topUp ? [topUp] : [])]);
+}
+
+function bandwidthJson(item: BatchItem, topUp: Order | undefined): Record<string, unknown> {
+  const { status, skipReason } = bandwidthOf(item, topUp);
+  return { status, order_id: item.bandwidthOrderId ?? null, skip_reason: skipReason };
+}
+
+/** Order commands sent for the receiver: counted by the executor when it finishes; one while it works. */
+function attemptsOf(item: BatchItem): number {
+  if (item.progress === 'queued' || item.progress === 'cancelled') return 0;
+  return item.attempts ?? Math.max(1, item.orderIds.length);
 }
 
 export function itemJson(batch: Batch, item: BatchItem, orders: Map<string, Order>): Record<string, unknown> {
   const own = ordersOfItem(item, orders);
-  const status = itemStatus(item, own);
+  const topUp = topUpOf(item, orders);
+  const all = topUp ? [topUp, ...own] : own;
+  const status = itemStatus(item, own, topUp);
   const settled = own.filter((o) => o.status !== 'failed' && o.deliveredAmount !== null);
   const failure = item.failure ?? own.find((o) => o.failure)?.failure ?? null;
-  const activationTx = own.flatMap((o) => o.allocations).find((a) => a.kind === 'activate');
+  // The first order placed carries the activation: the top-up when there is one.
+  const activationTx = all.flatMap((o) => o.allocations).find((a) => a.kind === 'activate');
   return {
     receiver: item.receiver,
     tracking_id: trackingId(batch, item.receiver),
@@ -36,10 +56,10 @@ export function itemJson(batch: Batch, item: BatchItem, orders: Map<string, Orde
     delivered_amount: settled.length ? settled.reduce((n, o) => n + (o.deliveredAmount ?? 0), 0) : null,
     order_ids: item.orderIds,
     delegate_hashes: own.flatMap(delegateHashes),
-    charged_amount_sun: chargedSun(own),
-    activation: { status: activationStatus(item, own), hash: activationTx?.txId ?? null },
-    bandwidth: bandwidthOf(item),
-    attempts: item.progress === 'queued' || item.progress === 'cancelled' ? 0 : 1,
+    charged_amount_sun: chargedSun(all),
+    activation: { status: activationStatus(item, all), hash: activationTx?.txId ?? null },
+    bandwidth: bandwidthJson(item, topUp),
+    attempts: attemptsOf(item),
     started_at: iso(item.startedAt),
     finished_at: status === 'queued' || status === 'processing' ? null : iso(item.finishedAt),
     failure: status === 'failed' || status === 'partial' || status === 'insufficient_funds' ? (failure ? { code: failure.code, slug: failure.slug, message: failure.message } : null) : null,

@@ -3,7 +3,8 @@
  * when one cannot cover it, or the provider), signs the set once (stored before anything else, see
  * signedOnce) and appends `order.allocate`; the processor keeps the first set stored. Then it broadcasts
  * only what the processor stored, again after a crash or a lost broadcast: the activation first, the
- * delegations once the activation is in a block.
+ * delegations once the activation is in a block. Once the node accepted every delegation of an order it
+ * appends `order.deliver` broadcast (the order becomes `delegated`; POST /v1/orders may answer with it).
  */
 import { inFlightSun, type Ratio } from '../chain/allocation';
 import { ChainReader } from '../chain/reads';
@@ -34,6 +35,8 @@ export class Broadcaster {
   private readonly activated = new Set<string>();
   /** Stored delegations of allocating orders seen in a block (head view): no longer in flight. */
   private readonly inBlock = new Set<string>();
+  /** Allocating orders whose broadcast was reported (bounded: trimmed to the orders still in the work list). */
+  private readonly reported = new Set<string>();
 
   constructor(private readonly deps: BroadcasterDeps) {
     this.writer = deps.writer ?? ChainWriter.fromConfig(deps.cfg);
@@ -133,6 +136,30 @@ export class Broadcaster {
     const txs: OwnedTx[] = [];
     for (const order of orders) txs.push(...(await this.ready(order)).map((a) => ({ orderId: order.id, txId: a.txId, signedTx: a.signedTx })));
     await this.sender.send(txs);
+    await this.reportBroadcasts(orders);
+  }
+
+  /**
+   * `order.deliver` broadcast for each allocating order whose every delegation the node accepted: the
+   * order is `delegated`, its hash on the way (POST /v1/orders answers with it when that is quick). The
+   * command id derives from the order, so a repeat (another pass, a restart) applies once.
+   */
+  private async reportBroadcasts(orders: Order[]): Promise<void> {
+    const ids = new Set(orders.map((o) => o.id));
+    for (const id of this.reported) if (!ids.has(id)) this.reported.delete(id);
+    const commands: Command[] = [];
+    for (const order of orders) {
+      const delegations = order.allocations.filter((a) => a.kind === 'delegate');
+      if (order.status !== 'allocating' || this.reported.has(order.id) || delegations.length === 0) continue;
+      if (!delegations.every((a) => this.sender.wasAccepted(a.txId))) continue;
+      commands.push({
+        type: 'order.deliver', commandId: derivedId('command', 'order-broadcast', order.id), accountId: order.accountId, issuedAt: this.deps.clock.now(),
+        deadlineAt: null, replyTo: null, orderId: order.id, step: 'broadcast', txIds: delegations.map((a) => a.txId), at: this.deps.clock.now(),
+      });
+    }
+    if (commands.length === 0) return;
+    await this.deps.bus.append(commands);
+    for (const c of commands) if (c.type === 'order.deliver') this.reported.add(c.orderId);
   }
 
   /** The transactions of an order that may be broadcast now. */

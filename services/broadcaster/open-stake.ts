@@ -1,7 +1,8 @@
 /**
  * Stake the orders hold on chain, per pool address, receiver and resource, read from the orders the
- * processor keeps: the landed delegations of delivered orders (confirmed, active, and refunded ones until
- * their window ends: a refund is money back, not a reclaim). The confirmer checks
+ * processor keeps: the landed delegations of delivered orders (confirmed, active), and of orders that ended
+ * with their money back (refunded, failed) until the scheduler has taken that stake back (closesAfterEnd:
+ * a refunded order's at its expiry, a failed one's at once). The confirmer checks
  * the chain covers it before it confirms; the scheduler subtracts what other orders hold before it signs
  * an undelegation; the reconciler compares it with the chain.
  */
@@ -15,7 +16,7 @@ export interface OpenStakeQuery {
   receivers?: string[];
   /** Leave this order out. */
   excludeOrder?: string;
-  /** Leave out orders on their way out at this time: expired, reclaim asked, or undelegations stored. */
+  /** Leave out orders on their way out at this time: expired, reclaim asked, undelegations stored, or failed. */
   leavingAt?: number;
 }
 
@@ -25,14 +26,12 @@ export async function openStake(pool: Pool, q: OpenStakeQuery = {}): Promise<Map
     `SELECT o.receiver, CASE WHEN o.resource = 'bandwidth' THEN 'BANDWIDTH' ELSE 'ENERGY' END AS resource,
             a ->> 'from' AS "from", sum((a ->> 'sun')::numeric)::text AS sun
        FROM orders o CROSS JOIN LATERAL jsonb_array_elements(o.allocations) AS a
-      WHERE (o.status IN ('confirmed', 'active')
-             -- A refund credits money back; the rental stays on chain until its window ends.
-             OR (o.status = 'refunded' AND o.undelegations = '[]'::jsonb AND o.expires_at > coalesce($3::timestamptz, now())))
+      WHERE (o.status IN ('confirmed', 'active') OR (o.status IN ('refunded', 'failed') AND o.reclaimed_at IS NULL))
         AND o.resource <> 'activation'
         AND a ->> 'kind' = 'delegate' AND (a ->> 'landed')::boolean IS TRUE
         AND ($1::text[] IS NULL OR o.receiver = ANY($1::text[]))
         AND ($2::text IS NULL OR o.id <> $2)
-        AND ($3::timestamptz IS NULL OR (o.undelegations = '[]'::jsonb AND o.close_reason IS NULL AND (o.expires_at IS NULL OR o.expires_at > $3)))
+        AND ($3::timestamptz IS NULL OR (o.undelegations = '[]'::jsonb AND o.close_reason IS NULL AND o.status <> 'failed' AND (o.expires_at IS NULL OR o.expires_at > $3)))
       GROUP BY 1, 2, 3`,
     [q.receivers ?? null, q.excludeOrder ?? null, q.leavingAt === undefined ? null : new Date(q.leavingAt)],
   );

@@ -39,12 +39,19 @@ export function txLifetimeMs(cfg: Pick<Config, 'ORDER_WAIT_WINDOW_MS'>, clock: C
 
 export type WorkList = 'allocating' | 'needs-allocation' | 'allocated' | 'due-close' | 'closing';
 
+/** SQL of domain/orders closesAfterEnd: a refunded or failed order whose landed stake is not taken back yet. */
+const endedWithStake = `(status IN ('refunded', 'failed') AND reclaimed_at IS NULL AND allocations @> '[{"kind": "delegate", "landed": true}]'::jsonb)`;
+/** Orders awaiting delivery: signed or not, broadcast (`delegated`) or not, until settled. */
+const awaitingDelivery = "status IN ('allocating', 'delegated')";
+
 const where: Record<WorkList, string> = {
-  allocating: "status = 'allocating'",
+  allocating: awaitingDelivery,
   'needs-allocation': "status = 'allocating' AND allocations = '[]'::jsonb",
-  allocated: "status = 'allocating' AND allocations <> '[]'::jsonb",
-  'due-close': "status IN ('confirmed', 'active') AND resource <> 'activation' AND undelegations = '[]'::jsonb AND (close_reason = 'reclaimed' OR expires_at <= $2)",
-  closing: "status IN ('confirmed', 'active') AND undelegations <> '[]'::jsonb",
+  allocated: `${awaitingDelivery} AND allocations <> '[]'::jsonb`,
+  'due-close': `resource <> 'activation' AND undelegations = '[]'::jsonb AND (
+      (status IN ('confirmed', 'active') AND (close_reason = 'reclaimed' OR expires_at <= $2))
+      OR (${endedWithStake} AND (status = 'failed' OR expires_at <= $2)))`,
+  closing: `(status IN ('confirmed', 'active') OR ${endedWithStake}) AND undelegations <> '[]'::jsonb`,
 };
 
 export async function workList(pool: Pool, list: WorkList, now: number, limit = 500): Promise<Order[]> {
@@ -177,7 +184,7 @@ export async function txOwner(pool: Pool, txId: string): Promise<string | null> 
 export async function storedDelegations(pool: Pool): Promise<Array<{ from: string; resource: 'ENERGY' | 'BANDWIDTH'; sun: bigint; txId: string; signedTx: string }>> {
   const { rows } = await pool.query(
     `SELECT o.resource, s.command FROM order_signatures s JOIN orders o ON o.id = s.order_id
-      WHERE s.purpose = 'allocate' AND o.status = 'allocating'`,
+      WHERE s.purpose = 'allocate' AND o.${awaitingDelivery}`,
   );
   return rows.flatMap((r: { resource: string; command: string }) => {
     const c = reviveCommand(r.command);
@@ -202,6 +209,8 @@ export interface OwnedTx {
 export class Rebroadcaster {
   private readonly sentAt = new Map<string, number>();
   private readonly dead = new Set<string>();
+  /** Transactions the node accepted (or already knew as ours): on their way into a block. */
+  private readonly accepted = new Set<string>();
   /** Refusals (CONTRACT_VALIDATE_ERROR and the like) since the last `refusals()` call. */
   private refused = new Map<string, { code: string; message: string }>();
 
@@ -223,6 +232,11 @@ export class Rebroadcaster {
     this.dead.add(txId);
   }
 
+  /** True once the node accepted these bytes (a broadcast, or a re-broadcast answered DUP_TRANSACTION for our own). */
+  wasAccepted(txId: string): boolean {
+    return this.accepted.has(txId);
+  }
+
   /** False once the node said these bytes can never land. */
   alive(txId: string): boolean {
     return !this.dead.has(txId);
@@ -233,20 +247,25 @@ export class Rebroadcaster {
     const live = new Set(txs.map((t) => t.txId));
     for (const id of this.sentAt.keys()) if (!live.has(id)) this.sentAt.delete(id);
     for (const id of this.dead) if (!live.has(id)) this.dead.delete(id);
+    for (const id of this.accepted) if (!live.has(id)) this.accepted.delete(id);
     const now = Date.now();
     const due = txs.filter((t) => !this.dead.has(t.txId) && now - (this.sentAt.get(t.txId) ?? 0) >= this.everyMs);
     for (let i = 0; i < due.length; i += 16) {
       await Promise.all(due.slice(i, i + 16).map(async (t) => {
         const outcome: BroadcastOutcome = await this.writer.broadcast(t.signedTx);
         this.sentAt.set(t.txId, Date.now());
+        if (outcome.kind === 'accepted') this.accepted.add(t.txId);
         if (outcome.kind === 'expired') this.dead.add(t.txId);
         if (outcome.kind === 'refused') this.refused.set(t.txId, { code: outcome.code, message: outcome.message });
         if (outcome.kind === 'expired' || outcome.kind === 'refused') logger.warn({ txId: t.txId, ...outcome }, 'broadcast refused');
+        if (outcome.kind === 'duplicate' && !this.owner) this.accepted.add(t.txId);
         if (outcome.kind === 'duplicate' && this.owner) {
           const owner = await this.owner(t.txId);
           if (owner !== t.orderId) {
             this.dead.add(t.txId);
             logger.error({ txId: t.txId, orderId: t.orderId, owner }, 'DUP_TRANSACTION for a transaction this order did not store: dropped');
+          } else {
+            this.accepted.add(t.txId);
           }
         }
       }));
@@ -257,6 +276,7 @@ export class Rebroadcaster {
     for (const id of txIds) {
       this.sentAt.delete(id);
       this.dead.delete(id);
+      this.accepted.delete(id);
     }
   }
 }

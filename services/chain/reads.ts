@@ -222,6 +222,25 @@ export class ChainReader {
   }
 
   /**
+   * Bandwidth the address can spend now: what is left of its free daily allowance plus what staked or
+   * delegated bandwidth is left (getaccountresource); null when the address is not activated (no resources).
+   */
+  async bandwidthAvailable(address: string, view: ChainView = 'full'): Promise<number | null> {
+    const raw = await this.call(view, 'getaccountresource', { address });
+    if (raw.freeNetLimit === undefined && raw.NetLimit === undefined) return null;
+    const free = Number(raw.freeNetLimit ?? 0) - Number(raw.freeNetUsed ?? 0);
+    const staked = Number(raw.NetLimit ?? 0) - Number(raw.NetUsed ?? 0);
+    return Math.max(0, free) + Math.max(0, staked);
+  }
+
+  /** The free bandwidth a newly activated address gets per day (chain parameter getFreeNetLimit). */
+  async freeNetLimit(view: ChainView = 'full'): Promise<number> {
+    const raw = await this.call(view, 'getchainparameters');
+    const entry = (raw.chainParameter ?? []).find((p: { key: string }) => p.key === 'getFreeNetLimit');
+    return Number(entry?.value ?? 0);
+  }
+
+  /**
    * A read-only contract call (triggerconstantcontract). `parameter` is the ABI-encoded argument hex
    * (no selector); `functionSelector` like `slot0()`.
    */

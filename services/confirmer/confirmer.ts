@@ -5,8 +5,9 @@
  * receiver (getdelegatedresourcev2) covers what every staying order holds there plus this order's part.
  * A hash that landed with other content counts as failed: the order is never confirmed on it. When the wait window is over and the hashes still
  * missing can no longer land (failed on chain, or the head is past their expiration), it is settled with
- * what landed: partial with the pro-rata refund, or failed (5002) when nothing did. An order nobody could
- * allocate fails at the end of the window too. Also finishes closes (`order.close` landed) once every
+ * what landed: partial with the pro-rata refund, or failed (5002; 5005 when its activation did not land)
+ * when nothing did. An order nobody could allocate fails at the end of the window too (5004). A settled
+ * order is `confirmed`; the processor's follow-up starts its rental (`active`). Also finishes closes (`order.close` landed) once every
  * undelegation of an expiring or reclaimed order is in a solidified block. Command ids derive from the
  * order, so a repeat after a crash applies nothing twice.
  */

@@ -11,12 +11,16 @@ import { renameAccount } from './handlers/rename-account';
 import { setLowBalanceAlert } from './handlers/set-low-balance-alert';
 import { balanceLowEvent } from './balance-low';
 import { orderEventsOf } from './order-events';
-import { allocateOrder, closeOrder, createOrder, refundOrder, settleOrder } from './handlers/orders';
+import { allocateOrder, closeOrder, createOrder, deliverOrder, refundOrder, settleOrder } from './handlers/orders';
 import type { ApplyContext, Handler, Outcome, StateView } from './outcome';
 import { claimDevCode, configurePromo, enterDevCode, grantPromo, redeemPromo } from './handlers/promo';
 import { issueApiKey, revokeApiKey } from './handlers/api-keys';
 import { createWebhookEndpoint, deleteWebhookEndpoint, updateWebhookEndpoint } from './handlers/webhook-endpoints';
 import { cancelBatch, completeBatch, createBatch, stepBatchItem } from '../batches/handlers';
+import { removeMember, setMember } from './handlers/members';
+import { deleteAddressBookEntry, saveAddressBookEntry } from './handlers/address-book';
+import { createSubscription, endSubscription, refillSubscription, resumeSubscription, updateSubscription } from '../subscriptions/handlers';
+import { chargePlan, pausePlan } from '../subscriptions/plan-handlers';
 
 type HandlerTable = { [T in Exclude<CommandType, 'command.refused'>]: Handler<Extract<Command, { type: T }>> };
 
@@ -47,6 +51,18 @@ const handlers: HandlerTable = {
   'batch.cancel': cancelBatch,
   'batch.item': stepBatchItem,
   'batch.complete': completeBatch,
+  'member.set': setMember,
+  'member.remove': removeMember,
+  'address_book.save': saveAddressBookEntry,
+  'address_book.delete': deleteAddressBookEntry,
+  'subscription.create': createSubscription,
+  'subscription.update': updateSubscription,
+  'subscription.end': endSubscription,
+  'subscription.refill': refillSubscription,
+  'subscription.resume': resumeSubscription,
+  'subscription.charge': chargePlan,
+  'subscription.pause': pausePlan,
+  'order.deliver': deliverOrder,
 };
 
 export function applyCommand(state: StateView, command: Exclude<Command, { type: 'command.refused' }>, ctx: ApplyContext): Outcome {

@@ -5,6 +5,7 @@
  */
 import type { DepositFacts, DepositPricing } from './deposits';
 import type { BatchCommand } from '../batches/commands';
+import type { SubscriptionCommand } from '../subscriptions/commands';
 import type { PromoConfig } from '../promo/rules';
 
 export interface CommandMeta {
@@ -112,6 +113,8 @@ export interface CreateOrderCommand {
   supplier: 'pool' | 'provider';
   /** Set when a batch's executor placed the order. */
   batchId?: string | null;
+  /** Set when a subscription's refill placed the order (source `subscription`). */
+  subscriptionId?: string | null;
 }
 
 /** A chain transaction signed for an order, carried in a command so the processor stores it before broadcast. */
@@ -167,6 +170,25 @@ export interface RefundOrderCommand {
   type: 'order.refund';
   orderId: string;
   reason: 'incident_credit' | 'dispute' | 'partial_delivery' | 'support_adjustment';
+  /**
+   * The order's stake is not on chain (ops reconcile --repair): it was never delivered, so it ends
+   * `failed` with `order.failed` (and the same refund) instead of `refunded`. Absent: false.
+   */
+  undelivered?: boolean;
+}
+
+/**
+ * A delivery step that is not a settlement. `broadcast` (broadcaster): the node accepted every delegation
+ * of the stored set at `at`; the order is `delegated` (on its way, not verified). `activate` (the
+ * settlement's follow-up): a verified order enters its rental, `confirmed` -> `active`.
+ */
+export interface DeliverOrderCommand {
+  type: 'order.deliver';
+  orderId: string;
+  step: 'broadcast' | 'activate';
+  /** `broadcast`: the delegations the node accepted (every delegation of the stored set). */
+  txIds: string[];
+  at: number;
 }
 
 /** `unprocessable`: the processor could not apply the command (e.g. the database refused its data). */
@@ -282,6 +304,32 @@ export interface DeleteWebhookCommand {
   endpointId: string;
 }
 
+/** Adds a member with a role, or changes an existing member's role (the owner only, checked by the API). */
+export interface SetMemberCommand {
+  type: 'member.set';
+  address: string;
+  role: 'editor' | 'viewer';
+}
+
+export interface RemoveMemberCommand {
+  type: 'member.remove';
+  address: string;
+}
+
+/** Saves an address-book entry (a saved address gets the new label); `limit` is the limit in force when the API accepted it. */
+export interface SaveAddressBookEntryCommand {
+  type: 'address_book.save';
+  entryId: string;
+  address: string;
+  label: string;
+  limit: number;
+}
+
+export interface DeleteAddressBookEntryCommand {
+  type: 'address_book.delete';
+  entryId: string;
+}
+
 export type CommandBody =
   | SetLowBalanceAlertCommand
   | IssueApiKeyCommand | RevokeApiKeyCommand
@@ -289,7 +337,10 @@ export type CommandBody =
   | CreateAccountCommand | AdjustBalanceCommand | CommandRefusedMarker | RenameAccountCommand | AssignDepositAddressCommand | CreditDepositCommand | ReleaseDepositCommand
   | CreateOrderCommand | AllocateOrderCommand | SettleOrderCommand | CloseOrderCommand | RefundOrderCommand
   | ConfigurePromoCommand | RedeemPromoCommand | GrantPromoCommand | ClaimDevCodeCommand | EnterDevCodeCommand
-  | BatchCommand;
+  | BatchCommand
+  | SetMemberCommand | RemoveMemberCommand | SaveAddressBookEntryCommand | DeleteAddressBookEntryCommand
+  | SubscriptionCommand
+  | DeliverOrderCommand;
 export type CommandType = CommandBody['type'];
 export type Command = CommandMeta & CommandBody;
 export type CommandOf<T extends CommandType> = CommandMeta & Extract<CommandBody, { type: T }>;

@@ -32,6 +32,8 @@ export const errorCatalog = {
   webhook_url_rejected: { code: 3020, http: 422, message: 'The webhook URL was rejected.' },
   webhook_limit_reached: { code: 3021, http: 409, message: 'Both webhook roles are taken.' },
   api_key_limit_reached: { code: 3022, http: 409, message: 'Ten active API keys already exist.' },
+  subscription_limit: { code: 3023, http: 409, message: '100 subscriptions that are not ended already exist.' },
+  subscription_exists: { code: 3024, http: 409, message: 'This receiver and resource already have a subscription.' },
   promo_not_eligible: { code: 3038, http: 409, message: 'This address is not eligible for the promo.' },
   promo_already_redeemed: { code: 3039, http: 409, message: 'This address already claimed the promo.' },
   promo_redeem_unavailable: { code: 3040, http: 409, message: 'The promo is not available.' },
@@ -41,6 +43,9 @@ export const errorCatalog = {
   delegation_failed: { code: 5002, http: 502, message: 'The delegation was not confirmed in time.' },
   chain_unavailable: { code: 5003, http: 503, message: 'Chain data cannot be read.' },
   service_unavailable: { code: 5030, http: 503, message: 'The request could not be completed in time; nothing was stored or charged.' },
+  order_status_conflict: { code: 3045, http: 409, message: "The order's status does not allow this." },
+  supply_unavailable: { code: 5004, http: 503, message: 'No stake could be allocated to the order within the wait window.' },
+  activation_failed: { code: 5005, http: 502, message: 'The receiver could not be activated.' },
 } as const;
 
 export type ErrorSlug = keyof typeof errorCatalog;

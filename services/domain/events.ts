@@ -118,6 +118,41 @@ export interface BatchCompletedData {
   finished_at: string;
 }
 
+export interface SubscriptionRefilledData {
+  subscription_id: string;
+  order_id: string;
+  receiver: string;
+  resource: string;
+  amount: number;
+  tier: string | null;
+  trigger_available: number;
+  threshold_amount: number;
+  total_amount_sun: bigint;
+  refills_today: number;
+}
+
+export interface SubscriptionSuspendedData {
+  subscription_id: string;
+  receiver: string;
+  reason: 'insufficient_funds' | 'daily_limit_reached' | 'price_above_limit';
+  required_sun: bigint;
+  available_sun: bigint;
+}
+
+export interface SubscriptionPausedData {
+  subscription_id: string;
+  receiver: string;
+  reason: 'billing_failed' | 'reserve_exhausted' | 'user';
+}
+
+export interface SubscriptionChargedData {
+  subscription_id: string;
+  receiver: string;
+  plan: string;
+  amount_sun: bigint;
+  next_billing_at: string;
+}
+
 export interface EventDataByType {
   'balance.low': BalanceLowData;
   'balance.credited': BalanceCreditedData;
@@ -128,6 +163,10 @@ export interface EventDataByType {
   'order.reclaimed': OrderReclaimedData;
   'order.refunded': OrderRefundedData;
   'batch.completed': BatchCompletedData;
+  'subscription.refilled': SubscriptionRefilledData;
+  'subscription.suspended': SubscriptionSuspendedData;
+  'subscription.paused': SubscriptionPausedData;
+  'subscription.charged': SubscriptionChargedData;
 }
 
 export type EventType = keyof EventDataByType;

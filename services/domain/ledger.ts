@@ -22,6 +22,8 @@ export const ledgerAccounts = {
   usdtConversion: 'system:usdt_conversion',
   /** What delivered orders earned; refunds of delivered orders come back out of it. */
   orderRevenue: 'system:order_revenue',
+  /** The routing fee part of provider-routed orders (docs/routing-fee.md); its refunds come back out of it. */
+  routingFees: 'system:routing_fees',
 } as const;
 
 export interface JournalLine {
@@ -75,4 +77,24 @@ export function transferJournal(
       { ledgerAccount: to, currency, amount },
     ],
   });
+}
+
+/** A journal from signed lines (positive credits the account); zero lines are left out. */
+export function linesJournal(base: Omit<Journal, 'lines'>, currency: Currency, lines: Array<[ledgerAccount: string, amount: bigint]>): Journal {
+  return assertBalanced({
+    ...base,
+    lines: lines.filter(([, amount]) => amount !== 0n).map(([ledgerAccount, amount]) => ({ ledgerAccount, currency, amount })),
+  });
+}
+
+/**
+ * An order's revenue journal: `amount` from the customer into revenue (`charge`), or back (a refund), of
+ * which `fee` belongs to the routing fee's own account. Without a fee it is the plain two-line transfer.
+ */
+export function revenueJournal(base: Omit<Journal, 'lines'>, customer: string, amount: bigint, fee: bigint, charge: boolean): Journal {
+  const { orderRevenue, routingFees } = ledgerAccounts;
+  if (fee === 0n) return charge ? transferJournal(base, 'TRX', customer, orderRevenue, amount) : transferJournal(base, 'TRX', orderRevenue, customer, amount);
+  return linesJournal(base, 'TRX', charge
+    ? [[customer, -amount], [orderRevenue, amount - fee], [routingFees, fee]]
+    : [[orderRevenue, -(amount - fee)], [routingFees, -fee], [customer, amount]]);
 }

@@ -23,10 +23,11 @@ export interface OrderPlacement {
   priceSunPerUnit: bigint | null;
   paySun: bigint;
   activateSun: bigint;
-  source: 'api' | 'dashboard' | 'batch';
+  source: 'api' | 'dashboard' | 'batch' | 'subscription';
   memo: string | null;
   supplier: 'pool' | 'provider';
   batchId?: string | null;
+  subscriptionId?: string | null;
 }
 
 export function orderCommandFrom(p: OrderPlacement): CreateOrderCommand & { accountId: string } {
@@ -41,5 +42,6 @@ export function orderCommandFrom(p: OrderPlacement): CreateOrderCommand & { acco
     activate: p.activate, maxPriceSun: p.maxPriceSun, quoteId: p.quoteId, quoteExpiresAt: p.quoteExpiresAt, priceSunPerUnit: p.priceSunPerUnit,
     paySun: p.paySun, activateSun: p.activateSun, source: p.source, memo: p.memo, supplier: p.supplier,
     ...(p.batchId ? { batchId: p.batchId } : {}),
+    ...(p.subscriptionId ? { subscriptionId: p.subscriptionId } : {}),
   };
 }

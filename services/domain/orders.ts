@@ -3,6 +3,7 @@
  * the customer-facing JSON (spec section 2, Order and order detail). Pure.
  */
 import { createHash } from 'node:crypto';
+import { domainError, type DomainError } from './errors';
 import type { OrderResource, Tier } from './pricing';
 
 export const orderStatuses = ['created', 'paid', 'allocating', 'delegated', 'confirmed', 'active', 'expired', 'reclaimed', 'failed', 'refunded'] as const;
@@ -86,6 +87,8 @@ export interface Order {
   updatedAt: number;
   /** Set when produced by a batch (source `batch`). */
   batchId?: string | null;
+  /** Set when produced by a subscription refill (source `subscription`). */
+  subscriptionId?: string | null;
 }
 
 export interface IdempotencyRecord {
@@ -108,6 +111,16 @@ export const awaitingDelivery: readonly OrderStatus[] = ['created', 'paid', 'all
 export const delivered: readonly OrderStatus[] = ['confirmed', 'active'];
 export const terminal: readonly OrderStatus[] = ['expired', 'reclaimed', 'failed', 'refunded'];
 
+/**
+ * An order that ended with its money back (refunded, or failed) while a delegation of its landed: that
+ * stake is still on chain and is taken back (a refunded order's at `expires_at`, a failed one's at once)
+ * without moving the order, which stays terminal. `reclaimedAt` marks that close done.
+ */
+export function closesAfterEnd(order: Pick<Order, 'status' | 'resource' | 'reclaimedAt' | 'allocations'>): boolean {
+  return (order.status === 'refunded' || order.status === 'failed') && order.resource !== 'activation' && order.reclaimedAt === null
+    && order.allocations.some((a) => a.kind === 'delegate' && a.landed === true);
+}
+
 const moves: Record<OrderStatus, readonly OrderStatus[]> = {
   created: ['paid', 'allocating', 'failed'],
   paid: ['allocating', 'failed'],
@@ -123,6 +136,19 @@ const moves: Record<OrderStatus, readonly OrderStatus[]> = {
 
 export function canMove(from: OrderStatus, to: OrderStatus): boolean {
   return moves[from].includes(to);
+}
+
+/**
+ * The processor's guard for every order command (spec section 3): null when the command may take the order
+ * from its status to `to`; otherwise why not, recorded as the command's rejection (409
+ * order_status_conflict), so a replay of the same log refuses it identically. `to` equal to the current
+ * status is a step that keeps the status (allocation stored, undelegations signed): allowed only from
+ * `stays`, the statuses that step works on.
+ */
+export function moveRefusal(order: Pick<Order, 'id' | 'status'>, to: OrderStatus, command: string, stays: readonly OrderStatus[] = []): DomainError | null {
+  if (to === order.status ? stays.includes(to) : canMove(order.status, to)) return null;
+  const what = to === order.status ? `act on an order in status ${to}` : `move an order from ${order.status} to ${to}`;
+  return domainError('order_status_conflict', `${command} cannot ${what}.`, { order_id: order.id, from: order.status, to });
 }
 
 /** The canonical request: keys sorted, absent and null alike, so key order in the JSON does not matter. */
@@ -161,7 +187,7 @@ export function orderJson(order: Order): Record<string, unknown> {
     client_order_id: order.clientOrderId,
     account_id: order.accountId,
     batch_id: order.batchId ?? null,
-    subscription_id: null,
+    subscription_id: order.subscriptionId ?? null,
     resource: order.resource,
     amount: order.amount,
     delivered_amount: order.deliveredAmount,
@@ -191,12 +217,33 @@ export function orderJson(order: Order): Record<string, unknown> {
   };
 }
 
+/** Spec fill classes: the own stake pool fills `instant`; a third-party provider fills at `market`. */
+export type FillClass = 'instant' | 'market' | 'deep';
+
+export interface Fill {
+  class: FillClass;
+  amount: number;
+  price_sun: number | null;
+}
+
+/**
+ * What really filled the order, one entry per class: the units of its delegations that landed (or may
+ * still land, before settlement), priced at what the customer pays per unit. Nothing used, no fill: an
+ * order not yet signed, or failed with nothing landed, has none.
+ */
+export function fillsOf(order: Order): Fill[] {
+  const units = order.allocations.filter((a) => a.kind === 'delegate' && a.landed !== false).reduce((sum, a) => sum + a.amount, 0);
+  if (units === 0) return [];
+  const price = order.priceSunPerUnit === null ? null : Number(order.priceSunPerUnit);
+  return [{ class: order.supplier === 'provider' ? 'market' : 'instant', amount: units, price_sun: price }];
+}
+
 /** Order detail: the Order plus fills (no supplier named) and delegations. */
 export function orderDetailJson(order: Order): Record<string, unknown> {
   const delegations = order.allocations.filter((a) => a.kind === 'delegate' && a.landed !== false);
   return {
     ...orderJson(order),
-    fills: delegations.map((a) => ({ class: 'instant', amount: a.amount, price_sun: order.priceSunPerUnit === null ? null : Number(order.priceSunPerUnit) })),
+    fills: fillsOf(order),
     delegations: delegations.map((a) => ({ amount: a.amount, tx_id: a.txId })),
   };
 }

@@ -11,6 +11,9 @@ import type { OrderEvent } from './order-events';
 import type { ApiKey, ApiKeyView } from './api-keys';
 import type { WebhookEndpoint, WebhookEndpointView } from './webhook-endpoints';
 import type { Batch } from '../batches/rules';
+import type { Member, MemberView } from './members';
+import type { AddressBookEntry, AddressBookView } from './address-book';
+import type { Subscription, SubscriptionView } from '../subscriptions/rules';
 
 export interface Effects {
   /** Final state of every account the command changed (or created). */
@@ -36,6 +39,12 @@ export interface Effects {
   webhookEndpoints?: { changed: WebhookEndpoint[]; deleted: string[] };
   /** Batch commands only: batches created or changed. */
   batches?: Batch[];
+  /** Member commands only: members added or re-roled (final state), and removed. */
+  members?: { changed: Member[]; removed: Member[] };
+  /** Address-book commands only: entries saved (final state), and deleted (ids). */
+  addressBook?: { changed: AddressBookEntry[]; deleted: string[] };
+  /** Subscription commands only: subscriptions created or changed. */
+  subscriptions?: Subscription[];
 }
 
 export type Outcome =
@@ -57,6 +66,12 @@ export interface StateView {
   webhookEndpoints?: WebhookEndpointView;
   /** Batch state, loaded for the batch's batch commands (services/batches/store.ts). */
   batches?: BatchView;
+  /** Members, loaded for the batch's member commands (services/processor/member-store.ts). */
+  members?: MemberView;
+  /** Address books, loaded for the batch's address_book commands (services/processor/address-book-store.ts). */
+  addressBook?: AddressBookView;
+  /** Subscription state, loaded for the batch's subscription commands (services/subscriptions/store.ts). */
+  subscriptions?: SubscriptionView;
 }
 
 export interface BatchView {

@@ -29,6 +29,18 @@ export interface PriceTable {
   network: 'mainnet' | 'nile';
   rows: PriceRow[];
   activationFeeSun: bigint;
+  /** Plan subscriptions (contract.md section 9): a row per resource, `tier: plan`, SUN per unit per day. */
+  plans?: PlanRow[];
+}
+
+export const PLAN_SECONDS = 86_400;
+
+export interface PlanRow {
+  resource: DelegatedResource;
+  price_sun_per_unit: bigint;
+  min_amount: number;
+  max_amount: number;
+  available: boolean;
 }
 
 type RowInput = Omit<PriceRow, 'duration_seconds' | 'price_sun_per_unit'> & { price_sun_per_unit: bigint | number };
@@ -57,7 +69,14 @@ const defaults: Record<'mainnet' | 'nile', { rows: RowInput[]; activationFeeSun:
 
 /** The price table of a network: configured rows (retired tiers dropped, never listed) or the defaults. */
 export function priceTable(network: 'mainnet' | 'nile', configured?: string, activationFeeSun?: bigint): PriceTable {
-  const inputs = configured ? (parseJson(configured) as RowInput[]) : defaults[network].rows;
+  const all = configured ? (parseJson(configured) as RowInput[]) : defaults[network].rows;
+  // ORDER_PRICES may carry `plan` rows; without one, a resource's plan is priced as its 1d row, always sold.
+  const planInputs = all.filter((r) => (r.tier as string) === 'plan');
+  const inputs = all.filter((r) => (r.tier as string) !== 'plan');
+  const plans = (['energy', 'bandwidth'] as const).flatMap((resource): PlanRow[] => {
+    const r = planInputs.find((x) => x.resource === resource) ?? inputs.find((x) => x.resource === resource && x.tier === '1d');
+    return r ? [{ resource, price_sun_per_unit: BigInt(r.price_sun_per_unit), min_amount: r.min_amount, max_amount: r.max_amount, available: planInputs.includes(r) ? r.available : true }] : [];
+  });
   const rows = inputs
     .filter((r) => !retiredTiers.includes(r.tier))
     .map((r) => {
@@ -66,7 +85,7 @@ export function priceTable(network: 'mainnet' | 'nile', configured?: string, act
       }
       return { ...r, duration_seconds: tierSeconds[r.tier], price_sun_per_unit: BigInt(r.price_sun_per_unit) };
     });
-  return { network, rows, activationFeeSun: activationFeeSun ?? defaults[network].activationFeeSun };
+  return { network, rows, activationFeeSun: activationFeeSun ?? defaults[network].activationFeeSun, plans };
 }
 
 export type PriceCheck =
@@ -118,6 +137,14 @@ export function quoteMatches(quote: QuoteFields, order: QuoteFields): boolean {
 export function priceRowJson(r: PriceRow): Record<string, unknown> {
   return {
     resource: r.resource, tier: r.tier, duration_seconds: r.duration_seconds, price_sun_per_unit: r.price_sun_per_unit,
+    min_amount: r.min_amount, max_amount: r.max_amount, available: r.available,
+  };
+}
+
+/** The plan rows as GET /v1/prices lists them (after the tier rows). */
+export function planRowJson(r: PlanRow): Record<string, unknown> {
+  return {
+    resource: r.resource, tier: 'plan', duration_seconds: PLAN_SECONDS, price_sun_per_unit: r.price_sun_per_unit,
     min_amount: r.min_amount, max_amount: r.max_amount, available: r.available,
   };
 }

@@ -16,7 +16,10 @@ export const replayedTables: ReplayedTable[] = [
   { table: 'deposits', key: ['deposit_id'], volatile: [] },
   { table: 'orders', key: ['id'], volatile: [] },
   { table: 'order_idempotency', key: ['account_id', 'key'], volatile: [] },
-  { table: 'command_results', key: ['command_id'], volatile: ['processed_at'] },
+  // A caller's claim of a command it gave up on (refusal 'abandoned') is written by the API, not the log: when
+  // the append never reached the broker (Kafka away) no replay can know it. Claims whose command did land
+  // are on the log as refusal markers, compared in outbox.
+  { table: 'command_results', key: ['command_id'], volatile: ['processed_at'], where: "refusal_reason IS DISTINCT FROM 'abandoned'" },
   { table: 'outbox', key: ['message_id'], volatile: ['id', 'published_at', 'trace_context'] },
   { table: 'consumer_offsets', key: ['consumer_group', 'topic', 'partition'], volatile: ['updated_at'], where: "consumer_group = 'ledger-processor'" },
   { table: 'undecodable_records', key: ['topic', 'partition', 'offset'], volatile: ['seen_at'] },
@@ -27,6 +30,13 @@ export const replayedTables: ReplayedTable[] = [
   // re-sealed in place by `ops rotate-encryption-key` (and by `ops restore`), the log keeps the first seal.
   { table: 'api_keys', key: ['id'], volatile: ['last_used_at', 'secret_enc'] },
   { table: 'batches', key: ['id'], volatile: [] },
+  // Webhook endpoints: webhook.* commands. last_delivery_* is the dispatcher's bookkeeping; secret_sealed is
+  // re-sealed in place by `ops rotate-encryption-key` (and by `ops restore`), the log keeps the first seal.
+  { table: 'webhook_endpoints', key: ['id'], volatile: ['last_delivery_at', 'last_delivery_status', 'secret_sealed'] },
+  // Members and roles (member.* commands) and the address book (address_book.* commands).
+  { table: 'account_members', key: ['account_id', 'address'], volatile: [] },
+  { table: 'address_book', key: ['id'], volatile: [] },
+  { table: 'subscriptions', key: ['id'], volatile: [] },
 ];
 
 /** Tables that are not state derived from the log. */
@@ -38,17 +48,19 @@ export const notReplayedTables = [
   'quotes',
   // Chain roles: the signed set of each order, stored before its command is appended (services/broadcaster/work.ts).
   'order_signatures',
-  // Identity: written by the API directly (services/identity), not derived from the log.
-  // Webhooks: endpoints written by the API, deliveries by the dispatcher (services/dispatcher).
-  // webhook_endpoints: created, edited, rotated and deleted by webhook.* commands since issue 15 (restore
-  // brings them back), but not compared yet: test helpers (test/support/webhooks.ts) still insert rows
-  // directly, and the dispatcher writes last_delivery_* in place.
-  'webhook_endpoints', 'webhook_deliveries',
-  'auth_challenges', 'bootstrap_tokens', 'sessions', 'sign_ins', 'account_members', 'address_book', 'audit_log',
+  // What a customer would not miss after a restore (docs/recovery.md, "Off the log by design"): delivery
+  // attempt history (the dispatcher's), short-lived sign-in material, sessions (sign in again), the audit log.
+  'webhook_deliveries',
+  'auth_challenges', 'bootstrap_tokens', 'sessions', 'sign_ins', 'audit_log',
   // Stats projection: built from order-events, not account-commands; `ops rebuild-stats` rebuilds it (services/stats).
-  'stats_orders', 'stats_hourly', 'stats_receiver_daily', 'stats_undecodable',
+  'stats_orders', 'stats_receiver_daily', 'stats_undecodable',
+  'stats_day_blocks', 'stats_grid_daily', 'stats_grid_monthly', 'stats_receiver_monthly',
   // Chain roles: transaction ids of the stored signed sets (one order each) and activation claims per receiver.
   'order_tx_ids', 'receiver_activations',
   // Which log and network the database was built from: stamped at first start or by `ops restore` (services/platform/log-identity.ts).
   'log_identity',
+  // Subscription watcher: where it stands on the chain (services/subscriptions).
+  'subscription_watcher_position',
+  // Single-use request signatures recorded while Redis is away (services/api/auth/api-key-auth.ts).
+  'used_signatures',
 ];

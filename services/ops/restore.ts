@@ -17,6 +17,8 @@ import type { RefusalPolicy } from '../processor/apply-batch';
 import { collectRefusals } from './replay';
 import { rotateEncryptionKeys } from './rotate-encryption-key';
 import { replayedTables } from './replayed-tables';
+import { DISPATCHER_GROUP } from '../dispatcher/dispatcher';
+import { RedeliveryHorizon, REDELIVERY_WINDOW_MS } from './redelivery-horizon';
 
 export interface RestoreReport {
   database: string;
@@ -26,6 +28,8 @@ export interface RestoreReport {
   tables: Array<{ table: string; rows: number }>;
   /** Outbox rows whose message is not on the log yet: the relay publishes them once the service starts. */
   unpublished: number;
+  /** Events on account-events the webhook dispatcher delivers again (the last redelivery window; receivers dedupe on event_id). */
+  redelivered: number;
 }
 
 type Progress = (line: string) => void;
@@ -70,7 +74,7 @@ export async function restoreInto(cfg: Config, database: string, progress: Progr
   let finished = false;
   try {
     const { records, commandIds } = await applyLog(rt, progress);
-    const unpublished = await markPublished(rt, commandIds, progress);
+    const { unpublished, redelivered } = await markPublished(rt, commandIds, progress);
     // Secrets on the log are sealed under the key in force when they were issued: re-seal them under the
     // current keys (opening with the *_PREVIOUS keys as needed), as `ops rotate-encryption-key` would.
     for (const r of await rotateEncryptionKeys(rt.pool, cfg)) {
@@ -84,7 +88,7 @@ export async function restoreInto(cfg: Config, database: string, progress: Progr
       tables.push({ table: t.table, rows: rows[0].n as number });
     }
     finished = true;
-    return { database, databaseUrl, records, seconds: (Date.now() - started) / 1000, tables, unpublished };
+    return { database, databaseUrl, records, seconds: (Date.now() - started) / 1000, tables, unpublished, redelivered };
   } finally {
     await rt.close();
     // A half-built database is of no use and would block the next attempt: this run created it, so drop it.
@@ -133,19 +137,44 @@ async function applyLog(rt: Runtime, progress: Progress): Promise<{ records: num
 /**
  * The rebuilt outbox holds every event and follow-up command ever written. Those already on the log are
  * marked published (the relay must not send history again); the others were committed by the lost
- * database but never relayed, and stay for the relay.
+ * database but never relayed, and stay for the relay. While account-events is read, the webhook
+ * dispatcher's position is chosen (services/ops/redelivery-horizon.ts); the stats projection has no stored
+ * position and rebuilds itself from order-events into its empty tables, as `ops rebuild-stats` would.
  */
-async function markPublished(rt: Runtime, commandIds: string[], progress: Progress): Promise<number> {
+async function markPublished(rt: Runtime, commandIds: string[], progress: Progress): Promise<{ unpublished: number; redelivered: number }> {
   // Follow-up commands and refusal markers on the log were read by applyLog; events are read here.
   const onLog = [...commandIds];
   const events = rt.codec.topicName('accountEvents');
-  await rt.log.scan(events, await rt.log.endOffsets(events), async (batch) => {
-    for (const r of batch.records) if (r.value) onLog.push((await rt.codec.decodeEvent(r.value)).eventId);
+  const eventsEnd = await rt.log.endOffsets(events);
+  const horizon = new RedeliveryHorizon(REDELIVERY_WINDOW_MS / rt.cfg.CLOCK_SCALE);
+  await rt.log.scan(events, eventsEnd, async (batch) => {
+    for (const r of batch.records) {
+      horizon.see(batch.partition, r.offset, r.timestamp);
+      if (r.value) onLog.push((await rt.codec.decodeEvent(r.value)).eventId);
+    }
+  });
+  const orderEvents = rt.codec.topicName('orderEvents');
+  await rt.log.scan(orderEvents, await rt.log.endOffsets(orderEvents), async (batch) => {
+    for (const r of batch.records) if (r.value) onLog.push((await rt.codec.decodeOrderEvent(r.value)).eventId);
   });
   for (let i = 0; i < onLog.length; i += 10_000) {
     await rt.pool.query('UPDATE outbox SET published_at = now() WHERE message_id = ANY($1::text[]) AND published_at IS NULL', [onLog.slice(i, i + 10_000)]);
   }
   const { rows } = await rt.pool.query('SELECT count(*)::int AS n FROM outbox WHERE published_at IS NULL');
   progress(`outbox: ${onLog.length} messages found on the log, ${rows[0].n} left for the relay`);
-  return rows[0].n as number;
+  const redelivered = await positionDispatcher(rt, events, horizon.startOffsets(eventsEnd), eventsEnd);
+  progress(`webhook dispatcher: resumes ${redelivered} events before the end of ${events} (the last ${Math.round(REDELIVERY_WINDOW_MS / 3_600_000)} h of the log are delivered again, same event ids)`);
+  return { unpublished: rows[0].n as number, redelivered };
+}
+
+async function positionDispatcher(rt: Runtime, topic: string, start: Map<number, bigint>, end: Map<number, bigint>): Promise<number> {
+  let redelivered = 0n;
+  for (const [partition, offset] of start) {
+    await rt.pool.query(
+      'INSERT INTO consumer_offsets (consumer_group, topic, partition, next_offset) VALUES ($1, $2, $3, $4)',
+      [DISPATCHER_GROUP, topic, partition, offset],
+    );
+    redelivered += (end.get(partition) ?? offset) - offset;
+  }
+  return Number(redelivered);
 }

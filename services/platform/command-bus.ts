@@ -9,7 +9,7 @@ import { refusedResult, type CommandResult } from '../domain/command-result';
 import type { Command, CommandBody, CommandMeta } from '../domain/commands';
 import type { Clock } from './clock';
 import type { Pool } from './db/pool';
-import { parseJson, stringifyJson } from './json';
+import { parseOwnJson, stringifyJson } from './json';
 import type { KafkaLog } from './kafka';
 import { logger } from './logger';
 import { createRedis, replyChannel, type Redis } from './redis';
@@ -72,7 +72,7 @@ export class CommandBus {
   async start(): Promise<void> {
     this.subscriber = createRedis(this.deps.redisUrl, { autoPipeline: false });
     this.subscriber.on('message', (_channel, message) => {
-      const result = parseJson(message) as CommandResult;
+      const result = parseOwnJson(message) as CommandResult;
       this.waiting.get(result.commandId)?.(result);
     });
     await this.subscriber.subscribe(replyChannel(this.deps.network, this.instanceId));
@@ -109,13 +109,15 @@ export class CommandBus {
     // Shed load before appending: the 503 is true because nothing reached the log.
     if (this.waiting.size >= (this.deps.maxWaiting ?? 1_000)) return refusedResult(command.commandId, 'abandoned');
     const reply = new Promise<CommandResult>((resolve) => this.waiting.set(command.commandId, resolve));
-    try {
-      await this.append([command], headers);
-    } catch (err) {
-      logger.warn({ err, commandId: command.commandId }, 'append failed; abandoning the command');
+    const deadline = (command.deadlineAt as number) + GRACE_MS;
+    // The append is bounded by the deadline too: with the broker away the client retries for much longer
+    // than a caller waits. The claim below makes the 503 true even if the append lands later.
+    const appended = await appendWithin(this.append([command], headers), this.deps.clock.realDelay((command.deadlineAt as number) - this.deps.clock.now()));
+    if (appended !== 'ok') {
+      if (appended !== 'late') logger.warn({ err: appended.err, commandId: command.commandId }, 'append failed; abandoning the command');
+      else logger.warn({ commandId: command.commandId }, 'append not acknowledged by the deadline; abandoning the command');
       return this.finish(command.commandId, await this.abandon(command));
     }
-    const deadline = (command.deadlineAt as number) + GRACE_MS;
     while (true) {
       const waitMs = Math.min(POLL_EVERY_MS, this.deps.clock.realDelay(deadline - this.deps.clock.now()));
       const result = await Promise.race([reply, sleep(Math.max(0, waitMs)).then(() => undefined)]);
@@ -131,20 +133,40 @@ export class CommandBus {
     return result;
   }
 
+  /** The stored answer; none while PostgreSQL is away (the wait goes on until the deadline). */
   private async readResult(commandId: string): Promise<CommandResult | undefined> {
-    return (await readResults(this.deps.pool, [commandId])).get(commandId);
+    try {
+      return (await readResults(this.deps.pool, [commandId])).get(commandId);
+    } catch (err) {
+      logger.warn({ err, commandId }, 'reading the command result failed; still waiting');
+      return undefined;
+    }
   }
 
   /** Claims the command as refused unless the processor got there first; either way the answer is final. */
   private async abandon(command: Command): Promise<CommandResult> {
     const refused = refusedResult(command.commandId, 'abandoned');
-    const { rowCount } = await this.deps.pool.query(
+    // PostgreSQL away at the deadline: nothing can be claimed; the processor refuses the command past its
+    // deadline once it can commit again. (Missed only: a result committed just before PostgreSQL went away
+    // whose Redis reply was lost too.)
+    const claimed = await this.deps.pool.query(
       `INSERT INTO command_results (command_id, account_id, command_type, outcome, http_status, error, refusal_reason)
        VALUES ($1, $2, $3, 'refused', $4, $5, 'abandoned') ON CONFLICT (command_id) DO NOTHING`,
       [command.commandId, command.accountId, command.type, refused.status, stringifyJson(refused.error)],
-    );
-    if (rowCount === 1) return refused;
+    ).catch((err: unknown) => (logger.warn({ err, commandId: command.commandId }, 'claim failed; the deadline refuses the command'), undefined));
+    if (!claimed || claimed.rowCount === 1) return refused;
     return (await this.readResult(command.commandId)) ?? refused;
+  }
+}
+
+/** 'ok' once the append is acknowledged, 'late' when `ms` pass first, or the failure. */
+async function appendWithin(append: Promise<void>, ms: number): Promise<'ok' | 'late' | { err: unknown }> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), Math.max(0, ms))));
+  try {
+    return await Promise.race([append.then(() => 'ok' as const, (err: unknown) => ({ err })), late]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

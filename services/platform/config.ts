@@ -114,8 +114,13 @@ const schema = z.object({
   DEVNET_POOL: z.coerce.number().int().min(0).max(1000).default(3),
   /** Orders: who fills new orders: the service's own stake pool, or the third-party provider (no reclaim, 3008). */
   ORDER_SUPPLIER: z.enum(['pool', 'provider']).default('pool'),
-  /** Orders: how long a delegation may take to land before the order fails (5002), in clock ms. */
+  /** Orders: how long a delegation may take to land before the order fails (5002, or 5004 when never allocated), in clock ms. */
   ORDER_WAIT_WINDOW_MS: z.coerce.number().int().min(1_000).default(90_000),
+  /**
+   * Orders: how long (real ms) POST /v1/orders waits for the delegation to be signed and broadcast before
+   * answering `allocating` instead of `active` with its hash (spec section 3, synchronous delivery). 0: never waits.
+   */
+  ORDER_SYNC_WAIT_MS: z.coerce.number().int().min(0).max(30_000).default(1_500),
   /** Orders: how often the broadcaster, confirmer and scheduler look for work (real ms). */
   CHAIN_POLL_MS: z.coerce.number().int().min(20).default(500),
   /** Orders: largest stake (SUN) of one delegation; a bigger order is split across pool addresses. Unset: no limit. */
@@ -145,6 +150,10 @@ const schema = z.object({
   RECONCILE_EVERY_MS: z.coerce.number().int().min(100).default(10_000),
   /** Batches: receivers the batch executor runs at once, across all batches. */
   BATCH_EXECUTOR_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(64),
+  /** Routing fee (docs/routing-fee.md): base markup in basis points on provider-routed orders; default per network. */
+  ROUTING_FEE_BPS: z.coerce.number().int().min(0).max(10_000).optional(),
+  /** Routing fee volume tiers: JSON array of {min_volume_sun, fee_bps}; default per network (services/domain/routing-fee.ts). */
+  ROUTING_FEE_TIERS: z.string().optional(),
 });
 
 export type Config = Omit<z.infer<typeof schema>, 'DEPOSIT_XPUB' | 'API_KEY_ENCRYPTION_KEY' | 'WEBHOOK_SECRET_KEY' | 'DATABASE_URL'> & {

@@ -2,7 +2,7 @@
  * JSON that keeps int64 exact: integers beyond 2^53 parse as bigint, and bigint values stringify as
  * plain JSON numbers (every `*_sun` field is an int64 on the wire).
  */
-import { isSafeNumber, parse, stringify } from 'lossless-json';
+import { isSafeNumber, parse } from 'lossless-json';
 
 function parseNumber(text: string): number | bigint {
   if (isSafeNumber(text)) return Number(text);
@@ -15,8 +15,27 @@ export function parseJson(text: string): unknown {
   return parse(text, null, parseNumber);
 }
 
+/** A number's source text as the value parseJson gives it (same rule), for the native parser below. */
+function exactNumber(value: number, source: string): number | bigint {
+  return Number.isSafeInteger(value) || !/^-?\d+$/.test(source) ? value : BigInt(source);
+}
+
+/**
+ * parseJson's result for text this service wrote itself (command answers, its own rows), with the
+ * engine's parser: several times faster than lossless-json on the 40 KB answer of a 100-receiver batch.
+ * Not for request bodies: lossless-json also refuses duplicate keys, which untrusted input needs.
+ */
+export function parseOwnJson(text: string): unknown {
+  return JSON.parse(text, (_key, value, context?: { source?: string }) =>
+    typeof value === 'number' && context?.source !== undefined ? exactNumber(value, context.source) : value);
+}
+
+const rawBigint = (_key: string, value: unknown): unknown =>
+  typeof value === 'bigint' ? (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON(value.toString()) : value;
+
+/** Same text as lossless-json's stringify (bigint as a plain JSON number), with the engine's serializer. */
 export function stringifyJson(value: unknown): string {
-  const text = stringify(value);
+  const text = JSON.stringify(value, rawBigint);
   if (text === undefined) throw new TypeError('value cannot be represented as JSON');
   return text;
 }

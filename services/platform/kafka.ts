@@ -94,7 +94,11 @@ export class KafkaLog {
       clientId,
       brokers: brokers.split(',').map((b) => b.trim()),
       logLevel: logLevel.WARN,
-      retry: { initialRetryTime: 200, retries: 8 },
+      // While a broker is away, back off at most 2 s between attempts (the library's default grows to 30 s):
+      // once it is back, producers and consumers find it within 2 s instead of sleeping out a long backoff.
+      // A request to a broker that accepted the connection but does not answer fails after 5 s, not 30 s.
+      retry: { initialRetryTime: 200, retries: 8, maxRetryTime: 2_000 },
+      requestTimeout: 5_000,
       logCreator: () => ({ namespace, level, log }) => {
         const { message, ...extra } = log;
         logger[levelToPino[level] ?? 'info']({ kafka: namespace, ...extra }, message);
@@ -117,8 +121,11 @@ export class KafkaLog {
     const existing = new Set(await admin.listTopics());
     const missing = declarations.filter((d) => !existing.has(d.name));
     if (missing.length > 0) {
+      // Not kafkajs's waitForLeaders: its wait retries LEADER_NOT_AVAILABLE only, and a topic created a moment
+      // ago can still be UNKNOWN_TOPIC_OR_PARTITION to the metadata request (seen in CI); waitForTopics below
+      // retries both.
       await admin.createTopics({
-        waitForLeaders: true,
+        waitForLeaders: false,
         topics: missing.map((d) => ({
           topic: d.name,
           numPartitions: d.partitions,
@@ -130,13 +137,28 @@ export class KafkaLog {
         })),
       });
     }
-    const metadata = await admin.fetchTopicMetadata({ topics: declarations.map((d) => d.name) });
+    const metadata = await this.waitForTopics(admin, declarations.map((d) => d.name));
     for (const d of declarations) {
       const found = metadata.topics.find((t) => t.name === d.name);
       const count = found?.partitions.length ?? 0;
       if (count !== d.partitions) {
         throw new Error(`topic ${d.name} has ${count} partitions, the declaration says ${d.partitions}: refusing to run`);
       }
+    }
+  }
+
+  /** The topics' metadata once every partition has a leader; bounded, retrying the broker's not-yet answers. */
+  private async waitForTopics(admin: Admin, names: string[]): Promise<Awaited<ReturnType<Admin['fetchTopicMetadata']>>> {
+    const retryable = new Set(['UNKNOWN_TOPIC_OR_PARTITION', 'LEADER_NOT_AVAILABLE']);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const metadata = await admin.fetchTopicMetadata({ topics: names });
+        const leaderless = metadata.topics.some((t) => t.partitions.some((p) => p.leader < 0));
+        if (!leaderless || attempt >= 30) return metadata;
+      } catch (err) {
+        if (!retryable.has((err as { type?: string }).type ?? '') || attempt >= 30) throw err;
+      }
+      await new Promise((r) => setTimeout(r, Math.min(100 * attempt, 1_000)));
     }
   }
 
@@ -177,7 +199,7 @@ export class KafkaLog {
     this.producerPromise ??= (async () => {
       // Not the idempotent producer: a retried send may duplicate a record, and that is fine because every
       // command carries a command_id applied once and every event an event id consumers dedup on.
-      const producer = this.kafka.producer({ allowAutoTopicCreation: false, retry: { retries: 5 }, createPartitioner: Partitioners.DefaultPartitioner });
+      const producer = this.kafka.producer({ allowAutoTopicCreation: false, retry: { retries: 5, maxRetryTime: 2_000 }, createPartitioner: Partitioners.DefaultPartitioner });
       await producer.connect();
       return producer;
     })();

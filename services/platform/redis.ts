@@ -1,9 +1,36 @@
 import { Redis } from 'ioredis';
+import { logger } from './logger';
 
 export function createRedis(url: string, options: { autoPipeline?: boolean } = {}): Redis {
   // Fail a command quickly while Redis is away instead of queueing it forever; callers fall back to PostgreSQL.
   // Auto-pipelining: commands issued in the same event-loop turn (many requests at once) share one write.
-  return new Redis(url, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false, enableAutoPipelining: options.autoPipeline ?? true });
+  // Reconnect at most every 500 ms, so a Redis that comes back is used again within half a second.
+  const redis = new Redis(url, {
+    maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false, enableAutoPipelining: options.autoPipeline ?? true,
+    retryStrategy: (times) => Math.min(times * 50, 500),
+  });
+  // Connection errors while Redis is away are expected (every use has a fallback): one warning per outage,
+  // not ioredis' "Unhandled error event" on stderr at every reconnection attempt.
+  let warned = false;
+  redis.on('error', (err) => {
+    if (!warned) logger.warn({ err }, 'redis unavailable; falling back until it is back');
+    warned = true;
+  });
+  redis.on('ready', () => (warned = false));
+  return redis;
+}
+
+/**
+ * Runs `use` on Redis when it is connected, else (or when it fails) `fallback`, at once: while Redis is
+ * away a request must not wait out reconnection attempts (services/api/auth, the processor's replies).
+ */
+export async function withRedis<T>(redis: Redis, use: (r: Redis) => Promise<T>, fallback: (err: unknown) => Promise<T> | T): Promise<T> {
+  if (redis.status !== 'ready') return fallback(new Error(`redis ${redis.status}`));
+  try {
+    return await use(redis);
+  } catch (err) {
+    return fallback(err);
+  }
 }
 
 /** The channel a waiting instance listens on for the processor's answers; it carries the network. */

@@ -22,6 +22,9 @@ import { PromoState } from '../promo/store';
 import { ApiKeyState } from './api-key-store';
 import { WebhookEndpointState } from './webhook-endpoint-store';
 import { BatchState } from '../batches/store';
+import { MemberState } from './member-store';
+import { AddressBookState } from './address-book-store';
+import { SubscriptionState } from '../subscriptions/store';
 
 export interface RefusalPolicy {
   /** Why this command must not apply, or null to apply it. */
@@ -87,7 +90,10 @@ export async function applyBatch(
   const apiKeys = await ApiKeyState.load(client, fresh);
   const webhookEndpoints = await WebhookEndpointState.load(client, fresh);
   const batches = await BatchState.load(client, fresh);
-  const view = { account: (id: string) => state.get(id), deposit: (id: string) => deposits.get(id), orders, promo, apiKeys, webhookEndpoints, batches };
+  const members = await MemberState.load(client, fresh);
+  const addressBook = await AddressBookState.load(client, fresh);
+  const subscriptions = await SubscriptionState.load(client, fresh);
+  const view = { account: (id: string) => state.get(id), deposit: (id: string) => deposits.get(id), orders, promo, apiKeys, webhookEndpoints, batches, members, addressBook, subscriptions };
 
   for (const command of fresh) {
     const reason = policy.refusalFor(command);
@@ -116,6 +122,9 @@ export async function applyBatch(
     for (const key of effects.apiKeys ?? []) apiKeys.put(key);
     if (effects.webhookEndpoints) webhookEndpoints.apply(effects.webhookEndpoints);
     for (const batch of effects.batches ?? []) batches.put(batch);
+    if (effects.members) members.apply(effects.members);
+    if (effects.addressBook) addressBook.apply(effects.addressBook);
+    for (const sub of effects.subscriptions ?? []) subscriptions.put(sub);
     for (const deposit of effects.deposits ?? []) {
       deposits.set(deposit.depositId, deposit);
       changedDeposits.set(deposit.depositId, deposit);
@@ -141,6 +150,9 @@ export async function applyBatch(
   await apiKeys.save(client);
   await webhookEndpoints.save(client);
   await batches.save(client);
+  await members.save(client);
+  await addressBook.save(client);
+  await subscriptions.save(client);
   await saveOutbox(client, outbox);
   await finishResults(client, finished.map((f) => f.result));
   return finished;

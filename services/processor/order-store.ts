@@ -15,7 +15,7 @@ export const orderColumns = [
   'duration_seconds', 'receiver', 'source', 'status', 'confirm_status', 'price_sun_per_unit', 'pay_amount_sun', 'activate_amount_sun',
   'total_amount_sun', 'refunded_amount_sun', 'supplier', 'ratio_limit', 'ratio_weight', 'allocations', 'delegated_at', 'expires_at',
   'close_reason', 'close_requested_at', 'undelegations', 'reclaim_hash', 'reclaimed_at', 'memo', 'failure', 'created_at', 'updated_at',
-  'batch_id',
+  'batch_id', 'subscription_id',
 ] as const;
 
 const ms = (d: Date | null) => (d === null ? null : d.getTime());
@@ -41,6 +41,7 @@ export function orderFromRow(r: Record<string, any>): Order {
     closeRequestedAt: ms(r.close_requested_at), undelegations, reclaimHash: r.reclaim_hash, reclaimedAt: ms(r.reclaimed_at), memo: r.memo,
     failure: r.failure === null ? null : fromJsonb(r.failure), createdAt: ms(r.created_at) as number, updatedAt: ms(r.updated_at) as number,
     batchId: r.batch_id ?? null,
+    subscriptionId: r.subscription_id ?? null,
   };
 }
 
@@ -51,11 +52,11 @@ function orderToRow(o: Order): unknown[] {
     o.totalSun, o.refundedSun, o.supplier, o.ratio?.limit ?? null, o.ratio?.weight ?? null, stringifyJson(o.allocations),
     date(o.delegatedAt), date(o.expiresAt), o.closeReason, date(o.closeRequestedAt), stringifyJson(o.undelegations), o.reclaimHash,
     date(o.reclaimedAt), o.memo, o.failure === null ? null : stringifyJson(o.failure), new Date(o.createdAt), new Date(o.updatedAt),
-    o.batchId ?? null,
+    o.batchId ?? null, o.subscriptionId ?? null,
   ];
 }
 
-const orderCommandTypes = new Set(['order.create', 'order.allocate', 'order.settle', 'order.close', 'order.refund']);
+const orderCommandTypes = new Set(['order.create', 'order.allocate', 'order.settle', 'order.close', 'order.refund', 'order.deliver']);
 
 export class OrderState implements OrderView {
   private readonly orders = new Map<string, Order>();

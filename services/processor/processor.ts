@@ -14,7 +14,8 @@ import {
   applyIsolated, decodeAll, startCheckpointedConsumer, type CheckpointSpec, type Decoded as DecodedRecord, type Item, type SliceOutcome,
 } from '../platform/checkpointed-consumer';
 import { logger } from '../platform/logger';
-import { replyChannel, type Redis } from '../platform/redis';
+import { replyChannel, withRedis, type Redis } from '../platform/redis';
+import { unstorableField } from '../identity/text-rules';
 import type { LogCodec } from '../platform/wire/codec';
 import { applyBatch, refuseUnprocessable, type AppliedCommand, type RefusalPolicy } from './apply-batch';
 
@@ -38,8 +39,19 @@ export async function decodeRecords(codec: LogCodec, records: Parameters<typeof 
   return decodeAll((r) => codec.decodeCommand(r.value as Buffer), records);
 }
 
+/**
+ * Past its deadline: refused. Text PostgreSQL cannot store (U+0000, a lone surrogate; refused at the edge,
+ * but a log written before that, or a producer that skips the edge, may hold it): refused `unprocessable`
+ * before its batch is tried, so a stream of them costs no failed transaction and no bisection. The marker
+ * on the log makes a replay refuse it the same way.
+ */
 export function liveRefusalPolicy(clock: Clock): RefusalPolicy {
-  return { refusalFor: (c) => (c.deadlineAt !== null && clock.now() > c.deadlineAt ? 'deadline_passed' : null) };
+  return {
+    refusalFor: (c) => {
+      if (c.deadlineAt !== null && clock.now() > c.deadlineAt) return 'deadline_passed';
+      return unstorableField(c) === null ? null : 'unprocessable';
+    },
+  };
 }
 
 /** Applies decoded commands in the caller's transaction (the processor and the replay share it). */
@@ -102,9 +114,12 @@ export async function startProcessor(deps: ProcessorDeps): Promise<RunningConsum
 async function sendReplies(deps: ProcessorDeps, applied: AppliedCommand[]): Promise<void> {
   const waiting = applied.filter((a) => a.command.replyTo);
   if (waiting.length === 0) return;
-  const pipeline = deps.redis.pipeline();
-  for (const a of waiting) pipeline.publish(replyChannel(deps.ctx.network, a.command.replyTo as string), stringifyJson(a.result));
-  const answers = (await pipeline.exec()) ?? [];
-  const failed = answers.filter(([err]) => err).length;
+  // Without Redis the callers poll PostgreSQL for the answer (command-bus.ts): the batch goes on.
+  const failed = await withRedis(deps.redis, async (redis) => {
+    const pipeline = redis.pipeline();
+    for (const a of waiting) pipeline.publish(replyChannel(deps.ctx.network, a.command.replyTo as string), stringifyJson(a.result));
+    const answers = (await pipeline.exec()) ?? [];
+    return answers.filter(([err]) => err).length;
+  }, () => waiting.length);
   if (failed > 0) logger.warn({ failed }, 'replies not published');
 }

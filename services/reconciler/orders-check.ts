@@ -1,12 +1,12 @@
 /**
  * The orders' stake check: per pool address, receiver and resource, the stake delegated on chain
- * (getdelegatedresourcev2) against what the delivered orders hold there (landed delegations of confirmed
- * and active orders). Pairs come from both sides: every receiver a pool address delegates to on chain
+ * (getdelegatedresourcev2) against what the orders hold there (openStake: landed delegations of confirmed
+ * and active orders, and of refunded or failed ones until their stake is taken back). Pairs come from both sides: every receiver a pool address delegates to on chain
  * (getdelegatedresourceaccountindexv2) and every receiver of an open order, so stake delegated to a
  * receiver no order names (a leak, e.g. an expired order's stake never taken back) is found too.
  *
- * In flight (not a finding): delegations stored for orders still allocating may add stake; undelegations
- * stored for closing orders may already have removed it.
+ * In flight (not a finding): delegations stored for orders still allocating may add stake; the stake of
+ * closing orders (undelegations stored, or failed) may already be gone.
  */
 import { ChainReader } from '../chain/reads';
 import type { Pool } from '../platform/db/pool';
@@ -18,7 +18,7 @@ const RESOURCES = ['ENERGY', 'BANDWIDTH'] as const;
 /** Concurrent chain reads per pass. */
 const READS_AT_ONCE = 64;
 
-/** Stake of stored transactions still in flight per stakeKey: delegations that may land, undelegations that may have. */
+/** Stake in flight per stakeKey: stored delegations that may land, stake of closing orders that may have left. */
 async function inFlight(pool: Pool): Promise<{ adding: Map<string, bigint>; removing: Map<string, bigint> }> {
   const { rows } = await pool.query(
     `SELECT 'adding' AS side, o.receiver, o.resource, a ->> 'from' AS "from", sum((a ->> 'sun')::numeric)::text AS sun
@@ -26,9 +26,13 @@ async function inFlight(pool: Pool): Promise<{ adding: Map<string, bigint>; remo
       WHERE o.status IN ('allocating', 'delegated') AND a ->> 'kind' = 'delegate' AND ((a ->> 'landed') IS NULL OR (a ->> 'landed')::boolean)
       GROUP BY 1, 2, 3, 4
      UNION ALL
-     SELECT 'removing', o.receiver, o.resource, u ->> 'from', sum((u ->> 'sun')::numeric)::text
-       FROM orders o CROSS JOIN LATERAL jsonb_array_elements(o.undelegations) AS u
-      WHERE o.status IN ('confirmed', 'active')
+     -- Orders on their way out (undelegations stored; a failed one's stake is taken back at once): any of
+     -- their stake may already be gone, what their undelegations took and what was missing before alike.
+     SELECT 'removing', o.receiver, o.resource, a ->> 'from', sum((a ->> 'sun')::numeric)::text
+       FROM orders o CROSS JOIN LATERAL jsonb_array_elements(o.allocations) AS a
+      WHERE a ->> 'kind' = 'delegate' AND (a ->> 'landed')::boolean IS TRUE
+        AND ((o.status IN ('confirmed', 'active') AND o.undelegations <> '[]'::jsonb)
+             OR (o.status IN ('refunded', 'failed') AND o.reclaimed_at IS NULL AND (o.undelegations <> '[]'::jsonb OR o.status = 'failed')))
       GROUP BY 1, 2, 3, 4`,
   );
   const adding = new Map<string, bigint>();
@@ -74,13 +78,17 @@ export function ordersStakeCheck(deps: { pool: Pool; reader: ChainReader; poolAd
       for (const { from, to } of indexes) for (const receiver of to) pairs.add(`${from}|${receiver}`);
 
       const list = [...pairs];
+      // One getdelegatedresourcev2 per pair (java-tron has no batch read). READS_AT_ONCE readers take the
+      // next pair as soon as their read answers: waves of READS_AT_ONCE would wait for each wave's slowest.
       const onChain = new Map<string, { ENERGY: bigint; BANDWIDTH: bigint }>();
-      for (let i = 0; i < list.length; i += READS_AT_ONCE) {
-        await Promise.all(list.slice(i, i + READS_AT_ONCE).map(async (pair) => {
+      let next = 0;
+      await Promise.all(Array.from({ length: Math.min(READS_AT_ONCE, list.length) }, async () => {
+        while (next < list.length) {
+          const pair = list[next++];
           const [from, receiver] = pair.split('|');
           onChain.set(pair, await reader.delegated(from, receiver, 'full'));
-        }));
-      }
+        }
+      }));
 
       const rows: ReconcileRow[] = [];
       for (const pair of list) {

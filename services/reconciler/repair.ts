@@ -2,13 +2,14 @@
  * `./bin/ops reconcile --repair`: acts on the orders-stake findings.
  * - Stake missing for a pool address and receiver (on chain < expected): when an open order there is
  *   still inside its window, the missing stake is delegated again (fresh nonce); otherwise the orders
- *   there, newest first, are refunded through the log (`order.refund`: order.refunded + balance.credited)
- *   until what they held covers what is missing.
+ *   there, newest first, are failed and refunded through the log (`order.refund` undelivered: the order
+ *   ends `failed` with order.failed, an order_refund journal and balance.credited) until what they held
+ *   covers what is missing. What of their stake is left on chain the scheduler then takes back.
  * - Orders whose delegation was another order's transaction (stored before transaction ids were unique:
- *   the twin never delivered anything) and are already closed are refunded the same way.
+ *   the twin never delivered anything) and are already closed are failed and refunded the same way.
  * - Stake delegated beyond what open orders hold (a leak) is undelegated.
  * Every transaction is signed with its own nonce and waited for in a block. A second run refunds nothing
- * twice: a refunded order is refused a second refund by the processor, and leaves the open orders' sums.
+ * twice: a failed order is refused a second refund by the processor, and leaves the open orders' sums.
  */
 import { poolSigners, type Signer } from '../chain/pool-keys';
 import type { ChainReader } from '../chain/reads';
@@ -96,8 +97,8 @@ export async function repair(deps: RepairDeps, rows: ReconcileRow[]): Promise<Re
   };
 
   const refund = async (order: { id: string; accountId: string }) => {
-    const result = await bus.submit({ type: 'order.refund', accountId: order.accountId, orderId: order.id, reason: 'incident_credit' });
-    if (result.outcome === 'applied') actions.push({ action: 'refunded', orderId: order.id, detail: 'incident_credit' });
+    const result = await bus.submit({ type: 'order.refund', accountId: order.accountId, orderId: order.id, reason: 'incident_credit', undelivered: true });
+    if (result.outcome === 'applied') actions.push({ action: 'refunded', orderId: order.id, detail: 'undelivered: failed and refunded' });
     else actions.push({ action: 'failed', orderId: order.id, detail: `refund ${result.outcome}: ${result.error?.slug ?? ''}` });
   };
 

@@ -6,7 +6,7 @@
 import type { Command } from '../domain/commands';
 import type { DomainEvent } from '../domain/events';
 import type { OrderEvent } from '../domain/order-events';
-import type { Pool } from '../platform/db/pool';
+import { isConnectionError, type Pool, type PoolClient } from '../platform/db/pool';
 import type { KafkaLog, OutgoingRecord } from '../platform/kafka';
 import { crashPoint } from '../platform/chaos';
 import { logger } from '../platform/logger';
@@ -38,14 +38,21 @@ interface OutboxRow {
 
 export async function startRelay(deps: RelayDeps): Promise<RunningRelay> {
   const waker = new Waker();
-  const listener = await deps.pool.connect();
-  listener.on('notification', () => waker.wake());
-  await listener.query('LISTEN outbox');
+  // The LISTEN connection also holds the leader lock; when PostgreSQL restarts it breaks, and a new one
+  // (listening again, leading only once it takes the lock again) replaces it.
+  const listen = async () => {
+    const client = await deps.pool.connect();
+    client.on('notification', () => waker.wake());
+    await client.query('LISTEN outbox');
+    return client;
+  };
+  let listener: PoolClient | undefined = await listen();
 
   let leading = false;
   const loop = (async () => {
     while (waker.running) {
       try {
+        listener ??= await listen();
         if (!leading) {
           const { rows } = await listener.query('SELECT pg_try_advisory_lock($1) AS ok', [LEADER_LOCK_KEY]);
           leading = rows[0].ok as boolean;
@@ -58,6 +65,11 @@ export async function startRelay(deps: RelayDeps): Promise<RunningRelay> {
         if (published === 0) await waker.sleep(IDLE_POLL_MS);
       } catch (err) {
         logger.error({ err }, 'outbox relay failed; retrying');
+        if (isConnectionError(err) && listener) {
+          listener.release(err as Error);
+          listener = undefined;
+          leading = false;
+        }
         await waker.sleep(1_000);
       }
     }
@@ -67,8 +79,8 @@ export async function startRelay(deps: RelayDeps): Promise<RunningRelay> {
     stop: async () => {
       waker.stop();
       await loop;
-      await listener.query('SELECT pg_advisory_unlock_all()').catch(() => undefined);
-      listener.release();
+      await listener?.query('SELECT pg_advisory_unlock_all()').catch(() => undefined);
+      listener?.release();
     },
   };
 }

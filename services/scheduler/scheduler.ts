@@ -11,6 +11,9 @@
  * is resolved against the chain's delegated balance, re-signed (fresh nonce, so new bytes) for what is
  * left, or dropped when nothing is, stored the same way (`order.close` step `signed` naming what it
  * replaces). So every order leaves `active` within a few passes after `expires_at`.
+ *
+ * Orders that ended with their money back while stake of theirs landed (closesAfterEnd: refunded, taken
+ * back at `expires_at`; failed, at once) are closed the same way, without a status change or event.
  */
 import { poolSigners } from '../chain/pool-keys';
 import { ChainReader } from '../chain/reads';

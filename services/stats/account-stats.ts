@@ -3,13 +3,13 @@
  * plan of which stored aggregates cover which part of it, and the AccountStats answer assembled from them.
  * Days and hours are UTC shifted by utc_offset_minutes; the range covers orders created in [from, to).
  */
-import { dayOf, hourOf, type Sums } from './projection';
+import type { Sums } from './projection';
+import { dayStart, localCell, monthStart, nextMonthStart, quarterAligned, QUARTER_MS, splitCover, splitQuarter, type Block } from './rollups';
 
 export const RETENTION_MONTHS = 13;
 export const DEFAULT_RANGE_DAYS = 30;
 export const TOP_RECEIVERS = 10;
 const MINUTE_MS = 60_000;
-const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
 
 export interface StatsRequest {
@@ -46,30 +46,58 @@ export function resolveRange(req: StatsRequest, now: number): StatsRange | 'inva
 }
 
 const ceilTo = (ms: number, unit: number) => Math.ceil(ms / unit) * unit;
+type Span = [number, number];
+const span = (a: number, b: number): Span | null => (a < b ? [a, b] : null);
+/** [from, to) minus an inner span, as the (at most two) spans left at its ends. */
+function outside(range: Span, inner: Span | null): Span[] {
+  if (!inner) return span(range[0], range[1]) ? [range] : [];
+  return [span(range[0], inner[0]), span(inner[1], range[1])].filter((s): s is Span => s !== null);
+}
+/** Whole UTC months inside whole UTC days [a, b), and the days left at either end. */
+function monthsIn(days: Span): { months: Span | null; days: Span[] } {
+  const first = monthStart(days[0]) === days[0] ? days[0] : nextMonthStart(days[0]);
+  const months = span(first, monthStart(days[1]));
+  return { months, days: outside(days, months) };
+}
 
 /**
- * Which stored rows answer which part of the range: hour buckets where a whole UTC hour lies inside it
- * and maps onto one local hour (the offset is whole hours), receiver-day buckets for whole UTC days, and
- * per-order rows for the rest (the edges; the whole range when the offset is not a whole number of hours).
+ * Which stored rows answer which part of the range. Whole UTC days inside it come from the rollups
+ * (services/stats/rollups.ts) when the offset is a whole number of quarter-hours: the series from day
+ * blocks (the day plus the blocks of the side of `split` that needs fewer), weekday x hour from the grid
+ * (monthly rows for whole months, daily rows for the other days). Top receivers come from receiver
+ * months and days whatever the offset. Per-order rows answer the rest: the partial days at the ends, or
+ * the whole range at an offset that is not quarter-aligned (exact, and slower).
  */
 export interface StatsPlan {
-  hours: [number, number] | null;
-  receiverDays: [number, number] | null;
-  /** Per-order rows feeding days and weekday x hour: the range minus `hours`. */
-  timelineSpans: Array<[number, number]>;
-  /** Per-order rows feeding top receivers: the range minus `receiverDays`. */
-  receiverSpans: Array<[number, number]>;
+  days: Span | null;
+  split: { quarter: number; side: 'head' | 'tail'; blocks: Block[] } | null;
+  gridMonths: Span | null;
+  gridDays: Span[];
+  /** Per-order rows feeding the series and weekday x hour: the range minus `days`. */
+  timelineSpans: Span[];
+  receiverMonths: Span | null;
+  receiverDays: Span[];
+  /** Per-order rows feeding top receivers: the range minus its whole days. */
+  receiverSpans: Span[];
 }
 
 export function planFor(range: StatsRange): StatsPlan {
-  const { from, to } = range;
-  if (to <= from) return { hours: null, receiverDays: null, timelineSpans: [], receiverSpans: [] };
-  const span = (a: number, b: number): [number, number] | null => (a < b ? [a, b] : null);
-  const outside = (inner: [number, number] | null) =>
-    inner ? [span(from, inner[0]), span(inner[1], to)].filter((s): s is [number, number] => s !== null) : [[from, to] as [number, number]];
-  const hours = range.utcOffsetMinutes % 60 === 0 ? span(ceilTo(from, HOUR_MS), hourOf(to)) : null;
-  const receiverDays = span(ceilTo(from, DAY_MS), dayOf(to));
-  return { hours, receiverDays, timelineSpans: outside(hours), receiverSpans: outside(receiverDays) };
+  const { from, to, utcOffsetMinutes } = range;
+  const whole = span(ceilTo(from, DAY_MS), dayStart(to));
+  const receivers = whole ? monthsIn(whole) : { months: null, days: [] };
+  const days = quarterAligned(utcOffsetMinutes) ? whole : null;
+  const grid = days ? monthsIn(days) : { months: null, days: [] };
+  const quarter = splitQuarter(utcOffsetMinutes);
+  return {
+    days,
+    split: days && quarter > 0 ? { quarter, ...splitCover(quarter) } : null,
+    gridMonths: grid.months,
+    gridDays: grid.days,
+    timelineSpans: outside([from, to], days),
+    receiverMonths: receivers.months,
+    receiverDays: receivers.days,
+    receiverSpans: outside([from, to], whole),
+  };
 }
 
 /** Sums per local day (days since 1970-01-01 in local time). */
@@ -103,6 +131,44 @@ export function localDay(at: number, offsetMinutes: number): number {
 export function avgPricePer65k(priceEnergy: bigint, energy: bigint): bigint | null {
   if (energy <= 0n) return null;
   return (2n * priceEnergy * 65_000n + energy) / (2n * energy);
+}
+
+/** A UTC day's row of the series read: the day's sums and the sums of the blocks of the plan's split side. */
+export interface DayRow {
+  day: number;
+  total: Sums;
+  part: Sums;
+}
+
+const minus = (a: Sums, b: Sums): Sums => ({ orders: a.orders - b.orders, energy: a.energy - b.energy, spentSun: a.spentSun - b.spentSun, priceEnergy: a.priceEnergy - b.priceEnergy });
+
+/**
+ * UTC days to local days: at a quarter offset each UTC day is the tail of one local day (before the split
+ * quarter) and the head of the next; without a split a UTC day is one local day.
+ */
+export function localDaysOf(rows: DayRow[], split: StatsPlan['split'], offsetMinutes: number): DaySums[] {
+  const out: DaySums[] = [];
+  for (const r of rows) {
+    if (!split) {
+      out.push({ day: localDay(r.day, offsetMinutes), ...r.total });
+      continue;
+    }
+    const before = split.side === 'head' ? r.part : minus(r.total, r.part);
+    out.push({ day: localDay(r.day, offsetMinutes), ...before });
+    out.push({ day: localDay(r.day + split.quarter * QUARTER_MS, offsetMinutes), ...minus(r.total, before) });
+  }
+  return out;
+}
+
+/** Grid rows (orders per UTC quarter-hour of days of one UTC weekday) to local weekday x hour counts. */
+export function localCellsOf(rows: Array<{ weekday: number; quarters: number[] }>, offsetMinutes: number): WeekdayHourCount[] {
+  const out: WeekdayHourCount[] = [];
+  for (const r of rows) {
+    r.quarters.forEach((n, q) => {
+      if (n !== 0) out.push({ ...localCell(r.weekday, q, offsetMinutes), orders: BigInt(n) });
+    });
+  }
+  return out;
 }
 
 const isoDate = (dayNumber: number) => new Date(dayNumber * DAY_MS).toISOString().slice(0, 10);

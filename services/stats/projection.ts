@@ -1,13 +1,12 @@
 /**
  * The stats projection as a pure function over plain data: order events in, per-order contributions and
- * per-account hour and receiver-day deltas out. Counting rules (spec section 2, AccountStats): every order
+ * the deltas of the rollups (services/stats/rollups.ts) out. Counting rules (spec section 2, AccountStats): every order
  * counts once whatever its status; energy is the delivered energy of energy orders that reached the chain
  * (delegated through reclaimed), never of failed or refunded ones; spent is total minus refunded, activation
  * included; the price weight is price_sun_per_unit times that energy. An event carries the whole order, so
  * applying the same event twice changes nothing (the contribution is replaced, the deltas are zero).
  */
-const HOUR_MS = 3_600_000;
-const DAY_MS = 86_400_000;
+import { BLOCK_SIZES, dayStart, monthStart, QUARTER_MS, quarterOfDay, QUARTERS_PER_DAY, utcWeekday } from './rollups';
 
 /** The fields of an order-events record the projection reads. */
 export interface OrderFacts {
@@ -41,34 +40,66 @@ export interface Sums {
   priceEnergy: bigint;
 }
 
-export interface HourDelta extends Sums {
+export interface DayBlockDelta extends Sums {
   accountId: string;
-  hour: number;
+  /** UTC day start, epoch ms. */
+  day: number;
+  /** Block size in quarter-hours (96: the whole day) and its index within the day. */
+  size: number;
+  block: number;
 }
 
-export interface ReceiverDayDelta extends Sums {
+/** Orders per quarter-hour of the UTC day (96 entries) added to one grid row. */
+export interface GridDayDelta {
   accountId: string;
   day: number;
+  quarters: number[];
+}
+
+export interface GridMonthDelta {
+  accountId: string;
+  /** UTC month start, epoch ms. */
+  month: number;
+  /** ISO weekday (Monday 0) of the UTC days this row sums. */
+  weekday: number;
+  quarters: number[];
+}
+
+export interface ReceiverDelta extends Sums {
+  accountId: string;
+  /** UTC day start (receiverDays) or UTC month start (receiverMonths), epoch ms. */
+  at: number;
   receiver: string;
 }
 
 export interface Projected {
   /** Final contribution of every order the batch touched. */
   contributions: Contribution[];
-  hours: HourDelta[];
-  receiverDays: ReceiverDayDelta[];
+  dayBlocks: DayBlockDelta[];
+  gridDays: GridDayDelta[];
+  gridMonths: GridMonthDelta[];
+  receiverDays: ReceiverDelta[];
+  receiverMonths: ReceiverDelta[];
 }
 
-/** States in which an energy order's delegation reached the chain. */
+/**
+ * States in which an energy order's delegation reached the chain. Any other status (allocating, failed,
+ * refunded, or one added later) counts the order and what it spent, never energy.
+ */
 const onChain = new Set(['delegated', 'confirmed', 'active', 'expired', 'reclaimed']);
 
-/** Reads the projection's fields from the Order object of an order-events record. */
+/**
+ * Reads the projection's fields from the Order object of an order-events record; throws (the record is
+ * then kept as undecodable) when the fields that place it in the rollups are missing.
+ */
 export function factsOf(order: Record<string, unknown>): OrderFacts {
   const big = (v: unknown) => (v === null || v === undefined ? null : BigInt(v as bigint | number | string));
+  const createdAt = Date.parse(String(order.created_at));
+  if (!order.id || !order.account_id || !Number.isFinite(createdAt) || createdAt < 0) throw new Error(`order event without id, account or created_at: ${String(order.id)}`);
   return {
     orderId: String(order.id),
     accountId: String(order.account_id),
-    createdAt: Date.parse(String(order.created_at)),
+    createdAt,
     receiver: String(order.receiver),
     resource: String(order.resource),
     status: String(order.status),
@@ -88,9 +119,6 @@ export function contributionOf(o: OrderFacts): Contribution {
   };
 }
 
-export const hourOf = (ms: number) => Math.floor(ms / HOUR_MS) * HOUR_MS;
-export const dayOf = (ms: number) => Math.floor(ms / DAY_MS) * DAY_MS;
-
 const zero = (): Sums => ({ orders: 0n, energy: 0n, spentSun: 0n, priceEnergy: 0n });
 
 function addInto(target: Sums, sign: 1n | -1n, c: Contribution): void {
@@ -103,35 +131,101 @@ function addInto(target: Sums, sign: 1n | -1n, c: Contribution): void {
 const nonZero = (s: Sums) => s.orders !== 0n || s.energy !== 0n || s.spentSun !== 0n || s.priceEnergy !== 0n;
 
 /**
- * Applies events (in log order) over the stored contributions of their orders. An order's creation time
- * and receiver never change, so its contribution always lands in the same hour and receiver-day.
+ * Deltas of one batch. Events are summed per (account, UTC quarter-hour) and per (account, UTC day,
+ * receiver) first, one map entry each, and only then spread over the rows they move (eight day runs, two
+ * grid rows, two receiver rows), so a bulk rebuild does the spreading once per distinct bucket, and an
+ * event that changes nothing (a duplicate) nets to zero before it costs any row.
+ */
+class Deltas {
+  private quarters = new Map<string, { accountId: string; at: number; sums: Sums }>();
+  private receivers = new Map<string, { accountId: string; day: number; receiver: string; sums: Sums }>();
+
+  /** Adds `sign` times the contribution of `c` to its quarter-hour and its receiver-day. */
+  add(c: Contribution, sign: 1n | -1n): void {
+    const at = Math.floor(c.createdAt / QUARTER_MS) * QUARTER_MS;
+    const qKey = `${c.accountId}|${at}`;
+    const q = this.quarters.get(qKey) ?? { accountId: c.accountId, at, sums: zero() };
+    addInto(q.sums, sign, c);
+    this.quarters.set(qKey, q);
+    const day = dayStart(c.createdAt);
+    const rKey = `${c.accountId}|${day}|${c.receiver}`;
+    const r = this.receivers.get(rKey) ?? { accountId: c.accountId, day, receiver: c.receiver, sums: zero() };
+    addInto(r.sums, sign, c);
+    this.receivers.set(rKey, r);
+  }
+
+  /** The rollup rows the summed deltas move, zero rows left out. */
+  rows(): Omit<Projected, 'contributions'> {
+    const dayBlocks = new Map<string, DayBlockDelta>();
+    const gridDays = new Map<string, GridDayDelta>();
+    const gridMonths = new Map<string, GridMonthDelta>();
+    for (const { accountId, at, sums } of this.quarters.values()) {
+      if (!nonZero(sums)) continue;
+      const day = dayStart(at);
+      const quarter = quarterOfDay(at);
+      for (const size of BLOCK_SIZES) {
+        const block = Math.floor(quarter / size);
+        const key = `${accountId}|${day}|${size}|${block}`;
+        const row = dayBlocks.get(key) ?? { accountId, day, size, block, ...zero() };
+        addSums(row, sums);
+        dayBlocks.set(key, row);
+      }
+      const gd = gridDays.get(`${accountId}|${day}`) ?? { accountId, day, quarters: new Array<number>(QUARTERS_PER_DAY).fill(0) };
+      gd.quarters[quarter] += Number(sums.orders);
+      gridDays.set(`${accountId}|${day}`, gd);
+      const month = monthStart(at);
+      const weekday = utcWeekday(at);
+      const gmKey = `${accountId}|${month}|${weekday}`;
+      const gm = gridMonths.get(gmKey) ?? { accountId, month, weekday, quarters: new Array<number>(QUARTERS_PER_DAY).fill(0) };
+      gm.quarters[quarter] += Number(sums.orders);
+      gridMonths.set(gmKey, gm);
+    }
+    const receiverDays: ReceiverDelta[] = [];
+    const receiverMonths = new Map<string, ReceiverDelta>();
+    for (const { accountId, day, receiver, sums } of this.receivers.values()) {
+      if (!nonZero(sums)) continue;
+      receiverDays.push({ accountId, at: day, receiver, ...sums });
+      const month = monthStart(day);
+      const key = `${accountId}|${month}|${receiver}`;
+      const row = receiverMonths.get(key) ?? { accountId, at: month, receiver, ...zero() };
+      addSums(row, sums);
+      receiverMonths.set(key, row);
+    }
+    return {
+      dayBlocks: [...dayBlocks.values()].filter(nonZero),
+      gridDays: [...gridDays.values()].filter((g) => anyQuarter(g.quarters)),
+      gridMonths: [...gridMonths.values()].filter((g) => anyQuarter(g.quarters)),
+      receiverDays,
+      receiverMonths: [...receiverMonths.values()].filter(nonZero),
+    };
+  }
+}
+
+function addSums(target: Sums, s: Sums): void {
+  target.orders += s.orders;
+  target.energy += s.energy;
+  target.spentSun += s.spentSun;
+  target.priceEnergy += s.priceEnergy;
+}
+
+const anyQuarter = (q: number[]) => q.some((n) => n !== 0);
+
+/**
+ * Applies events (in log order) over the stored contributions of their orders: each event replaces its
+ * order's contribution and moves every rollup row by the difference (an order's creation time, account
+ * and receiver never change, so before and after land in the same rows).
  */
 export function project(previous: ReadonlyMap<string, Contribution>, events: OrderFacts[]): Projected {
   const current = new Map(previous);
   const touched = new Set<string>();
-  const hours = new Map<string, HourDelta>();
-  const days = new Map<string, ReceiverDayDelta>();
+  const deltas = new Deltas();
   for (const facts of events) {
     const next = contributionOf(facts);
     const before = current.get(facts.orderId);
-    const hour = hourOf(next.createdAt);
-    const day = dayOf(next.createdAt);
-    const h = hours.get(`${next.accountId}|${hour}`) ?? { accountId: next.accountId, hour, ...zero() };
-    const d = days.get(`${next.accountId}|${day}|${next.receiver}`) ?? { accountId: next.accountId, day, receiver: next.receiver, ...zero() };
-    if (before) {
-      addInto(h, -1n, before);
-      addInto(d, -1n, before);
-    }
-    addInto(h, 1n, next);
-    addInto(d, 1n, next);
-    hours.set(`${next.accountId}|${hour}`, h);
-    days.set(`${next.accountId}|${day}|${next.receiver}`, d);
+    if (before) deltas.add(before, -1n);
+    deltas.add(next, 1n);
     current.set(facts.orderId, next);
     touched.add(facts.orderId);
   }
-  return {
-    contributions: [...touched].map((id) => current.get(id) as Contribution),
-    hours: [...hours.values()].filter(nonZero),
-    receiverDays: [...days.values()].filter(nonZero),
-  };
+  return { contributions: [...touched].map((id) => current.get(id) as Contribution), ...deltas.rows() };
 }

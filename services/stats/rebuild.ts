@@ -46,5 +46,7 @@ export async function rebuildStats(rt: Runtime, progress: (line: string) => void
       progress(`projected ${events + skipped}/${total} records`);
     }
   });
+  // The tables were refilled in bulk: fresh planner statistics before the first stats request plans on them.
+  await rt.pool.query(`ANALYZE ${statsTables.join(', ')}`);
   return { events, skipped, ms: Date.now() - started };
 }

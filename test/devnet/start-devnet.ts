@@ -26,6 +26,9 @@ export interface Devnet {
   accounts: DevnetAccounts;
   /** POSTs JSON to the devnet and returns the parsed answer. */
   post<T = any>(path: string, body?: unknown): Promise<T>;
+  /** SIGSTOP / SIGCONT of the devnet process: it keeps its connections but answers nothing (outage tests). */
+  freeze(): void;
+  thaw(): void;
   stop(): Promise<void>;
 }
 
@@ -87,7 +90,7 @@ export async function startDevnet(env: Record<string, string> = {}, dataDir?: st
     await exited;
     clearTimeout(timer);
   };
-  return { url, dataDir: dir, accounts, post, stop };
+  return { url, dataDir: dir, accounts, post, freeze: () => child.kill('SIGSTOP'), thaw: () => child.kill('SIGCONT'), stop };
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

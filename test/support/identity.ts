@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { TronWeb } from 'tronweb';
 import { createApp } from '../../services/api/app';
-import { signRequest } from '../../services/identity/request-signing';
+import { signature, Stamper } from '../../clients/typescript/src/signing';
 import type { CommandBus } from '../../services/platform/command-bus';
 import type { Runtime } from '../../services/platform/runtime';
 import { startRoles, type Stoppable } from '../../services/roles';
@@ -140,15 +140,18 @@ export async function signUp(base: string, scopes?: string[]): Promise<Customer>
   return { wallet, accountId: created.body.account_id, token, key: { id: key.body.id, secret: key.body.secret } };
 }
 
-/** Unix milliseconds that never repeat in this process: two identical writes in one second are two requests, not a replay. */
-let lastTimestampMs = 0;
+/**
+ * Unix milliseconds that never repeat in this process: two identical writes in one second are two requests,
+ * not a replay. The typed client's own stamper (clients/typescript), so tests sign as customers' bots do.
+ */
+const stamper = new Stamper('milliseconds');
 export function uniqueTimestampMs(): number {
-  lastTimestampMs = Math.max(Date.now(), lastTimestampMs + 1);
-  return lastTimestampMs;
+  return Number(stamper.next(true).timestamp);
 }
 
+/** The typed client's signature; lower-case names so a test can override one header by spreading. */
 export function signedHeaders(key: { id: string; secret: string }, method: string, path: string, raw = '', timestamp = uniqueTimestampMs()): Record<string, string> {
-  return { 'x-api-key': key.id, 'x-api-timestamp': String(timestamp), 'x-api-sign': signRequest(key.secret, String(timestamp), method, path, raw) };
+  return { 'x-api-key': key.id, 'x-api-timestamp': String(timestamp), 'x-api-sign': signature(key.secret, String(timestamp), method, path, raw) };
 }
 
 export async function signedCall(
@@ -174,4 +177,15 @@ export async function signIn(base: string, wallet: Wallet, accountId?: string): 
 
 export function sessionHeaders(s: Session, csrf = true): Record<string, string> {
   return { cookie: s.cookie, ...(csrf ? { 'x-csrf-token': s.csrf } : {}) };
+}
+
+/** The owner's session and, signed in to the owner's account, a fresh viewer and a fresh editor member. */
+export async function ownerViewerEditor(base: string, customer: Customer): Promise<{ owner: Session; viewer: Session; editor: Session }> {
+  const owner = await signIn(base, customer.wallet);
+  const [viewerWallet, editorWallet] = [await newWallet(), await newWallet()];
+  for (const [w, role] of [[viewerWallet, 'viewer'], [editorWallet, 'editor']] as const) {
+    const added = await call(base, 'POST', '/v1/account/members', { body: { address: w.address, role }, headers: sessionHeaders(owner) });
+    if (added.status !== 201) throw new Error(`member ${role}: ${added.status} ${added.text}`);
+  }
+  return { owner, viewer: await signIn(base, viewerWallet, customer.accountId), editor: await signIn(base, editorWallet, customer.accountId) };
 }

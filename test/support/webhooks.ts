@@ -42,6 +42,17 @@ export async function insertEndpoint(
   return { id, secret };
 }
 
+/** An endpoint created through the log (webhook.create, as POST /v1/webhooks does), for worlds a replay checks. */
+export async function createEndpointOnLog(rt: Runtime, bus: CommandBus, accountId: string, url: string): Promise<TestEndpoint> {
+  const id = randomId('webhookEndpoint');
+  const secret = newEndpointSecret();
+  const result = await bus.submit({
+    type: 'webhook.create', accountId, endpointId: id, url, role: null, events: null, secretSealed: webhookSecretBox(rt.cfg).seal(id, secret),
+  });
+  if (result.outcome !== 'applied') throw new Error(`endpoint not created: ${JSON.stringify(result)}`);
+  return { id, secret };
+}
+
 export async function rotateSecretInTable(rt: Runtime, endpointId: string): Promise<string> {
   const secret = newEndpointSecret();
   await rt.pool.query('UPDATE webhook_endpoints SET secret_sealed = $2 WHERE id = $1', [endpointId, webhookSecretBox(rt.cfg).seal(endpointId, secret)]);

@@ -1,4 +1,4 @@
-import { activationStatus, balancedChunks, batchRequestHash, batchStatus, chargedSun, chunkAmounts, clientOrderIdFor, duplicateReceiver, itemStatus, mergeItems, summaryOf, trackingId, type BatchItem, type ItemOrder } from '../../services/batches/rules';
+import { activationStatus, balancedChunks, bandwidthOf, bandwidthPlan, DEFAULT_BANDWIDTH_AMOUNT, batchRequestHash, batchStatus, chargedSun, chunkAmounts, clientOrderIdFor, duplicateReceiver, itemStatus, mergeItems, summaryOf, trackingId, type BatchItem, type ItemOrder } from '../../services/batches/rules';
 
 const item = (over: Partial<BatchItem> = {}): BatchItem => ({
   receiver: 'TA', resource: 'energy', amount: 100_000, tier: '5m', activate: null, bandwidth: null, bandwidthAmount: null, maxPriceSun: null, clientOrderIdPrefix: null,
@@ -68,4 +68,36 @@ test('activation status', () => {
   expect(activationStatus(item({ receiverActive: false }), [order({ allocations: [tx(null)] })])).toBe('planned');
   expect(activationStatus(item({ receiverActive: false }), [order({ allocations: [tx(false)] })])).toBe('failed');
   expect(activationStatus(item({ receiverActive: false, activate: false, failure: { code: 3004, slug: 'receiver_not_activated', message: '' } }), [])).toBe('skipped');
+});
+
+test('bandwidth plan: energy only, option_off, amount_large when chunked, enough or a top-up of bandwidth_amount', () => {
+  const spec = { resource: 'energy' as const, amount: 10_000, bandwidth: null, bandwidthAmount: null };
+  expect(bandwidthPlan({ ...spec, resource: 'bandwidth' }, 100_000, 0)).toEqual({ kind: 'skip', reason: null });
+  expect(bandwidthPlan({ ...spec, bandwidth: false }, 100_000, 0)).toEqual({ kind: 'skip', reason: 'option_off' });
+  expect(bandwidthPlan({ ...spec, amount: 100_001 }, 100_000, 0)).toEqual({ kind: 'skip', reason: 'amount_large' });
+  expect(bandwidthPlan(spec, 100_000, 600)).toEqual({ kind: 'enough', free: 600 });
+  expect(bandwidthPlan(spec, 100_000, DEFAULT_BANDWIDTH_AMOUNT - 1)).toEqual({ kind: 'top-up', amount: DEFAULT_BANDWIDTH_AMOUNT, free: DEFAULT_BANDWIDTH_AMOUNT - 1 });
+  expect(bandwidthPlan({ ...spec, bandwidthAmount: 1000 }, 100_000, 600)).toEqual({ kind: 'top-up', amount: 1000, free: 600 });
+  expect(bandwidthPlan({ ...spec, bandwidth: true }, 100_000, null)).toEqual({ kind: 'top-up', amount: DEFAULT_BANDWIDTH_AMOUNT, free: null });
+});
+
+test('bandwidth object: planned before pickup, then enough, done, failed or skipped with its reason', () => {
+  const bw = { resource: 'bandwidth' as const, amount: 1000 };
+  expect(bandwidthOf(item({ progress: 'queued' }), undefined)).toEqual({ status: 'planned', skipReason: null });
+  expect(bandwidthOf(item({ progress: 'queued', bandwidth: false }), undefined)).toEqual({ status: 'skipped', skipReason: 'option_off' });
+  expect(bandwidthOf(item({ progress: 'cancelled' }), undefined)).toEqual({ status: 'skipped', skipReason: null });
+  expect(bandwidthOf(item({ bandwidthPlan: { kind: 'skip', reason: 'amount_large' } }), undefined)).toEqual({ status: 'skipped', skipReason: 'amount_large' });
+  expect(bandwidthOf(item({ bandwidthPlan: { kind: 'enough', free: 600 } }), undefined).status).toBe('enough');
+  const topUp = { kind: 'top-up' as const, amount: 1000, free: 600 };
+  expect(bandwidthOf(item({ progress: 'started', bandwidthPlan: topUp }), undefined).status).toBe('planned');
+  expect(bandwidthOf(item({ bandwidthPlan: topUp, bandwidthOrderId: 'o' }), order({ ...bw, status: 'allocating' })).status).toBe('planned');
+  expect(bandwidthOf(item({ bandwidthPlan: topUp, bandwidthOrderId: 'o' }), order({ ...bw, status: 'active' })).status).toBe('done');
+  expect(bandwidthOf(item({ bandwidthPlan: topUp, bandwidthOrderId: 'o' }), order({ ...bw, status: 'failed' })).status).toBe('failed');
+  expect(bandwidthOf(item({ bandwidthPlan: topUp, bandwidthFailure: { code: 4001, slug: 'insufficient_funds', message: 'm' } }), undefined).status).toBe('failed');
+});
+
+test('an item is processing while its top-up order still awaits delivery', () => {
+  const done = item({ orderIds: ['a'], bandwidthOrderId: 'b' });
+  expect(itemStatus(done, [order()], order({ resource: 'bandwidth', status: 'allocating' }))).toBe('processing');
+  expect(itemStatus(done, [order()], order({ resource: 'bandwidth', status: 'active' }))).toBe('completed');
 });

@@ -31,6 +31,8 @@ function world(balanceSun: bigint) {
     if (outcome.kind === 'applied') {
       for (const a of outcome.effects.accounts) accounts.set(a.id, a);
       for (const o of outcome.effects.orders ?? []) orders.set(o.id, o);
+      // Follow-ups (confirmed -> active) are applied after the command, as the log delivers them.
+      for (const f of outcome.effects.followUps) run(f as never);
     }
     return outcome;
   };
@@ -73,7 +75,7 @@ test('an order charged for an activation another order performs gets that part b
   const activated = w.run({ type: 'order.settle', orderId: mine, landedTxIds: ['a1', 'd1'], deliveredAt: 5_000 });
   expect(activated.body).toMatchObject({ refunded_amount_sun: 0n, activation: { performed: true, hash: 'a1' } });
   const other = w.run({ type: 'order.settle', orderId: theirs, landedTxIds: ['d2'], deliveredAt: 5_000 });
-  expect(other.body).toMatchObject({ status: 'active', refunded_amount_sun: 1_500_000n, partial: false, activation: { performed: false, hash: null } });
+  expect(other.body).toMatchObject({ status: 'confirmed', refunded_amount_sun: 1_500_000n, partial: false, activation: { performed: false, hash: null } });
   expect(other.effects.journals.map((j: any) => [j.kind, j.memo])).toEqual([['order_charge', null], ['order_refund', 'activation performed by another order']]);
   // Both paid their energy; one activation fee in all.
   expect(w.accounts.get('acc_1')).toMatchObject({ balanceSun: 10_000_000n - 2n * 2_600_000n - 1_500_000n, reservedSun: 0n });
@@ -93,6 +95,41 @@ test('a close that finds nothing of the order left on chain finishes it at once,
   expect(done.body).toMatchObject({ status: 'expired', reclaim_hash: null });
   expect(done.effects.events[0]).toMatchObject({ type: 'order.expired', data: { reclaim_hash: null } });
   expect(w.orders.get(id)).toMatchObject({ undelegations: [], reclaimedAt: 9_000 });
+});
+
+test('a refunded order with stake on chain: its close stores and finishes the undelegation, the order stays refunded, no event', () => {
+  const w = world(10_000_000n);
+  const id = w.run(create({ activateSun: 0n, receiverActive: true })).body.id;
+  w.run({ type: 'order.allocate', orderId: id, txs: [tx('d1')], ratioLimit: 1n, ratioWeight: 1n });
+  w.run({ type: 'order.settle', orderId: id, landedTxIds: ['d1'], deliveredAt: 5_000 });
+  expect(w.run({ type: 'order.refund', orderId: id, reason: 'dispute' }).body.status).toBe('refunded');
+  const close = (step: string, txIds: string[]) =>
+    w.run({ type: 'order.close', orderId: id, step, reason: 'expired', txs: txIds.map((t) => tx(t, 'undelegate')), idempotencyKey: null, at: 9_000, replaces: [] });
+  expect(close('signed', ['u1']).effects.events).toEqual([]);
+  expect(w.orders.get(id)).toMatchObject({ status: 'refunded', reclaimHash: 'u1', reclaimedAt: null });
+  const landed = close('landed', []);
+  expect([landed.body.status, landed.effects.events]).toEqual(['refunded', []]);
+  expect(w.orders.get(id)).toMatchObject({ status: 'refunded', reclaimedAt: 9_000 });
+  // Done: a second close changes nothing (the move guard refuses it: a refunded order no longer closes).
+  expect(close('signed', ['u2']).effects?.orders ?? []).toEqual([]);
+});
+
+test('a refund of an undelivered order (its stake is not on chain) fails it: order.failed, the journal and balance.credited', () => {
+  const w = world(10_000_000n);
+  const id = w.run(create({ activateSun: 0n, receiverActive: true })).body.id;
+  w.run({ type: 'order.allocate', orderId: id, txs: [tx('d1')], ratioLimit: 1n, ratioWeight: 1n });
+  w.run({ type: 'order.settle', orderId: id, landedTxIds: ['d1'], deliveredAt: 5_000 });
+  const out = w.run({ type: 'order.refund', orderId: id, reason: 'incident_credit', undelivered: true });
+  expect(out.body).toMatchObject({ status: 'failed', confirm_status: 'confirm_failed', refunded_amount_sun: 2_600_000n, failure: { slug: 'delegation_failed' } });
+  expect(out.effects.events.map((e: any) => [e.type, e.data.refunded_amount_sun ?? e.data.amount_sun])).toEqual([['order.failed', 2_600_000n], ['balance.credited', 2_600_000n]]);
+  expect(out.effects.events[0].data).toMatchObject({ refund_complete: true, charged_amount_sun: 2_600_000n, failure: { slug: 'delegation_failed' } });
+  expect(out.effects.events[1].data).toMatchObject({ reason: 'refund', reference_id: id, balance_sun: 10_000_000n });
+  expect(out.effects.journals.map((j: any) => [j.kind, j.orderId])).toEqual([['order_refund', id]]);
+  expect(w.accounts.get('acc_1')).toMatchObject({ balanceSun: 10_000_000n, reservedSun: 0n });
+  // Never twice; its landed stake is closed afterwards like a refunded order's.
+  expect(w.run({ type: 'order.refund', orderId: id, reason: 'incident_credit', undelivered: true }).kind).toBe('rejected');
+  w.run({ type: 'order.close', orderId: id, step: 'signed', reason: 'expired', txs: [], idempotencyKey: null, at: 9_000, replaces: [] });
+  expect(w.orders.get(id)).toMatchObject({ status: 'failed', reclaimedAt: 9_000 });
 });
 
 test('reconcile rows: a finding is a difference no transaction in flight explains; the table names them', () => {

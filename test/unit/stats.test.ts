@@ -9,8 +9,11 @@ import type { Command } from '../../services/domain/commands';
 import { orderEventsOf, type OrderEvent } from '../../services/domain/order-events';
 import type { IdempotencyRecord, Order } from '../../services/domain/orders';
 import type { OrderView, StateView } from '../../services/domain/outcome';
-import { accountStats, avgPricePer65k, localDay, monthsBefore, planFor, resolveRange, type StatsInput, type StatsRange } from '../../services/stats/account-stats';
-import { contributionOf, dayOf, factsOf, hourOf, project, type Contribution } from '../../services/stats/projection';
+import {
+  accountStats, avgPricePer65k, localCellsOf, localDay, localDaysOf, monthsBefore, planFor, resolveRange, type DayRow, type StatsInput, type StatsRange,
+} from '../../services/stats/account-stats';
+import { contributionOf, factsOf, project, type Contribution, type OrderFacts, type Projected } from '../../services/stats/projection';
+import { alignedCover, DAY_MS, splitCover, splitQuarter } from '../../services/stats/rollups';
 
 const ctx = { network: 'nile' as const, brand: 'energy' };
 const DAY = 86_400_000;
@@ -37,7 +40,8 @@ function world() {
     if (outcome.kind !== 'applied') throw new Error(JSON.stringify(outcome));
     for (const a of outcome.effects.accounts) accounts.set(a.id, a);
     for (const o of outcome.effects.orders ?? []) orders.orders.set(o.id, o);
-    return outcome.effects.orderEvents ?? [];
+    // Follow-ups (confirmed -> active) are applied after the command, as the log delivers them.
+    return [...(outcome.effects.orderEvents ?? []), ...outcome.effects.followUps.flatMap((f) => run(f as never, f.commandId))];
   };
   return { run, orders };
 }
@@ -107,18 +111,30 @@ test('counting rules: failed and refunded add no energy; partial counts delivere
   expect(contributionOf(order({ resource: 'activation', amount: null, delivered_amount: null, status: 'confirmed', total_amount_sun: 1_000_000, price_sun_per_unit: null })))
     .toMatchObject({ energy: 0n, spentSun: 1_000_000n });
   expect(contributionOf(order({ resource: 'bandwidth' }))).toMatchObject({ energy: 0n, spentSun: 2_600_000n });
+  // Statuses the rules do not name (added by later issues) count the order and its spend, never energy.
+  for (const status of ['delegating', 'pending_chain', 'cancelled']) expect(contributionOf(order({ status }))).toMatchObject({ energy: 0n, spentSun: 2_600_000n });
+  expect(contributionOf(order({ status: 'delegated' }))).toMatchObject({ energy: 65_000n });
+  // An event that cannot be placed (no created_at) is refused at decode, not projected at NaN.
+  expect(() => order({ created_at: 'not a date' })).toThrow(/created_at/);
 });
 
 test('projection: deltas move an order between states; replaying the same events changes nothing', () => {
   const events = [order({ status: 'allocating', delivered_amount: null }), order({ status: 'active' }), order({ status: 'refunded', refunded_amount_sun: 2_600_000 })];
   const first = project(new Map(), events);
   expect(first.contributions).toEqual([contributionOf(events[2])]);
-  expect(first.hours).toEqual([{ accountId: 'acc_1', hour: hourOf(Date.parse('2026-03-01T10:20:00Z')), orders: 1n, energy: 0n, spentSun: 0n, priceEnergy: 0n }]);
-  expect(first.receiverDays).toEqual([{ accountId: 'acc_1', day: dayOf(Date.parse('2026-03-01T10:20:00Z')), receiver: 'TR', orders: 1n, energy: 0n, spentSun: 0n, priceEnergy: 0n }]);
+  // 10:20 UTC is quarter 41: one row per block size, each with the refunded order's (zero) sums and one order.
+  const day = Date.parse('2026-03-01T00:00:00Z');
+  const sums = { orders: 1n, energy: 0n, spentSun: 0n, priceEnergy: 0n };
+  expect(first.dayBlocks).toEqual([96, 64, 32, 16, 8, 4, 2, 1].map((size) => ({ accountId: 'acc_1', day, size, block: Math.floor(41 / size), ...sums })));
+  expect(first.gridDays).toEqual([{ accountId: 'acc_1', day, quarters: Array.from({ length: 96 }, (_, q) => (q === 41 ? 1 : 0)) }]);
+  // 2026-03-01 is a Sunday (weekday 6).
+  expect(first.gridMonths).toEqual([{ accountId: 'acc_1', month: day, weekday: 6, quarters: Array.from({ length: 96 }, (_, q) => (q === 41 ? 1 : 0)) }]);
+  expect(first.receiverDays).toEqual([{ accountId: 'acc_1', at: day, receiver: 'TR', ...sums }]);
+  expect(first.receiverMonths).toEqual([{ accountId: 'acc_1', at: day, receiver: 'TR', ...sums }]);
   const stored = new Map<string, Contribution>(first.contributions.map((c) => [c.orderId, c]));
   const replayed = project(stored, events.slice(1));
   // Over a stored refunded order, active then refunded again nets to no change.
-  expect(replayed.hours).toEqual([]);
+  expect(replayed).toMatchObject({ dayBlocks: [], gridDays: [], gridMonths: [], receiverDays: [], receiverMonths: [] });
   expect(replayed.contributions).toEqual(first.contributions);
 });
 
@@ -139,6 +155,7 @@ test('range: defaults to 30 days, 2001 when to is not after from, 13-month clamp
 });
 
 interface Item {
+  id?: string;
   at: number;
   receiver: string;
   orders: bigint;
@@ -147,15 +164,27 @@ interface Item {
   priceEnergy: bigint;
 }
 
-/** Deterministic pseudo-random orders over ~40 days. */
+/** Deterministic pseudo-random orders over ~100 days (three whole months and parts of two more). */
 function sample(count: number): Item[] {
   let seed = 7;
   const rnd = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
-  const start = Date.parse('2026-10-01T00:00:00Z');
-  return Array.from({ length: count }, () => {
+  const start = Date.parse('2026-07-28T00:00:00Z');
+  return Array.from({ length: count }, (_, i) => {
     const energy = rnd() < 0.2 ? 0n : BigInt(Math.floor(rnd() * 100_000));
-    return { at: start + Math.floor(rnd() * 40 * DAY), receiver: `T${Math.floor(rnd() * 15)}`, orders: 1n, energy, spentSun: BigInt(Math.floor(rnd() * 5_000_000)), priceEnergy: energy * BigInt(30 + Math.floor(rnd() * 20)) };
+    return {
+      id: `ord_${i}`, at: start + Math.floor(rnd() * 100 * DAY), receiver: `T${Math.floor(rnd() * 15)}`, orders: 1n, energy,
+      spentSun: BigInt(Math.floor(rnd() * 5_000_000)), priceEnergy: energy * BigInt(30 + Math.floor(rnd() * 20)),
+    };
   });
+}
+
+/** An order-events Order whose contribution is exactly the item's (delivered energy; price weight kept by a price of priceEnergy / energy). */
+function factsFor(item: Item): OrderFacts {
+  const price = item.energy > 0n ? item.priceEnergy / item.energy : 0n;
+  return {
+    orderId: item.id ?? `ord_${item.at}_${item.receiver}`, accountId: 'acc_1', createdAt: item.at, receiver: item.receiver, resource: 'energy', status: 'active',
+    amount: item.energy, deliveredAmount: item.energy, totalSun: item.spentSun, refundedSun: 0n, priceSunPerUnit: price,
+  };
 }
 
 /** What the store's SQL does, in memory: group by local day, by weekday x hour, by receiver. */
@@ -182,31 +211,84 @@ function grouped(timeline: Item[], receivers: Item[], offset: number): StatsInpu
   return { days: [...days.values()], weekdayHours: [...cells.values()], receivers: [...byReceiver.values()] };
 }
 
-/** The plan's sources: hour buckets, receiver-day buckets and per-order rows in the plan's spans. */
-function inputFor(orders: Item[], range: StatsRange): StatsInput {
-  const plan = planFor(range);
-  const inSpan = (at: number, s: [number, number] | null) => s !== null && at >= s[0] && at < s[1];
-  const hours = new Map<number, Item>();
-  for (const o of orders.filter((x) => inSpan(x.at, plan.hours))) {
-    const h = hours.get(hourOf(o.at)) ?? { ...o, at: hourOf(o.at), orders: 0n, energy: 0n, spentSun: 0n, priceEnergy: 0n };
-    h.orders += 1n; h.energy += o.energy; h.spentSun += o.spentSun; h.priceEnergy += o.priceEnergy;
-    hours.set(h.at, h);
-  }
-  const timeline = [...hours.values(), ...orders.filter((o) => plan.timelineSpans.some((s) => inSpan(o.at, s)))];
-  const receivers = orders.filter((o) => inSpan(o.at, plan.receiverDays) || plan.receiverSpans.some((s) => inSpan(o.at, s)));
-  return grouped(timeline, receivers, range.utcOffsetMinutes);
+/** The rollup tables in memory, filled by the projection itself. */
+function rollupsOf(orders: Item[]): Projected {
+  // Two passes, as events arrive: first allocating (no energy), then the final state over the stored contributions.
+  const first = project(new Map(), orders.map((o) => ({ ...factsFor(o), status: 'allocating' })));
+  const stored = new Map<string, Contribution>(first.contributions.map((c) => [c.orderId, c]));
+  const second = project(stored, orders.map(factsFor));
+  return { ...second, dayBlocks: [...first.dayBlocks, ...second.dayBlocks], gridDays: [...first.gridDays, ...second.gridDays], gridMonths: [...first.gridMonths, ...second.gridMonths], receiverDays: [...first.receiverDays, ...second.receiverDays], receiverMonths: [...first.receiverMonths, ...second.receiverMonths] };
 }
 
-test.each([0, -300, 330, 7])('buckets plus edges give exactly the brute-force answer at utc_offset_minutes=%i', (offset) => {
-  const orders = sample(3_000);
+/** What the store's three statements read for a plan, over in-memory rollups (the SQL's WHERE and GROUP BY, by hand). */
+function inputFor(orders: Item[], range: StatsRange): StatsInput {
+  const plan = planFor(range);
+  const r = rollupsOf(orders);
+  const inSpan = (at: number, s: [number, number] | null) => s !== null && at >= s[0] && at < s[1];
+  const inSpans = (at: number, spans: Array<[number, number]>) => spans.some((s) => inSpan(at, s));
+  const zero = () => ({ orders: 0n, energy: 0n, spentSun: 0n, priceEnergy: 0n });
+  const add = (t: ReturnType<typeof zero>, x: ReturnType<typeof zero>) => { t.orders += x.orders; t.energy += x.energy; t.spentSun += x.spentSun; t.priceEnergy += x.priceEnergy; };
+  const dayRows = new Map<number, DayRow>();
+  const wanted = plan.split?.blocks ?? [];
+  for (const b of r.dayBlocks.filter((x) => inSpan(x.day, plan.days))) {
+    const row = dayRows.get(b.day) ?? { day: b.day, total: zero(), part: zero() };
+    if (b.size === 96) add(row.total, b);
+    else if (wanted.some((w) => w.size === b.size && w.block === b.block)) add(row.part, b);
+    dayRows.set(b.day, row);
+  }
+  const grid = new Map<number, number[]>();
+  const gridRows = [...r.gridMonths.filter((g) => inSpan(g.month, plan.gridMonths)), ...r.gridDays.filter((g) => inSpans(g.day, plan.gridDays)).map((g) => ({ ...g, weekday: ((g.day / DAY_MS + 3) % 7) }))];
+  for (const g of gridRows) {
+    const q = grid.get(g.weekday) ?? new Array<number>(96).fill(0);
+    g.quarters.forEach((n, i) => (q[i] += n));
+    grid.set(g.weekday, q);
+  }
+  const edges = grouped(orders.filter((o) => inSpans(o.at, plan.timelineSpans)), [], range.utcOffsetMinutes);
+  const receiverRows = [
+    ...r.receiverMonths.filter((x) => inSpan(x.at, plan.receiverMonths)), ...r.receiverDays.filter((x) => inSpans(x.at, plan.receiverDays)),
+    ...orders.filter((o) => inSpans(o.at, plan.receiverSpans)),
+  ];
+  return {
+    days: [...localDaysOf([...dayRows.values()], plan.split, range.utcOffsetMinutes), ...edges.days],
+    weekdayHours: [...localCellsOf([...grid].map(([weekday, quarters]) => ({ weekday, quarters })), range.utcOffsetMinutes), ...edges.weekdayHours],
+    receivers: grouped([], receiverRows as Item[], 0).receivers,
+  };
+}
+
+test('aligned covers: every split quarter is covered exactly by aligned blocks, the smaller side chosen', () => {
+  for (let m = 1; m < 96; m++) {
+    for (const [a, b] of [[0, m], [m, 96]]) {
+      const blocks = alignedCover(a, b);
+      const quarters = blocks.flatMap(({ size, block }) => Array.from({ length: size }, (_, i) => block * size + i));
+      expect(quarters).toEqual(Array.from({ length: b - a }, (_, i) => a + i));
+      expect(blocks.length).toBeLessThanOrEqual(7);
+    }
+    const chosen = splitCover(m);
+    expect(chosen.blocks.length).toBe(Math.min(alignedCover(0, m).length, alignedCover(m, 96).length));
+    // A local day never needs more than four block rows per UTC day besides the day itself.
+    expect(chosen.blocks.length).toBeLessThanOrEqual(4);
+  }
+  expect(splitQuarter(0)).toBe(0);
+  expect(splitQuarter(330)).toBe(74);
+  expect(splitQuarter(-300)).toBe(20);
+  expect(splitQuarter(840)).toBe(40);
+  expect(splitCover(74)).toEqual({ side: 'head', blocks: [{ size: 64, block: 0 }, { size: 8, block: 8 }, { size: 2, block: 36 }] });
+});
+
+test.each([0, -300, 330, 345, -210, 60, 840, -720, 7])('rollups plus edges give exactly the brute-force answer at utc_offset_minutes=%i', (offset) => {
+  const orders = sample(4_000);
   const now = Date.parse('2026-11-22T12:00:00Z');
-  const range = resolveRange({ from: Date.parse('2026-10-03T07:45:00Z'), to: Date.parse('2026-11-05T16:10:00Z'), utcOffsetMinutes: offset }, now);
+  const range = resolveRange({ from: Date.parse('2026-07-30T07:45:00Z'), to: Date.parse('2026-11-03T16:10:00Z'), utcOffsetMinutes: offset }, now);
   if (range === 'invalid_range') throw new Error('range');
   const fromBuckets = accountStats(range, inputFor(orders, range));
   const inRange = orders.filter((o) => o.at >= range.from && o.at < range.to);
   const brute = accountStats(range, grouped(inRange, inRange, offset));
   expect(fromBuckets).toEqual(brute);
-  if (offset % 60 === 0) expect(planFor(range).hours).not.toBeNull();
+  const plan = planFor(range);
+  // Quarter offsets read rollups (two whole months of them); others every order.
+  expect(plan.days === null).toBe(offset % 15 !== 0);
+  expect(plan.receiverMonths).toEqual([Date.parse('2026-08-01T00:00:00Z'), Date.parse('2026-11-01T00:00:00Z')]);
+  if (offset % 15 === 0) expect(plan.gridMonths).toEqual(plan.receiverMonths);
 
   // Independent count of the same orders for a few fields.
   const local = (at: number) => new Date(at + offset * 60_000);

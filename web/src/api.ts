@@ -1,12 +1,15 @@
 /**
- * Calls to the API from the page: same origin, the session cookie goes by itself (httpOnly, Path=/v1),
- * every POST/PATCH/DELETE carries X-CSRF-Token (contract §5). Errors arrive as the contract's envelope.
+ * Calls to the API from the page, through the typed client's browser entry (clients/typescript/src/
+ * browser.ts): same origin, the session cookie goes by itself (httpOnly, Path=/v1), every POST/PATCH/
+ * DELETE carries X-CSRF-Token (contract §5), 429/503 are retried as Retry-After says. Pages call
+ * `ok(http.GET('/v1/orders', { params: { query } }))`: typed by path, the data or an EnergyApiError.
  */
-export class ApiFailure extends Error {
-  constructor(readonly status: number, readonly code: number | null, readonly slug: string, message: string, readonly details: unknown) {
-    super(message);
-  }
-}
+import { createBrowserClient, dataOf, EnergyApiError, type Answer, type CallResult } from '../../clients/typescript/src/browser';
+
+export { EnergyApiError } from '../../clients/typescript/src/browser';
+export type { components, OrderRequest, paths } from '../../clients/typescript/src/browser';
+/** Enums of the document the pages read from form fields. */
+export type Schemas = import('../../clients/typescript/src/browser').components['schemas'];
 
 let csrf: string | null = null;
 let onSignedOut: () => void = () => undefined;
@@ -20,29 +23,22 @@ export function whenSignedOut(fn: () => void): void {
   onSignedOut = fn;
 }
 
-export async function api<T = any>(method: string, path: string, body?: unknown, opts: { csrf?: boolean } = {}): Promise<T> {
-  const headers: Record<string, string> = { accept: 'application/json' };
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  if (method !== 'GET' && csrf && opts.csrf !== false) headers['x-csrf-token'] = csrf;
-  const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin' });
-  if (res.status === 204) return undefined as T;
-  const text = await res.text();
-  let json: any = null;
+// A person is waiting: a Retry-After beyond 10 s shows the 429 instead of a page that seems to hang.
+export const client = createBrowserClient({ csrfToken: () => csrf, retry: { maxRetryAfterMs: 10_000 } });
+/** Every operation of /v1/openapi.json, typed by path. */
+export const http = client.api;
+
+/** The data of a call, or its error envelope thrown as EnergyApiError; a lost session signs the page out. */
+export async function ok<T>(pending: Promise<CallResult<T>>): Promise<Answer<T>> {
   try {
-    json = text ? JSON.parse(text) : null;
-  } catch {
-    json = null;
+    return await dataOf(pending);
+  } catch (err) {
+    if (err instanceof EnergyApiError && err.code === 1013 && !(await pending).response.url.endsWith('/v1/session')) onSignedOut();
+    throw err;
   }
-  if (!res.ok) {
-    const e = json?.error;
-    const failure = new ApiFailure(res.status, e?.code ?? null, e?.slug ?? 'error', e?.message ?? `HTTP ${res.status}`, e?.details ?? null);
-    if (failure.code === 1013 && path !== '/v1/session') onSignedOut();
-    throw failure;
-  }
-  return json as T;
 }
 
-/** Query string from the set values of an object (arrays repeat the key). */
+/** Query string from the set values of an object (arrays repeat the key), for the CSV download links. */
 export function query(params: Record<string, string | string[] | number | undefined | null>): string {
   const q = new URLSearchParams();
   for (const [k, v] of Object.entries(params)) {

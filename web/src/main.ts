@@ -1,9 +1,9 @@
 /** The dashboard shell: session check, header, navigation by hash (#/orders/ord_…), one page at a time. */
-import { api, setCsrf, whenSignedOut } from './api';
+import { http, ok, setCsrf, whenSignedOut } from './api';
 import { h, put } from './dom';
 import { short } from './format';
 import { signInPage } from './signin';
-import { state, type Session } from './state';
+import { accountName, state, type Session } from './state';
 import { errorText, notice } from './ui';
 import { overviewPage } from './pages/overview';
 import { ordersPage } from './pages/orders';
@@ -14,15 +14,19 @@ import { keysPage } from './pages/keys';
 import { membersPage } from './pages/members';
 import { addressesPage } from './pages/addresses';
 import { securityPage } from './pages/security';
+import { batchesPage } from './pages/batches';
+import { batchDetailPage } from './pages/batch-detail';
+import { statsPage } from './pages/stats';
 
 /** A page draws itself into `root` and returns what stops its timers when the user leaves it. */
 export type Page = (root: HTMLElement, param: string | undefined) => (() => void) | void;
 
-// Batches and stats are not listed: their endpoints are still being built (issue 18, later work).
 const pages: { path: string; title: string; page: Page }[] = [
   { path: 'overview', title: 'Overview', page: overviewPage },
   { path: 'orders', title: 'Orders', page: ordersPage },
+  { path: 'batches', title: 'Batches', page: batchesPage },
   { path: 'ledger', title: 'Ledger', page: ledgerPage },
+  { path: 'stats', title: 'Stats', page: statsPage },
   { path: 'webhooks', title: 'Webhooks', page: webhooksPage },
   { path: 'keys', title: 'API keys', page: keysPage },
   { path: 'members', title: 'Members', page: membersPage },
@@ -52,15 +56,17 @@ function render(): void {
     h('a', { href: `#/${p.path}`, class: p.path === path ? 'active' : undefined, 'aria-current': p.path === path ? 'page' : undefined }, p.title)));
   const signOut = h('button', { type: 'button', class: 'small ghost', 'data-testid': 'sign-out' }, 'Sign out');
   signOut.onclick = async () => {
-    await api('DELETE', '/v1/session').catch(() => undefined);
+    await ok(http.DELETE('/v1/session')).catch(() => undefined);
     signedOut();
   };
   put(app,
     h('header', null,
-      h('div', { class: 'brand' }, 'Energy rental', h('span', { class: `net net-${s.network}` }, s.network)),
+      h('div', { class: 'brand' }, 'Energy rental', h('span', { class: `net net-${s.network}` }, s.network),
+        h('span', { class: 'account-name', 'data-testid': 'account-name' }, accountName(s))),
       h('div', { class: 'who' }, h('span', { title: s.address }, short(s.address, 5)), h('span', { class: 'role', 'data-testid': 'role' }, s.role ?? ''), signOut)),
     nav, main);
-  const entry = path === 'orders' && param ? orderDetailPage : pages.find((p) => p.path === path)?.page;
+  const detail: Record<string, Page> = { orders: orderDetailPage, batches: batchDetailPage };
+  const entry = (param ? detail[path] : undefined) ?? pages.find((p) => p.path === path)?.page;
   if (!entry) {
     put(main, notice('warn', 'No such page.'));
     return;
@@ -88,4 +94,4 @@ whenSignedOut(signedOut);
 window.addEventListener('hashchange', render);
 
 // A page load with a live session cookie goes straight in (GET /v1/session returns the CSRF token).
-api<Session>('GET', '/v1/session').then(signedIn, () => signedOut());
+ok(http.GET('/v1/session')).then(signedIn, () => signedOut());

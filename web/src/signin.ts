@@ -3,7 +3,7 @@
  * address and to signMessageV2 the challenge's message verbatim; the signature goes to POST /v1/session.
  * No private key ever touches the page.
  */
-import { api } from './api';
+import { http, ok } from './api';
 import { h } from './dom';
 import type { Session } from './state';
 import { busy, notice } from './ui';
@@ -24,9 +24,9 @@ export async function signInWithWallet(): Promise<Session> {
   if (!tw) throw new Error('No TRON wallet found in this browser. Install or unlock TronLink, then try again.');
   const address = tw.defaultAddress?.base58;
   if (!address) throw new Error('The wallet is locked or has no account selected. Unlock it, then try again.');
-  const challenge = await api<{ nonce: string; message: string }>('POST', '/v1/accounts/challenge', { address, purpose: 'login' });
+  const challenge = await ok(http.POST('/v1/accounts/challenge', { body: { address, purpose: 'login' } }));
   const signature = await tw.trx.signMessageV2(challenge.message);
-  return api<Session>('POST', '/v1/session', { address, nonce: challenge.nonce, signature });
+  return ok(http.POST('/v1/session', { body: { address, nonce: challenge.nonce, signature } }));
 }
 
 export function signInPage(root: HTMLElement, done: (s: Session) => void): void {

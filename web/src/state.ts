@@ -1,15 +1,8 @@
 /** The signed-in session as GET/POST /v1/session return it, and what its role lets the page offer. */
-export interface Session {
-  account_id: string;
-  account_status: string;
-  display_name: string | null;
-  owner_address: string | null;
-  address: string;
-  role: 'owner' | 'editor' | 'viewer' | null;
-  network: 'mainnet' | 'nile';
-  csrf_token: string;
-  expires_at: string;
-}
+import type { components } from './api';
+import { short } from './format';
+
+export type Session = components['schemas']['Session'];
 
 export const state: { session: Session | null } = { session: null };
 
@@ -19,4 +12,9 @@ const rank = { viewer: 0, editor: 1, owner: 2 } as const;
 export function can(role: 'editor' | 'owner'): boolean {
   const mine = state.session?.role;
   return !!mine && rank[mine] >= rank[role];
+}
+
+/** The account's title; without one, the shortened owner address (spec: Account.display_name). */
+export function accountName(s: Session): string {
+  return s.display_name ?? short(s.owner_address, 5);
 }

@@ -1,6 +1,6 @@
 /** Small shared pieces of the pages: headings, notices, tables, copy buttons, the one-time secret box. */
 import { h, type Child } from './dom';
-import { ApiFailure } from './api';
+import { EnergyApiError } from './api';
 
 export function section(title: string, ...children: Child[]): HTMLElement {
   return h('section', { class: 'card' }, h('h2', null, title), ...children);
@@ -11,7 +11,7 @@ export function notice(kind: 'info' | 'warn' | 'error' | 'ok', ...children: Chil
 }
 
 export function errorText(err: unknown): string {
-  if (err instanceof ApiFailure) return `${err.message}${err.code ? ` (${err.code} ${err.slug})` : ''}`;
+  if (err instanceof EnergyApiError) return `${err.reason}${err.code ? ` (${err.code} ${err.slug})` : ''}`;
   return err instanceof Error ? err.message : String(err);
 }
 
@@ -79,4 +79,9 @@ export function actionButton(label: string, ask: string | null, out: HTMLElement
     }
   };
   return b;
+}
+
+/** One labelled figure in a `.stats` grid. */
+export function stat(label: string, value: string, testid: string): HTMLElement {
+  return h('div', { class: 'stat' }, h('div', { class: 'label' }, label), h('div', { class: 'value', 'data-testid': testid }, value));
 }

@@ -10,6 +10,8 @@ export class EnergyApiError extends Error {
   readonly slug: string | null;
   readonly details: Record<string, unknown> | null;
   readonly requestId: string | null;
+  /** The envelope's message alone (for people), or `HTTP <status>` when the body is not the envelope. */
+  readonly reason: string;
 
   constructor(status: number, body: unknown, requestId: string | null) {
     const envelope = isEnvelope(body) ? body : null;
@@ -20,6 +22,7 @@ export class EnergyApiError extends Error {
     this.slug = envelope?.error.slug ?? null;
     this.details = envelope?.error.details ?? null;
     this.requestId = envelope?.request_id ?? requestId;
+    this.reason = envelope?.error.message ?? `HTTP ${status}`;
   }
 }
 

@@ -21,11 +21,7 @@ export function signedHeaders(key: ApiKey, timestamp: string, method: string, ta
   return { 'X-API-KEY': key.id, 'X-API-TIMESTAMP': timestamp, 'X-API-SIGN': signature(key.secret, timestamp, method, target, body) };
 }
 
-/** The request target of a URL as an HTTP client sends it: path and query, no origin, no fragment. */
-export function requestTarget(url: string): string {
-  const u = new URL(url);
-  return u.pathname + u.search;
-}
+export { requestTarget } from './retrying-fetch';
 
 /**
  * Timestamps for one client. A write signature is accepted once, so two identical writes (a retry, or

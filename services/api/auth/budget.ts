@@ -1,9 +1,14 @@
 /**
  * Rate budgets in Redis (contract.md section 4), so they hold across API instances: a fixed window per
  * budget and subject. Keys carry the deployment's prefix (which starts with the network).
+ *
+ * Without Redis the budgets stay on, counted in this process's memory (the same windows): a deployment of
+ * N API instances then allows up to N times a budget until Redis is back. Neither closed (every request
+ * refused while a cache is away) nor open (no limit at all): the limits that protect the service remain.
  */
 import type { RequestHandler } from 'express';
 import type { Runtime } from '../../platform/runtime';
+import { withRedis } from '../../platform/redis';
 import { ApiError } from '../errors';
 import { clientIp } from './credentials';
 
@@ -11,7 +16,11 @@ export async function spendBudget(rt: Runtime, budget: string, subject: string, 
   const now = rt.clock.now();
   const window = Math.floor(now / windowMs);
   const key = `${rt.cfg.topicPrefix}budget:${budget}:${subject}:${window}`;
-  const [[, used]] = (await rt.redis.multi().incr(key).pexpire(key, windowMs * 2).exec()) as [[unknown, number]];
+  const used = await withRedis(
+    rt.redis,
+    async (redis) => ((await redis.multi().incr(key).pexpire(key, windowMs * 2).exec()) as [[unknown, number]])[0][1],
+    () => localCount(key, (window + 1) * windowMs, now),
+  );
   if (used > limit) {
     const retryAfter = Math.max(1, Math.ceil(((window + 1) * windowMs - now) / 1000));
     throw new ApiError('rate_limited', 'Too many requests; retry later.', { budget, limit, retry_after: retryAfter }, { 'Retry-After': String(retryAfter) });
@@ -40,4 +49,15 @@ export function publicReadBudget(rt: Runtime): RequestHandler {
     await spendBudget(rt, 'public-reads', clientIp(req) ?? 'unknown', rt.cfg.BUDGET_PUBLIC_READS_PER_IP_PER_SEC, 1_000);
     next();
   };
+}
+
+/** Counts of the budget windows of this process, used while Redis is away; ended windows are dropped. */
+const local = new Map<string, { endsAt: number; used: number }>();
+
+function localCount(key: string, endsAt: number, now: number): number {
+  if (local.size > 50_000) for (const [k, v] of local) if (v.endsAt <= now) local.delete(k);
+  const entry = local.get(key) ?? { endsAt, used: 0 };
+  entry.used += 1;
+  local.set(key, entry);
+  return entry.used;
 }

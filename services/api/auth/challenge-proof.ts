@@ -5,14 +5,24 @@
  * unknown, so the answer time does not tell the failures apart.
  */
 import { recoverSigner } from '../../identity/address';
+import type { ChallengePurpose } from '../../identity/challenge-message';
 import type { Runtime } from '../../platform/runtime';
 import { ApiError } from '../errors';
 import { consumeChallenge } from '../stores/challenges';
 
 export const CHALLENGE_TTL_MS = 10 * 60_000;
 
-export async function proveAddress(rt: Runtime, address: string, nonce: string, signature: string): Promise<void> {
-  const message = await consumeChallenge(rt.pool, nonce, address, rt.clock.now());
-  const signer = recoverSigner(message ?? `unknown nonce ${nonce}`, signature);
-  if (message === null || signer !== address) throw new ApiError('challenge_invalid');
+/** The purposes that open (or create) an account; a promo challenge never does. */
+export const accountPurposes: readonly ChallengePurpose[] = ['signup', 'login', 'recovery'];
+
+/**
+ * `purposes`: what the route accepts. A challenge issued for another purpose (a sign-in nonce sent to the
+ * promo redeem, a promo nonce sent to POST /v1/session) is refused like any other failure, and consumed.
+ */
+export async function proveAddress(
+  rt: Runtime, address: string, nonce: string, signature: string, purposes: readonly ChallengePurpose[],
+): Promise<void> {
+  const challenge = await consumeChallenge(rt.pool, nonce, address, rt.clock.now());
+  const signer = recoverSigner(challenge?.message ?? `unknown nonce ${nonce}`, signature);
+  if (challenge === null || signer !== address || !purposes.includes(challenge.purpose as ChallengePurpose)) throw new ApiError('challenge_invalid');
 }

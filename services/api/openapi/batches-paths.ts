@@ -5,8 +5,9 @@ import type { Operation } from './document';
 import { ref, json, obj, errors, nullable, dateTime } from './builders';
 
 const tags = ['batches'];
-const write: Array<Record<string, string[]>> = [{ apiKey: ['orders.write'] }];
-const read: Array<Record<string, string[]>> = [{ apiKey: ['orders.read'] }];
+// A dashboard session opens the batch routes as it opens orders (viewer reads; editor or owner writes with X-CSRF-Token).
+const write: Array<Record<string, string[]>> = [{ apiKey: ['orders.write'] }, { session: [] }];
+const read: Array<Record<string, string[]>> = [{ apiKey: ['orders.read'] }, { session: [] }];
 const batchIdParam = { name: 'batchId', in: 'path' as const, required: true, schema: { type: 'string', maxLength: 200 }, description: 'bat_ id or cid:<client_batch_id>' };
 const idempotencyKey = { name: 'Idempotency-Key', in: 'header' as const, schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{8,128}$' } };
 
@@ -29,8 +30,13 @@ export const batchSchemas = {
     properties: {
       receiver: ref('Address'), tracking_id: { type: 'string' }, status: { type: 'string', enum: [...itemStatuses] },
       order_ids: { type: 'array', items: { type: 'string' } }, delegate_hashes: { type: 'array', items: { type: 'string' } },
-      charged_amount_sun: ref('Sun'), activation: { type: 'object' }, bandwidth: { type: 'object' },
+      charged_amount_sun: ref('Sun'),
+      // Spec: the list form does not guarantee the sub-fields of activation and bandwidth, so none is required.
+      activation: { type: 'object', properties: { status: { type: 'string' }, hash: nullable({ type: 'string' }) } },
+      bandwidth: { type: 'object', properties: { status: { type: 'string' }, order_id: nullable({ type: 'string' }), skip_reason: nullable({ type: 'string' }) } },
       started_at: nullable(dateTime), finished_at: nullable(dateTime),
+      resource: ref('OrderResource'), amount: nullable({ type: 'integer' }), tier: nullable(ref('Tier')), delivered_amount: nullable({ type: 'integer' }),
+      attempts: { type: 'integer' }, failure: nullable(obj({ code: { type: 'integer' }, slug: { type: 'string' }, message: { type: 'string' } })),
     },
   },
   Batch: {
@@ -39,7 +45,7 @@ export const batchSchemas = {
     properties: {
       id: { type: 'string' }, client_batch_id: nullable({ type: 'string' }),
       status: { type: 'string', enum: ['queued', 'processing', 'completed', 'partial', 'failed', 'cancelled'] },
-      items_accepted: { type: 'integer' }, summary: { type: 'object' }, items: { type: 'array', items: ref('BatchItem') },
+      items_accepted: { type: 'integer' }, summary: { type: 'object', properties: Object.fromEntries(['total', 'queued', 'processing', 'completed', 'partial', 'failed', 'insufficient_funds', 'cancelled'].map((k) => [k, { type: 'integer' }])) }, items: { type: 'array', items: ref('BatchItem') },
       created_at: dateTime, finished_at: nullable(dateTime),
     },
   },

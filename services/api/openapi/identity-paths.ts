@@ -178,14 +178,14 @@ export const identityPaths: Record<string, Record<string, Operation>> = {
     post: {
       operationId: 'addMember', summary: 'Add a member or change its role (owner).', tags: ['session'], security: sec.session,
       requestBody: body(obj({ address: ref('Address'), role: { type: 'string', enum: ['editor', 'viewer'] } })),
-      responses: { '200': json('role changed', ref('Member')), '201': json('added', ref('Member')), ...errors('400', '401', '403', '409', '500') },
+      responses: { '200': json('role changed', ref('Member')), '201': json('added', ref('Member')), ...errors('400', '401', '403', '409', '500', '404', '503') },
     },
   },
   '/v1/account/members/{address}': {
     delete: {
       operationId: 'removeMember', summary: 'Remove a member (owner); its sessions end.', tags: ['session'], security: sec.session,
       parameters: [{ name: 'address', in: 'path', required: true, schema: ref('Address') }],
-      responses: { ...noContent, ...errors('401', '403', '404', '409', '500') },
+      responses: { ...noContent, ...errors('401', '403', '404', '409', '500', '503') },
     },
   },
   '/v1/api-keys': {
@@ -216,7 +216,7 @@ export const identityPaths: Record<string, Record<string, Operation>> = {
       requestBody: body(obj({ label: { type: 'string', maxLength: 256 }, address: ref('Address') })),
       responses: {
         '200': json('label replaced', ref('AddressBookEntry')), '201': json('saved', ref('AddressBookEntry')),
-        ...errors('400', '401', '403', '409', '500'),
+        ...errors('400', '401', '403', '409', '500', '404', '503'),
       },
     },
   },
@@ -224,7 +224,7 @@ export const identityPaths: Record<string, Record<string, Operation>> = {
     delete: {
       operationId: 'deleteAddressBookEntry', summary: 'Delete an entry; frees its slot.', tags: ['address-book'], security: sec.session,
       parameters: [{ name: 'entryId', in: 'path', required: true, schema: { type: 'string' } }],
-      responses: { ...noContent, ...errors('401', '403', '404', '500') },
+      responses: { ...noContent, ...errors('401', '403', '404', '500', '503') },
     },
   },
 };

@@ -19,7 +19,7 @@ export const orderSchemas = {
   Tier: { type: 'string', enum: [...allTiers] },
   OrderStatus: { type: 'string', enum: [...orderStatuses] },
   PriceRow: obj({
-    resource: { type: 'string', enum: ['energy', 'bandwidth'] }, tier: ref('Tier'), duration_seconds: { type: 'integer' },
+    resource: { type: 'string', enum: ['energy', 'bandwidth'] }, tier: { oneOf: [ref('Tier'), { type: 'string', enum: ['plan'] }] }, duration_seconds: { type: 'integer' },
     price_sun_per_unit: ref('Sun'), min_amount: { type: 'integer' }, max_amount: { type: 'integer' }, available: { type: 'boolean' },
   }),
   Quote: obj({
@@ -34,6 +34,15 @@ export const orderSchemas = {
       id: { type: 'string' }, client_order_id: nullable({ type: 'string' }), account_id: { type: 'string' }, resource: ref('OrderResource'),
       amount: nullable({ type: 'integer' }), status: ref('OrderStatus'), receiver: ref('Address'), total_amount_sun: ref('Sun'),
       delegate_hashes: { type: 'array', items: { type: 'string' } }, fills: { type: 'array' }, delegations: { type: 'array' },
+      // The rest of spec section 2's Order, so the generated client types what the dashboard shows.
+      batch_id: nullable({ type: 'string' }), subscription_id: nullable({ type: 'string' }), delivered_amount: nullable({ type: 'integer' }),
+      partial: { type: 'boolean' }, tier: nullable(ref('Tier')), duration_seconds: nullable({ type: 'integer' }), source: { type: 'string' },
+      confirm_status: { type: 'string', enum: ['unconfirmed', 'confirmed', 'confirm_failed'] }, price_sun_per_unit: nullable(ref('Sun')),
+      pay_amount_sun: ref('Sun'), activate_amount_sun: ref('Sun'), refunded_amount_sun: ref('Sun'), delegate_hash: nullable({ type: 'string' }),
+      delegated_at: nullable(dateTime), reclaim_hash: nullable({ type: 'string' }), reclaimed_at: nullable(dateTime), expires_at: nullable(dateTime),
+      activation: obj({ performed: { type: 'boolean' }, hash: nullable({ type: 'string' }), amount_sun: ref('Sun') }), memo: nullable({ type: 'string' }),
+      created_at: dateTime, updated_at: dateTime,
+      failure: nullable(obj({ code: { type: 'integer' }, slug: { type: 'string' }, message: { type: 'string' }, at: dateTime }, ['code', 'slug', 'message'])),
     },
   },
 };

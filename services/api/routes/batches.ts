@@ -8,7 +8,7 @@ import type { CommandBus } from '../../platform/command-bus';
 import type { Runtime } from '../../platform/runtime';
 import { priceTable, type PriceTable } from '../../domain/pricing';
 import { batchJson } from '../../batches/view';
-import { batchRequestHash, duplicateReceiver, mergeItems, type ItemInput, type ItemSpec } from '../../batches/rules';
+import { batchRequestHash, duplicateReceiver, mergeItems, queuedBatch, type Batch, type ItemInput, type ItemSpec } from '../../batches/rules';
 import { batchByRef, listBatches, ordersOfBatches, type BatchCursor } from '../../batches/store';
 import { accountIdOf, requireAuth } from '../auth/require-auth';
 import { ApiError, sendJson } from '../errors';
@@ -76,8 +76,12 @@ function batchKeyOf(req: Request, clientBatchId: string | undefined): string {
 export function batchesRouter(deps: BatchRouteDeps): Router {
   const { rt, bus, validator } = deps;
   const router = Router();
+  // Like orders (contract §5): the dashboard submits, watches and cancels batches with its session
+  // (viewer reads; editor or owner writes, with X-CSRF-Token). An API key is never used from a page.
+  const reader = { apiKey: { scope: 'orders.read' as const }, session: { minRole: 'viewer' as const } };
+  const writer = { apiKey: { scope: 'orders.write' as const }, session: { minRole: 'editor' as const } };
 
-  router.post('/v1/batches', requireAuth({ apiKey: { scope: 'orders.write' } }), validator.for('createBatch'), async (req, res) => {
+  router.post('/v1/batches', requireAuth(writer), validator.for('createBatch'), async (req, res) => {
     const accountId = accountIdOf(res);
     const body = req.body as { client_batch_id?: string; defaults?: Record<string, any>; items: Array<Record<string, any>> };
     const batchKey = batchKeyOf(req, body.client_batch_id);
@@ -91,24 +95,44 @@ export function batchesRouter(deps: BatchRouteDeps): Router {
     const table = priceTable(rt.cfg.NETWORK, rt.cfg.ORDER_PRICES, rt.cfg.ACTIVATION_FEE_SUN);
     items.forEach((item, k) => checkItem(table, item, `items[${k}]`));
     const clientBatchId = body.client_batch_id ?? null;
-    const result = await submitCommand(bus, { type: 'batch.create', accountId, batchKey, clientBatchId, requestHash: batchRequestHash(clientBatchId, items), items });
-    sendJson(res, result.status, result.body);
+    const requestHash = batchRequestHash(clientBatchId, items);
+    const result = await submitCommand(bus, { type: 'batch.create', accountId, batchKey, clientBatchId, requestHash, items });
+    const id = String(result.body.id);
+    if (result.status === 202) {
+      const batch = queuedBatch({ id, accountId, batchKey, clientBatchId, requestHash, createdAt: Number(result.body.created_at) }, items);
+      return sendJson(res, 202, batchJson(batch, new Map()));
+    }
+    // The same request again: the original as it stands now.
+    const original = await batchByRef(rt.pool, accountId, id);
+    if (!original) throw new ApiError('service_unavailable');
+    sendJson(res, 200, batchJson(original, await ordersOfBatches(rt.pool, [original])));
   });
 
-  router.get('/v1/batches', requireAuth({ apiKey: { scope: 'orders.read' } }), validator.for('listBatches'), async (_req, res) => {
+  router.get('/v1/batches', requireAuth(reader), validator.for('listBatches'), async (_req, res) => {
     const accountId = accountIdOf(res);
     const q = res.locals.query as Record<string, any>;
     const limit = Number(q.limit ?? 50);
-    const cursor = q.cursor ? decodeCursor(q.cursor) : undefined;
-    const page = await listBatches(rt.pool, accountId, limit + 1, cursor);
-    const scanned = page.slice(0, limit);
-    const orders = await ordersOfBatches(rt.pool, scanned);
-    const shown = scanned.map((b) => batchJson(b, orders)).filter((b) => q.status === undefined || b.status === q.status);
-    const last = scanned[scanned.length - 1];
-    sendJson(res, 200, { data: shown, next_cursor: page.length > limit && last ? encodeCursor({ createdAt: new Date(last.createdAt), id: last.id }) : null });
+    const status = q.status as string | undefined;
+    // The filter applies before paging: read on until a page has `limit` matches (and one more to know a next page exists).
+    const shown: Array<{ batch: Batch; json: Record<string, unknown> }> = [];
+    let cursor = q.cursor ? decodeCursor(q.cursor) : undefined;
+    for (;;) {
+      const rows = await listBatches(rt.pool, accountId, limit + 1, cursor, status);
+      const orders = await ordersOfBatches(rt.pool, rows);
+      for (const batch of rows) {
+        const json = batchJson(batch, orders);
+        if (status === undefined || json.status === status) shown.push({ batch, json });
+      }
+      const last = rows[rows.length - 1];
+      if (shown.length > limit || rows.length <= limit || !last) break;
+      cursor = { createdAt: new Date(last.createdAt), id: last.id };
+    }
+    const page = shown.slice(0, limit);
+    const last = page[page.length - 1]?.batch;
+    sendJson(res, 200, { data: page.map((p) => p.json), next_cursor: shown.length > limit && last ? encodeCursor({ createdAt: new Date(last.createdAt), id: last.id }) : null });
   });
 
-  router.get('/v1/batches/:batchId', requireAuth({ apiKey: { scope: 'orders.read' } }), validator.for('getBatch'), async (req, res) => {
+  router.get('/v1/batches/:batchId', requireAuth(reader), validator.for('getBatch'), async (req, res) => {
     const batch = await batchByRef(rt.pool, accountIdOf(res), String(req.params.batchId));
     if (!batch) throw new ApiError('not_found', 'No such batch.');
     const receiver = (res.locals.query as Record<string, any>).receiver as string | undefined;
@@ -116,7 +140,7 @@ export function batchesRouter(deps: BatchRouteDeps): Router {
     sendJson(res, 200, batchJson(batch, await ordersOfBatches(rt.pool, [batch]), receiver));
   });
 
-  router.post('/v1/batches/:batchId/cancel', requireAuth({ apiKey: { scope: 'orders.write' } }), validator.for('cancelBatch'), async (req, res) => {
+  router.post('/v1/batches/:batchId/cancel', requireAuth(writer), validator.for('cancelBatch'), async (req, res) => {
     const accountId = accountIdOf(res);
     const batch = await batchByRef(rt.pool, accountId, String(req.params.batchId));
     if (!batch) throw new ApiError('not_found', 'No such batch.');

@@ -11,12 +11,15 @@ import { randomId } from '../../domain/ids';
 import { orderDetailJson, orderJson, type OrderStatus } from '../../domain/orders';
 import { orderCommandFrom } from '../../domain/order-command';
 import {
-  chargeFor, priceFor, priceRowJson, quoteMatches, QUOTE_TTL_MS, tierSeconds, type DelegatedResource, type OrderResource, type PriceTable, type Tier,
+  chargeFor, planRowJson, priceFor, priceRowJson, quoteMatches, QUOTE_TTL_MS, tierSeconds, type DelegatedResource, type OrderResource, type PriceTable, type Tier,
 } from '../../domain/pricing';
 import type { Runtime } from '../../platform/runtime';
+import { routingFeeTable } from '../../domain/routing-fee';
+import { routingFeeFor } from '../../promo/routing-fee-reads';
 import { publicReadBudget } from '../auth/budget';
 import { accountIdOf, authOf, requireAuth } from '../auth/require-auth';
 import { receiverActivation } from '../receiver-activation';
+import { BroadcastWatch, placedOrderAnswer } from '../sync-delivery';
 import { ApiError, sendJson } from '../errors';
 import { cursorInstant, invalidCursor } from '../cursor';
 import { checkAddress } from '../identity-deps';
@@ -99,6 +102,11 @@ export function ordersRouter(deps: OrderRouteDeps): Router {
   const router = Router();
 
   const receiverActive = receiverActivation(chain);
+  const routing = routingFeeTable(rt.cfg.NETWORK, rt.cfg.ROUTING_FEE_BPS, rt.cfg.ROUTING_FEE_TIERS);
+  /** The resource's pay plus the routing fee in force (provider-routed orders only; docs/routing-fee.md). */
+  const payWithRoutingFee = async (accountId: string, paySun: bigint): Promise<bigint> =>
+    paySun + (await routingFeeFor(rt.pool, routing, rt.cfg.ORDER_SUPPLIER, accountId, paySun, rt.clock.now())).feeSun;
+  const watch = new BroadcastWatch(rt.pool);
 
   // Contract §5: the dashboard reads and places orders with its session (editor or owner to write; CSRF checked).
   const reader = { apiKey: { scope: 'orders.read' as const }, session: { minRole: 'viewer' as const } };
@@ -106,7 +114,7 @@ export function ordersRouter(deps: OrderRouteDeps): Router {
 
   router.get('/v1/prices', validator.for('getPrices'), publicReadBudget(rt), (_req, res) => {
     const table = pricesOf(rt);
-    sendJson(res, 200, { network: table.network, data: table.rows.map(priceRowJson), activation_fee_sun: table.activationFeeSun, as_of: new Date(rt.clock.now()).toISOString() });
+    sendJson(res, 200, { network: table.network, data: [...table.rows.map(priceRowJson), ...(table.plans ?? []).map(planRowJson)], activation_fee_sun: table.activationFeeSun, as_of: new Date(rt.clock.now()).toISOString() });
   });
 
   router.post('/v1/quotes', requireAuth({ apiKey: { scope: 'orders.write' } }), validator.for('createQuote'), async (req, res) => {
@@ -117,10 +125,11 @@ export function ordersRouter(deps: OrderRouteDeps): Router {
     const active = await receiverActive(receiver);
     if (p.resource === 'activation' && active) throw new ApiError('invalid_request', 'The receiver is already activated.', { field: 'receiver' });
     const charge = chargeFor(p.priceSunPerUnit, p.amount, active, table.activationFeeSun);
+    const paySun = await payWithRoutingFee(accountId, charge.paySun);
     const now = rt.clock.now();
     const quote = {
       id: randomId('quote'), accountId, resource: p.resource, amount: p.amount, tier: p.tier, receiver, priceSunPerUnit: p.priceSunPerUnit,
-      paySun: charge.paySun, activateSun: charge.activateSun, totalSun: charge.totalSun, receiverActive: active, expiresAt: now + QUOTE_TTL_MS, createdAt: now,
+      paySun, activateSun: charge.activateSun, totalSun: paySun + charge.activateSun, receiverActive: active, expiresAt: now + QUOTE_TTL_MS, createdAt: now,
     };
     await insertQuote(rt.pool, quote);
     sendJson(res, 201, {
@@ -154,7 +163,7 @@ export function ordersRouter(deps: OrderRouteDeps): Router {
       p = priced(table, body);
       active = await receiverActive(receiver);
       const charge = chargeFor(p.priceSunPerUnit, p.amount, active, table.activationFeeSun);
-      paySun = charge.paySun;
+      paySun = await payWithRoutingFee(accountId, charge.paySun);
       activateSun = charge.activateSun;
     }
     const result = await submit(bus, orderCommandFrom({
@@ -163,7 +172,7 @@ export function ordersRouter(deps: OrderRouteDeps): Router {
       activate: body.activate ?? null, maxPriceSun, quoteId: body.quote_id ?? null, quoteExpiresAt, priceSunPerUnit: p.priceSunPerUnit,
       paySun, activateSun, source: authOf(res).kind === 'session' ? 'dashboard' : 'api', memo: body.memo ?? null, supplier: rt.cfg.ORDER_SUPPLIER,
     }));
-    sendJson(res, result.status, result.body);
+    sendJson(res, result.status, await placedOrderAnswer(rt.pool, watch, accountId, result.body, rt.cfg.ORDER_SYNC_WAIT_MS));
   });
 
   router.get('/v1/orders', requireAuth(reader), validator.for('listOrders'), async (_req, res: Response) => {

@@ -80,7 +80,7 @@ export function promoRouter(deps: PromoRouteDeps): Router {
 
   router.post('/v1/promo/redeem', validator.for('redeemPromo'), proofBudget(rt), async (req, res) => {
     const address = checkAddress(req.body.address, 'address');
-    await proveAddress(rt, address, req.body.nonce, req.body.signature);
+    await proveAddress(rt, address, req.body.nonce, req.body.signature, ['promo_redeem']);
     const config = await loadPromoConfig(rt.pool);
     if (!config || !config.on) throw new ApiError('promo_redeem_unavailable');
     await checkEligible(config, address);
@@ -110,7 +110,7 @@ export function promoRouter(deps: PromoRouteDeps): Router {
 
   router.post('/v1/promo/dev/claim', validator.for('claimPromoDevCode'), proofBudget(rt), async (req, res) => {
     const address = checkAddress(req.body.address, 'address');
-    await proveAddress(rt, address, req.body.nonce, req.body.signature);
+    await proveAddress(rt, address, req.body.nonce, req.body.signature, ['promo_dev_code']);
     const config = await checkDevEligible(address);
     const now = rt.clock.now();
     const activateBy = config.endsAt ?? now + DEV_CODE_DAYS * DAY_MS;

@@ -7,7 +7,7 @@ import { newToken, tokenHash } from '../../identity/request-signing';
 import { toIso } from '../../platform/clock';
 import { ensureAccount } from '../account-provisioning';
 import { takeWalletTicket } from '../auth/wallet-ticket';
-import { proveAddress } from '../auth/challenge-proof';
+import { accountPurposes, proveAddress } from '../auth/challenge-proof';
 import { proofBudget } from '../auth/budget';
 import { clientIp } from '../auth/credentials';
 import type { MemberRole } from '../auth/context';
@@ -55,7 +55,7 @@ export function sessionRouter(deps: IdentityDeps): Router {
 
   router.post('/v1/session', validator.for('createSession'), proofBudget(rt), async (req, res) => {
     const address = checkAddress(req.body.address, 'address');
-    await proveAddress(rt, address, req.body.nonce, req.body.signature);
+    await proveAddress(rt, address, req.body.nonce, req.body.signature, accountPurposes);
     await openSession(req, res, address, req.body.account_id);
   });
 

@@ -8,7 +8,7 @@ import { toIso } from '../../platform/clock';
 import { ensureAccount, withDepositAddress } from '../account-provisioning';
 import { BOOTSTRAP_TTL_MS, verifyBootstrap } from '../auth/bootstrap-auth';
 import { MINUTE_MS, proofBudget, spendBudget } from '../auth/budget';
-import { proveAddress } from '../auth/challenge-proof';
+import { accountPurposes, proveAddress } from '../auth/challenge-proof';
 import { clientIp, presentedCredentials } from '../auth/credentials';
 import { accountIdOf, requireAuth } from '../auth/require-auth';
 import { ApiError, sendJson } from '../errors';
@@ -33,7 +33,7 @@ export function signupRouter(deps: IdentityDeps): Router {
 
   router.post('/v1/accounts/challenge/verify', validator.for('verifyChallenge'), proofBudget(rt), async (req, res) => {
     const address = checkAddress(req.body.address, 'address');
-    await proveAddress(rt, address, req.body.nonce, req.body.signature);
+    await proveAddress(rt, address, req.body.nonce, req.body.signature, accountPurposes);
     const now = rt.clock.now();
     const token = newToken('abt_');
     const expiresAt = now + BOOTSTRAP_TTL_MS;
@@ -56,7 +56,7 @@ export function signupRouter(deps: IdentityDeps): Router {
       if (auth.address !== address) throw new ApiError('bootstrap_token_invalid', 'The bootstrap token was issued to another address.');
     } else if (typeof req.body.nonce === 'string' && typeof req.body.signature === 'string') {
       await spendBudget(rt, 'proofs', clientIp(req) ?? 'unknown', rt.cfg.BUDGET_PROOFS_PER_IP_PER_MIN, MINUTE);
-      await proveAddress(rt, address, req.body.nonce, req.body.signature);
+      await proveAddress(rt, address, req.body.nonce, req.body.signature, accountPurposes);
     } else {
       throw new ApiError('authentication_required', 'Send a bootstrap token, or `nonce` and `signature` of a challenge.');
     }

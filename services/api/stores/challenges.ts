@@ -17,12 +17,12 @@ export async function saveChallenge(pool: Pool, c: StoredChallenge): Promise<voi
   );
 }
 
-/** Marks the nonce used if it is live and was issued to `address`; returns its message, else null. */
-export async function consumeChallenge(pool: Pool, nonce: string, address: string, now: number): Promise<string | null> {
+/** Marks the nonce used if it is live and was issued to `address`; returns its message and purpose, else null. */
+export async function consumeChallenge(pool: Pool, nonce: string, address: string, now: number): Promise<{ message: string; purpose: string } | null> {
   const { rows } = await pool.query(
     `UPDATE auth_challenges SET used_at = $3
-     WHERE nonce = $1 AND address = $2 AND used_at IS NULL AND expires_at > $3 RETURNING message`,
+     WHERE nonce = $1 AND address = $2 AND used_at IS NULL AND expires_at > $3 RETURNING message, purpose`,
     [nonce, address, new Date(now)],
   );
-  return rows[0]?.message ?? null;
+  return rows[0] ? { message: rows[0].message, purpose: rows[0].purpose } : null;
 }

@@ -1,4 +1,7 @@
-/** Members other than the owner (the owner is the account's owner address). */
+/**
+ * Members other than the owner (the owner is the account's owner address). Reads only: members are
+ * added, re-roled and removed by member.* commands the processor applies (services/domain/handlers/members.ts).
+ */
 import type { Pool } from '../../platform/db/pool';
 
 export interface MemberRow {
@@ -7,26 +10,16 @@ export interface MemberRow {
   addedAt: number;
 }
 
+const toRow = (r: Record<string, any>): MemberRow => ({ address: r.address, role: r.role, addedAt: r.added_at.getTime() });
+
 export async function listMembers(pool: Pool, accountId: string): Promise<MemberRow[]> {
   const { rows } = await pool.query('SELECT address, role, added_at FROM account_members WHERE account_id = $1 ORDER BY added_at, address', [accountId]);
-  return rows.map((r) => ({ address: r.address, role: r.role, addedAt: r.added_at.getTime() }));
+  return rows.map(toRow);
 }
 
-/** Adds or changes a member's role; true when the member is new. */
-export async function upsertMember(pool: Pool, accountId: string, address: string, role: MemberRow['role'], now: number): Promise<{ created: boolean; row: MemberRow }> {
-  const { rows } = await pool.query(
-    `INSERT INTO account_members (account_id, address, role, added_at) VALUES ($1, $2, $3, $4)
-     ON CONFLICT (account_id, address) DO UPDATE SET role = EXCLUDED.role
-     RETURNING address, role, added_at, (xmax = 0) AS created`,
-    [accountId, address, role, new Date(now)],
-  );
-  const r = rows[0];
-  return { created: r.created, row: { address: r.address, role: r.role, addedAt: r.added_at.getTime() } };
-}
-
-export async function deleteMember(pool: Pool, accountId: string, address: string): Promise<boolean> {
-  const { rowCount } = await pool.query('DELETE FROM account_members WHERE account_id = $1 AND address = $2', [accountId, address]);
-  return rowCount === 1;
+export async function findMember(pool: Pool, accountId: string, address: string): Promise<MemberRow | null> {
+  const { rows } = await pool.query('SELECT address, role, added_at FROM account_members WHERE account_id = $1 AND address = $2', [accountId, address]);
+  return rows[0] ? toRow(rows[0]) : null;
 }
 
 /** Accounts where the address is a (non-owner) member. */

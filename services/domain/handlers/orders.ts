@@ -6,16 +6,18 @@
  */
 import { availableSun, type Account } from '../account';
 import { balanceCredited } from '../balance-credited';
-import type { CommandOf } from '../commands';
-import { domainError, errorCatalog } from '../errors';
+import type { Command, CommandOf } from '../commands';
+import { domainError, errorCatalog, type ErrorSlug } from '../errors';
 import { eventIdFor, type DomainEvent } from '../events';
 import { derivedId } from '../ids';
-import { ledgerAccounts, transferJournal, type Journal } from '../ledger';
+import { ledgerAccounts, revenueJournal, transferJournal, type Journal } from '../ledger';
+import { routingFeeOf, routingFeeRefunded } from '../routing-fee';
 import {
-  activationOf, delegateHashes, delivered, IDEMPOTENCY_TTL_MS, orderJson, partialRefund,
+  activationOf, closesAfterEnd, delegateHashes, delivered, IDEMPOTENCY_TTL_MS, moveRefusal, orderJson, partialRefund,
   type IdempotencyRecord, type Order,
 } from '../orders';
 import type { Tier } from '../pricing';
+import { isPlanOrder } from '../../subscriptions/rules';
 import { noEffects, rejected, type Effects, type Handler, type Outcome, type OrderView, type StateView } from '../outcome';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -115,6 +117,7 @@ export const createOrder: Handler<CommandOf<'order.create'>> = (state, c) => {
     createdAt: c.issuedAt,
     updatedAt: c.issuedAt,
     batchId: c.batchId ?? null,
+    subscriptionId: c.subscriptionId ?? null,
   };
   const updated: Account = {
     ...account,
@@ -132,6 +135,12 @@ export const createOrder: Handler<CommandOf<'order.create'>> = (state, c) => {
   return applied(201, order, effects);
 };
 
+/** Spec ledger kinds: a plan's day is `subscription_fee`, a refill `subscription_usage`, every other order `order_charge`. */
+function chargeKindOf(order: Order): 'subscription_fee' | 'subscription_usage' | 'order_charge' {
+  if (order.source !== 'subscription') return 'order_charge';
+  return isPlanOrder(order) ? 'subscription_fee' : 'subscription_usage';
+}
+
 function orderFor(state: StateView, accountId: string, orderId: string): Order | undefined {
   const order = ordersOf(state).byId(orderId);
   return order && order.accountId === accountId ? order : undefined;
@@ -140,8 +149,10 @@ function orderFor(state: StateView, accountId: string, orderId: string): Order |
 export const allocateOrder: Handler<CommandOf<'order.allocate'>> = (state, c) => {
   const order = orderFor(state, c.accountId, c.orderId);
   if (!order) return rejected(domainError('not_found', 'No such order.'));
+  const refusal = moveRefusal(order, order.status, 'order.allocate', ['allocating']);
+  if (refusal) return rejected(refusal);
   // The first signed set stored wins; a second signer's transactions are never broadcast.
-  if (order.status !== 'allocating' || order.allocations.length > 0 || c.txs.length === 0) return unchanged(order);
+  if (order.allocations.length > 0 || c.txs.length === 0) return unchanged(order);
   const next: Order = {
     ...order,
     ratio: { limit: c.ratioLimit, weight: c.ratioWeight },
@@ -151,17 +162,25 @@ export const allocateOrder: Handler<CommandOf<'order.allocate'>> = (state, c) =>
   return applied(200, next, { ...noEffects(), orders: [next] });
 };
 
-function failOrder(account: Account, order: Order, at: number, commandId: string, message: string): Outcome {
-  const entry = errorCatalog.delegation_failed;
+/** Slugs an order fails with (spec section 7 and the codes this service adds there). */
+export type OrderFailureSlug = Extract<ErrorSlug, 'delegation_failed' | 'supply_unavailable' | 'activation_failed'>;
+
+/**
+ * The order fails: nothing was ever charged (creation only reserved the total), so the reversal is the
+ * release of that reservation, complete in this same command; `refund_complete` says so from the amounts.
+ */
+function failOrder(account: Account, order: Order, at: number, commandId: string, slug: OrderFailureSlug, message: string): Outcome {
+  const entry = errorCatalog[slug];
+  const released = order.totalSun;
   const next: Order = {
     ...order,
     status: 'failed',
     confirmStatus: 'confirm_failed',
-    refundedSun: order.totalSun,
-    failure: { code: entry.code, slug: 'delegation_failed', message, at },
+    refundedSun: released,
+    failure: { code: entry.code, slug, message, at },
     updatedAt: at,
   };
-  const updated: Account = { ...account, reservedSun: account.reservedSun - order.totalSun, updatedAt: at };
+  const updated: Account = { ...account, reservedSun: account.reservedSun - released, updatedAt: at };
   const event: DomainEvent<'order.failed'> = {
     eventId: eventIdFor(commandId, 0),
     type: 'order.failed',
@@ -169,8 +188,8 @@ function failOrder(account: Account, order: Order, at: number, commandId: string
     createdAt: at,
     data: {
       order_id: order.id, client_order_id: order.clientOrderId, receiver: order.receiver, resource: order.resource, amount: big(order.amount),
-      tier: order.tier, failure: { code: entry.code, slug: 'delegation_failed', message }, charged_amount_sun: order.totalSun,
-      refunded_amount_sun: order.totalSun, refund_complete: true,
+      tier: order.tier, failure: { code: entry.code, slug, message }, charged_amount_sun: order.totalSun,
+      refunded_amount_sun: released, refund_complete: released >= order.totalSun,
     },
   };
   return applied(200, next, { ...noEffects(), accounts: [updated], orders: [next], events: [event] });
@@ -180,17 +199,19 @@ export const settleOrder: Handler<CommandOf<'order.settle'>> = (state, c) => {
   const order = orderFor(state, c.accountId, c.orderId);
   const account = state.account(c.accountId);
   if (!order || !account) return rejected(domainError('not_found', 'No such order.'));
-  if (order.status !== 'allocating' && order.status !== 'delegated') return unchanged(order);
+  // Settlement moves an order awaiting delivery to confirmed or failed; anything else is refused.
+  const refusal = moveRefusal(order, 'confirmed', 'order.settle');
+  if (refusal) return rejected(refusal);
 
   const landed = new Set(c.landedTxIds);
   const allocations = order.allocations.map((a) => ({ ...a, landed: landed.has(a.txId) }));
   const activation = allocations.find((a) => a.kind === 'activate');
   const deliveredAmount = allocations.filter((a) => a.kind === 'delegate' && a.landed).reduce((s, a) => s + a.amount, 0);
   const withAllocations = { ...order, allocations };
-  if (allocations.length === 0) return failOrder(account, withAllocations, c.issuedAt, c.commandId, 'No stake could be allocated to this order.');
-  if (activation && !activation.landed) return failOrder(account, withAllocations, c.issuedAt, c.commandId, 'The receiver could not be activated.');
+  if (allocations.length === 0) return failOrder(account, withAllocations, c.issuedAt, c.commandId, 'supply_unavailable', 'No stake could be allocated to this order within the wait window.');
+  if (activation && !activation.landed) return failOrder(account, withAllocations, c.issuedAt, c.commandId, 'activation_failed', 'The receiver could not be activated.');
   if (order.resource !== 'activation' && deliveredAmount === 0) {
-    return failOrder(account, withAllocations, c.issuedAt, c.commandId, 'No delegation was confirmed within the wait window.');
+    return failOrder(account, withAllocations, c.issuedAt, c.commandId, 'delegation_failed', 'No delegation was confirmed within the wait window.');
   }
 
   const isActivation = order.resource === 'activation';
@@ -201,7 +222,8 @@ export const settleOrder: Handler<CommandOf<'order.settle'>> = (state, c) => {
   const refund = resourceBack + activationBack;
   const next: Order = {
     ...withAllocations,
-    status: isActivation ? 'confirmed' : 'active',
+    // Verified on chain: `confirmed` with order.confirmed; the rental then starts (`active`) by the follow-up.
+    status: 'confirmed',
     confirmStatus: 'confirmed',
     deliveredAmount: isActivation ? null : deliveredAmount,
     partial: !isActivation && deliveredAmount < (order.amount ?? 0),
@@ -211,11 +233,13 @@ export const settleOrder: Handler<CommandOf<'order.settle'>> = (state, c) => {
     updatedAt: c.issuedAt,
   };
   const base = { accountId: order.accountId, commandId: c.commandId, orderId: order.id, memo: null, createdAt: c.issuedAt };
-  const journals: Journal[] = [
-    transferJournal({ ...base, id: derivedId('journal', c.commandId, 0), kind: 'order_charge' }, 'TRX', ledgerAccounts.customerTrx(order.accountId), ledgerAccounts.orderRevenue, order.totalSun),
-  ];
+  // The routing fee of a provider-routed order is revenue of its own (docs/routing-fee.md), refunded pro rata.
+  const fee = routingFeeOf(order);
+  const feeBack = isActivation ? 0n : routingFeeRefunded(fee, order.amount, deliveredAmount);
+  const customer = ledgerAccounts.customerTrx(order.accountId);
+  const journals: Journal[] = [revenueJournal({ ...base, id: derivedId('journal', c.commandId, 0), kind: chargeKindOf(order) }, customer, order.totalSun, fee, true)];
   if (resourceBack > 0n) {
-    journals.push(transferJournal({ ...base, id: derivedId('journal', c.commandId, 1), kind: 'order_refund' }, 'TRX', ledgerAccounts.orderRevenue, ledgerAccounts.customerTrx(order.accountId), resourceBack));
+    journals.push(revenueJournal({ ...base, id: derivedId('journal', c.commandId, 1), kind: 'order_refund' }, customer, resourceBack, feeBack, false));
   }
   if (activationBack > 0n) {
     journals.push(transferJournal(
@@ -250,7 +274,34 @@ export const settleOrder: Handler<CommandOf<'order.settle'>> = (state, c) => {
       activation: activationOf(next),
     },
   };
-  return applied(200, next, { ...noEffects(), accounts: [updated], journals, orders: [next], events: [event] });
+  // Spec section 3, confirmed -> active by processing: a command of its own after this one, never in the
+  // same step (the topic shows both transitions). An activation has no rental: it stays confirmed.
+  const followUps: Command[] = isActivation ? [] : [{
+    type: 'order.deliver', commandId: derivedId('command', 'order-activate', order.id), accountId: order.accountId, issuedAt: c.issuedAt,
+    deadlineAt: null, replyTo: null, orderId: order.id, step: 'activate', txIds: [], at: c.deliveredAt,
+  }];
+  return applied(200, next, { ...noEffects(), accounts: [updated], journals, orders: [next], events: [event], followUps });
+};
+
+/**
+ * Delivery steps besides settlement. `broadcast`: the node accepted every delegation of the stored set;
+ * the order is `delegated` (a hash, not yet verified). `activate`: a verified order enters its rental.
+ */
+export const deliverOrder: Handler<CommandOf<'order.deliver'>> = (state, c) => {
+  const order = orderFor(state, c.accountId, c.orderId);
+  if (!order) return rejected(domainError('not_found', 'No such order.'));
+  const to = c.step === 'broadcast' ? 'delegated' : 'active';
+  const refusal = moveRefusal(order, to, `order.deliver ${c.step}`);
+  if (refusal) return rejected(refusal);
+  if (c.step === 'broadcast') {
+    const stored = order.allocations.filter((a) => a.kind === 'delegate').map((a) => a.txId);
+    const named = new Set(c.txIds);
+    if (stored.length === 0 || !stored.every((id) => named.has(id))) {
+      return rejected(domainError('order_status_conflict', 'A broadcast step names every delegation of the stored set.', { order_id: order.id, tx_ids: c.txIds }));
+    }
+  }
+  const next: Order = { ...order, status: to, updatedAt: c.issuedAt };
+  return applied(200, next, { ...noEffects(), orders: [next] });
 };
 
 export const closeOrder: Handler<CommandOf<'order.close'>> = (state, c) => {
@@ -279,8 +330,12 @@ export const closeOrder: Handler<CommandOf<'order.close'>> = (state, c) => {
     return applied(202, next, effects);
   }
 
+  // A refunded or failed order with stake still on chain: its close changes no status (see closesAfterEnd).
+  const ended = closesAfterEnd(order);
   if (c.step === 'signed') {
-    if (finished || !delivered.includes(order.status)) return unchanged(order);
+    // An ended order keeps its status while its stake goes back; every other order must be delivered to close.
+    const refusal = ended ? null : moveRefusal(order, order.status, 'order.close signed', delivered);
+    if (refusal) return rejected(refusal);
     // First signing: only while nothing is stored. Re-signing: only while what it replaces is still stored.
     const stored = new Set(order.undelegations.map((u) => u.txId));
     const replaces = c.replaces ?? [];
@@ -299,13 +354,19 @@ export const closeOrder: Handler<CommandOf<'order.close'>> = (state, c) => {
   }
 
   // landed
-  if (finished || !delivered.includes(order.status) || order.undelegations.length === 0) return unchanged(order);
+  const refusal = ended ? null : moveRefusal(order, order.closeReason ?? c.reason, 'order.close landed');
+  if (refusal) return rejected(refusal);
+  if (order.undelegations.length === 0) return unchanged(order);
   return finishClose(order, c);
 };
 
-/** The order leaves `active`: expired or reclaimed, with its event. */
+/** The order leaves `active`: expired or reclaimed, with its event. An ended order only records the stake back. */
 function finishClose(order: Order, c: CommandOf<'order.close'>): Outcome {
   const reason = order.closeReason ?? c.reason;
+  if (closesAfterEnd(order)) {
+    const done: Order = { ...order, closeReason: reason, closeRequestedAt: order.closeRequestedAt ?? c.at, reclaimedAt: c.at, updatedAt: c.issuedAt };
+    return applied(200, done, { ...noEffects(), orders: [done] });
+  }
   const next: Order = { ...order, status: reason, closeReason: reason, closeRequestedAt: order.closeRequestedAt ?? c.at, reclaimedAt: c.at, updatedAt: c.issuedAt };
   const common = {
     order_id: order.id, client_order_id: order.clientOrderId, receiver: order.receiver, resource: order.resource, amount: big(order.amount),
@@ -322,14 +383,21 @@ export const refundOrder: Handler<CommandOf<'order.refund'>> = (state, c) => {
   const order = orderFor(state, c.accountId, c.orderId);
   const account = state.account(c.accountId);
   if (!order || !account) return rejected(domainError('not_found', 'No such order.'));
-  if (!['confirmed', 'active', 'expired', 'reclaimed'].includes(order.status)) {
-    return rejected(domainError('invalid_request', `An order in status ${order.status} cannot be refunded.`, { field: 'order_id' }));
-  }
+  const refusal = moveRefusal(order, 'refunded', 'order.refund');
+  if (refusal) return rejected(refusal);
   const amount = order.totalSun - order.refundedSun;
-  const next: Order = { ...order, status: 'refunded', refundedSun: order.totalSun, updatedAt: c.issuedAt };
-  const journal = transferJournal(
+  const failure = c.undelivered
+    ? { code: errorCatalog.delegation_failed.code, slug: 'delegation_failed', message: 'The delegation is not on chain; the charge is reversed.' }
+    : null;
+  const next: Order = failure
+    ? { ...order, status: 'failed', confirmStatus: 'confirm_failed', refundedSun: order.totalSun, failure: { ...failure, at: c.issuedAt }, updatedAt: c.issuedAt }
+    : { ...order, status: 'refunded', refundedSun: order.totalSun, updatedAt: c.issuedAt };
+  // What is left of the routing fee after a partial delivery's pro-rata refund comes back from its account.
+  const fee = routingFeeOf(order);
+  const feeLeft = fee - (order.deliveredAmount === null ? 0n : routingFeeRefunded(fee, order.amount, order.deliveredAmount));
+  const journal = revenueJournal(
     { id: derivedId('journal', c.commandId), accountId: order.accountId, kind: 'order_refund', commandId: c.commandId, orderId: order.id, memo: c.reason, createdAt: c.issuedAt },
-    'TRX', ledgerAccounts.orderRevenue, ledgerAccounts.customerTrx(order.accountId), amount,
+    ledgerAccounts.customerTrx(order.accountId), amount, feeLeft, false,
   );
   const balanceSun = account.balanceSun + amount;
   const updated: Account = {
@@ -337,12 +405,15 @@ export const refundOrder: Handler<CommandOf<'order.refund'>> = (state, c) => {
     totals: { ...account.totals, spentSun: account.totals.spentSun - amount, refundedSun: account.totals.refundedSun + amount },
   };
   const at = iso(c.issuedAt) as string;
+  const common = { order_id: order.id, client_order_id: order.clientOrderId, receiver: order.receiver, resource: order.resource, amount: big(order.amount) };
   const events: DomainEvent[] = [
-    {
+    failure ? {
+      eventId: eventIdFor(c.commandId, 0), type: 'order.failed', accountId: order.accountId, createdAt: c.issuedAt,
+      data: { ...common, tier: order.tier, failure, charged_amount_sun: order.totalSun, refunded_amount_sun: order.totalSun, refund_complete: true },
+    } : {
       eventId: eventIdFor(c.commandId, 0), type: 'order.refunded', accountId: order.accountId, createdAt: c.issuedAt,
       data: {
-        order_id: order.id, client_order_id: order.clientOrderId, receiver: order.receiver, resource: order.resource, amount: big(order.amount),
-        delivered_amount: big(order.deliveredAmount), partial: order.partial, reason: c.reason, charged_amount_sun: order.totalSun,
+        ...common, delivered_amount: big(order.deliveredAmount), partial: order.partial, reason: c.reason, charged_amount_sun: order.totalSun,
         refunded_amount_sun: order.totalSun, refund_complete: true, refunded_at: at,
       },
     },

@@ -23,7 +23,9 @@ export async function ensureDatabase(databaseUrl: string): Promise<void> {
     const { rowCount } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
     if (rowCount !== 0) return;
     await admin.query(`CREATE DATABASE ${quoted}`).catch((err: { code?: string }) => {
-      if (err.code !== '42P04') throw err; // created concurrently by another process: fine
+      // Created concurrently by another process: fine. PostgreSQL says so with 42P04, or with a unique
+      // violation on pg_database's name index (23505) when both CREATE DATABASE ran at the same moment.
+      if (err.code !== '42P04' && err.code !== '23505') throw err;
     });
   });
 }

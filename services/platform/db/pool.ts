@@ -13,12 +13,15 @@ export function createPool(databaseUrl: string, max = 10): pg.Pool {
   const pool = new pg.Pool({ connectionString: databaseUrl, max, application_name: 'energy-rental' });
   // An idle client's error (server restart) must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
+  // Nor a checked-out client's (a held LISTEN connection, a transaction): the query in flight fails with it.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
 }
 
 /** Runs `fn` in one transaction; rolls back on any error and rethrows it. */
 export async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
+  let broken: Error | undefined;
   try {
     await client.query('BEGIN');
     const result = await fn(client);
@@ -26,8 +29,25 @@ export async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient
     return result;
   } catch (err) {
     await client.query('ROLLBACK').catch(() => undefined);
+    broken = isConnectionError(err) ? (err as Error) : undefined;
     throw err;
   } finally {
-    client.release();
+    // A client whose connection broke (server restarted) is destroyed, not handed to the next caller.
+    client.release(broken);
   }
+}
+
+/**
+ * True for errors that mean the database is not reachable (refused, reset, terminated, shutting down or
+ * starting up), as opposed to an answer about the query: callers answer 503 and retry, never 500.
+ */
+export function isConnectionError(err: unknown): boolean {
+  const code = (err as { code?: unknown })?.code;
+  if (typeof code === 'string') {
+    if (/^(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|ENOTFOUND)$/.test(code)) return true;
+    // SQLSTATE classes 08 (connection exception) and 57P (operator intervention: shutdown, cannot connect now).
+    if (/^(08...|57P0[1-3])$/.test(code)) return true;
+    return false;
+  }
+  return /Connection terminated|Client has encountered a connection error|not queryable/.test(String((err as Error)?.message ?? ''));
 }

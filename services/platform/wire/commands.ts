@@ -1,6 +1,7 @@
 /** Domain commands to and from the Avro shape of schemas/account-command.avsc. */
 import type { Command, CommandBody, SignedTxFact } from '../../domain/commands';
 import { batchStepFromWire, batchStepToWire } from '../../batches/commands';
+import { subscriptionStepFromWire, subscriptionStepToWire } from '../../subscriptions/commands';
 
 const ns = 'energy.rental.commands.';
 
@@ -80,6 +81,7 @@ function bodyToWire(body: CommandBody): WireBody {
           receiver_active: body.receiverActive, activate: body.activate, max_price_sun: optLong(body.maxPriceSun), quote_id: body.quoteId,
           quote_expires_at: optLong(body.quoteExpiresAt), price_sun_per_unit: optLong(body.priceSunPerUnit), pay_sun: BigInt(body.paySun),
           activate_sun: BigInt(body.activateSun), source: body.source, memo: body.memo, supplier: body.supplier, batch_id: body.batchId ?? null,
+          subscription_id: body.subscriptionId ?? null,
         },
       };
     case 'order.allocate':
@@ -93,7 +95,7 @@ function bodyToWire(body: CommandBody): WireBody {
         },
       };
     case 'order.refund':
-      return { [`${ns}RefundOrder`]: { order_id: body.orderId, reason: body.reason } };
+      return { [`${ns}RefundOrder`]: { order_id: body.orderId, reason: body.reason, undelivered: body.undelivered ?? false } };
     case 'promo.configure':
       return {
         [`${ns}ConfigurePromo`]: {
@@ -124,6 +126,24 @@ function bodyToWire(body: CommandBody): WireBody {
     case 'batch.item':
     case 'batch.complete':
       return { [`${ns}BatchStep`]: { ...batchStepToWire(body) } };
+    case 'member.set':
+      return { [`${ns}SetMember`]: { address: body.address, role: body.role } };
+    case 'member.remove':
+      return { [`${ns}RemoveMember`]: { address: body.address } };
+    case 'address_book.save':
+      return { [`${ns}SaveAddressBookEntry`]: { entry_id: body.entryId, address: body.address, label: body.label, limit: body.limit } };
+    case 'address_book.delete':
+      return { [`${ns}DeleteAddressBookEntry`]: { entry_id: body.entryId } };
+    case 'subscription.create':
+    case 'subscription.update':
+    case 'subscription.end':
+    case 'subscription.refill':
+    case 'subscription.resume':
+    case 'subscription.charge':
+    case 'subscription.pause':
+      return { [`${ns}SubscriptionStep`]: { ...subscriptionStepToWire(body) } };
+    case 'order.deliver':
+      return { [`${ns}DeliverOrder`]: { order_id: body.orderId, step: body.step, tx_ids: body.txIds, at: BigInt(body.at) } };
   }
 }
 
@@ -178,6 +198,7 @@ function bodyFromWire(wire: WireBody): CommandBody {
         receiverActive: value.receiver_active, activate: value.activate, maxPriceSun: value.max_price_sun, quoteId: value.quote_id,
         quoteExpiresAt: optNumber(value.quote_expires_at), priceSunPerUnit: value.price_sun_per_unit, paySun: value.pay_sun,
         activateSun: value.activate_sun, source: value.source, memo: value.memo, supplier: value.supplier, batchId: value.batch_id ?? null,
+        subscriptionId: value.subscription_id ?? null,
       };
     case 'AllocateOrder':
       return { type: 'order.allocate', orderId: value.order_id, txs: value.txs.map(txFromWire), ratioLimit: value.ratio_limit, ratioWeight: value.ratio_weight };
@@ -189,7 +210,7 @@ function bodyFromWire(wire: WireBody): CommandBody {
         idempotencyKey: value.idempotency_key, at: Number(value.at), replaces: value.replaces ?? [],
       };
     case 'RefundOrder':
-      return { type: 'order.refund', orderId: value.order_id, reason: value.reason };
+      return { type: 'order.refund', orderId: value.order_id, reason: value.reason, undelivered: value.undelivered ?? false };
     case 'ConfigurePromo':
       return {
         type: 'promo.configure', on: value.on, tokenId: value.token_id, tokenName: value.token_name, dropAddress: value.drop_address,
@@ -212,6 +233,18 @@ function bodyFromWire(wire: WireBody): CommandBody {
       return { type: 'promo.dev_code_enter', code: value.code, targetAccountId: value.target_account_id };
     case 'BatchStep':
       return batchStepFromWire(value as never);
+    case 'SetMember':
+      return { type: 'member.set', address: value.address, role: value.role };
+    case 'RemoveMember':
+      return { type: 'member.remove', address: value.address };
+    case 'SaveAddressBookEntry':
+      return { type: 'address_book.save', entryId: value.entry_id, address: value.address, label: value.label, limit: value.limit };
+    case 'DeleteAddressBookEntry':
+      return { type: 'address_book.delete', entryId: value.entry_id };
+    case 'SubscriptionStep':
+      return subscriptionStepFromWire(value as never);
+    case 'DeliverOrder':
+      return { type: 'order.deliver', orderId: value.order_id, step: value.step, txIds: value.tx_ids, at: Number(value.at) };
     default:
       throw new Error(`unknown command body ${name}`);
   }

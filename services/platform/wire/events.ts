@@ -14,6 +14,10 @@ const dataRecordOf: Record<EventType, string> = {
   'order.reclaimed': 'OrderReclaimed',
   'order.refunded': 'OrderRefunded',
   'batch.completed': 'BatchCompleted',
+  'subscription.refilled': 'SubscriptionRefilled',
+  'subscription.suspended': 'SubscriptionSuspended',
+  'subscription.paused': 'SubscriptionPaused',
+  'subscription.charged': 'SubscriptionCharged',
 };
 
 export interface WireEvent {
@@ -31,6 +35,7 @@ const intFields = new Set(['confirmations', 'spread_bps', 'duration_seconds']);
 /** ...and these `long`, carried as bigint. */
 const longFields = new Set([
   'amount_sun', 'balance_sun', 'block_number', 'threshold_sun', 'estimated_orders_remaining', 'amount', 'delivered_amount', 'total_amount_sun', 'refunded_amount_sun', 'charged_amount_sun',
+  'trigger_available', 'threshold_amount', 'refills_today', 'required_sun', 'available_sun',
 ]);
 
 function dataToWire(data: Record<string, unknown>): Record<string, unknown> {

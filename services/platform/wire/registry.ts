@@ -61,9 +61,18 @@ export async function registerTopicSchemas(registry: SchemaRegistry, prefix: str
 }
 
 export async function registerSchema(registry: SchemaRegistry, subject: string, schema: string): Promise<number> {
-  const { id } = await registry.register(
-    { type: SchemaType.AVRO, schema },
-    { subject, compatibility: COMPATIBILITY.BACKWARD },
-  );
-  return id;
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      const { id } = await registry.register(
+        { type: SchemaType.AVRO, schema },
+        { subject, compatibility: COMPATIBILITY.BACKWARD },
+      );
+      return id;
+    } catch (err) {
+      // Roles started at once on a new subject race to set its compatibility rule; the losers are told the
+      // rule "already exists" and, asked again, find it set (and the schema registered once).
+      if (attempt >= 5 || !/already exists/i.test((err as Error).message)) throw err;
+      await new Promise((r) => setTimeout(r, 50 * attempt));
+    }
+  }
 }

@@ -1,7 +1,8 @@
 /**
  * The browser suite's stack: a devnet of its own (fast blocks), a world with the processor, relay, deposit
- * watcher and the order chain roles (broadcaster, confirmer, scheduler), and the API (with the dashboard at
- * `/`) on an ephemeral port, trusting the test CA for webhook test deliveries to a loopback receiver.
+ * watcher, the order chain roles (broadcaster, confirmer, scheduler), the batch executor (one receiver at a
+ * time, so a batch can be cancelled while it runs) and the stats projection, and the API (with the
+ * dashboard at `/`) on an ephemeral port, trusting the test CA for webhook test deliveries to a loopback receiver.
  */
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
@@ -30,10 +31,11 @@ export async function startBrowserStack(label: string): Promise<BrowserStack> {
     ...OPEN_BUDGETS, TRON_FULL_HOST: devnet.url, USDT_CONTRACT: devnet.accounts.usdt_contract, DEX_POOL_ADDRESS: devnet.accounts.dex_pool,
     DEPOSIT_CONFIRMATIONS: '3', DEPOSIT_POLL_MS: '100', USDT_RATE_SOURCE: 'fixed_env', USDT_FIXED_RATE: '3.5',
     CHAIN_POLL_MS: '100', ORDER_WAIT_WINDOW_MS: '10000', COMMAND_TIMEOUT_MS: '10000', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+    BATCH_EXECUTOR_CONCURRENCY: '1',
   });
   const rt = await openRuntime(world);
   const bus = await openBus(rt);
-  const roles: Stoppable[] = await startRoles(rt, ['processor', 'relay', 'deposit-watcher', 'broadcaster', 'confirmer', 'scheduler']);
+  const roles: Stoppable[] = await startRoles(rt, ['processor', 'relay', 'deposit-watcher', 'broadcaster', 'confirmer', 'scheduler', 'batch-executor', 'stats']);
   const server: Server = await new Promise((resolve) => {
     const s = createApp({ rt, bus, webhooks: { ca: testCa().ca } }).listen(0, '127.0.0.1', () => resolve(s));
   });

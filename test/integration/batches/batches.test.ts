@@ -4,14 +4,12 @@
  * balance running out part way, cancel while running, idempotency and the request errors. Delivery is
  * read from the chain; batch.completed read from the world's account-events topic.
  */
-import { TronWeb } from 'tronweb';
+import type { TronWeb } from 'tronweb';
+import { batchUntil as batchUntilIn, completedEvents as completedEventsIn, startBatchStack, waitFor } from '../../support/batches';
 import { newWallet } from '../../support/identity';
 import type { Customer } from '../../support/identity';
 import { assertLedgerInvariants } from '../../support/ledger-invariants';
-import { fundedCustomer, orderCall, startDeliveryStack, type OrderStack } from '../../support/orders';
-import { readTopic } from '../../support/topic-reader';
-import { commandBusFor } from '../../../services/platform/command-bus';
-import { startBatchExecutor } from '../../../services/batches/executor';
+import { fundedCustomer, orderCall, type OrderStack } from '../../support/orders';
 
 const prices = JSON.stringify([
   { resource: 'energy', tier: '5m', price_sun_per_unit: 40, min_amount: 10_000, max_amount: 100_000, available: true },
@@ -27,13 +25,8 @@ let rich: Customer;
 let stopExecutor: () => Promise<void>;
 
 beforeAll(async () => {
-  stack = await startDeliveryStack('batches', 1, { ORDER_PRICES: prices });
-  tronWeb = new TronWeb({ fullHost: stack.devnet.url });
-  const bus = commandBusFor(stack.rt);
-  await bus.start();
   // Three receivers at a time, so a batch of a dozen is still partly queued when it is cancelled.
-  const executor = await startBatchExecutor({ cfg: stack.rt.cfg, pool: stack.rt.pool, bus, clock: stack.rt.clock, concurrency: 3 });
-  stopExecutor = async () => (await executor.stop(), await bus.stop());
+  ({ stack, tronWeb, stopExecutor } = await startBatchStack('batches', 3, { ORDER_PRICES: prices }));
   rich = await fundedCustomer(stack, 1_000_000_000n);
 }, 120_000);
 afterAll(async () => {
@@ -45,22 +38,8 @@ afterAll(async () => {
 const energyLimit = async (address: string) => Number((await tronWeb.trx.getAccountResources(address)).EnergyLimit ?? 0);
 const post = (customer: Customer, body: unknown, headers: Record<string, string> = {}) => orderCall(stack, customer, 'POST', '/v1/batches', body, headers);
 
-async function batchUntil(customer: Customer, id: string, done: (b: any) => boolean, timeoutMs = 90_000): Promise<any> {
-  const until = Date.now() + timeoutMs;
-  let last: any;
-  while (Date.now() < until) {
-    const reply = await orderCall(stack, customer, 'GET', `/v1/batches/${id}`);
-    last = reply.body;
-    if (reply.status === 200 && done(last)) return last;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`batch ${id} did not get there; last ${JSON.stringify(last)}`);
-}
-
-async function completedEvents(batchId: string): Promise<any[]> {
-  const records = await readTopic<any>(stack.rt, 'accountEvents');
-  return records.map((r) => r.value).filter((e) => e.type === 'batch.completed' && e.data?.batch_id === batchId);
-}
+const batchUntil = (customer: Customer, id: string, done: (b: any) => boolean, timeoutMs = 90_000) => batchUntilIn(stack, customer, id, done, timeoutMs);
+const completedEvents = (batchId: string) => completedEventsIn(stack, batchId);
 
 const item = (b: any, receiver: string) => b.items.find((i: any) => i.receiver === receiver);
 
@@ -168,9 +147,10 @@ test('cancel while running: queued receivers cancelled, running ones finish; a s
   const cancel = await orderCall(stack, rich, 'POST', `/v1/batches/${id}/cancel`);
   expect(cancel.status).toBe(200);
   expect(cancel.body.id).toBe(id);
+  // At most the nine behind the three that hold the slots; fewer when a slot freed before the cancel landed
+  // (a loaded machine can be slow to poll). What matters: the cancelled ones got nothing, the rest completed.
   expect(cancel.body.cancelled).toBeGreaterThan(0);
-  expect(cancel.body.cancelled).toBeLessThan(12);
-  expect(cancel.body.cancelled).toBe(9);
+  expect(cancel.body.cancelled).toBeLessThanOrEqual(9);
   const second = await orderCall(stack, rich, 'POST', `/v1/batches/cid:cancel-1/cancel`);
   expect([second.status, second.body.error.code]).toEqual([409, 3002]);
   const done = await batchUntil(rich, id, (b) => b.finished_at !== null);
@@ -215,13 +195,14 @@ test('request errors: 2005, 2004, 2006; the same client_batch_id twice at once w
   } while (cursor);
   expect(new Set(seen).size).toBe(seen.length);
   expect(seen.length).toBe(3);
-}, 120_000);
 
-async function waitFor(check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 300));
-  }
-  throw new Error('condition not met in time');
-}
+  // The status filter applies before paging: the one partial batch is the oldest, yet a page of one finds it.
+  const partialPage = await orderCall(stack, rich, 'GET', '/v1/batches?status=partial&limit=1');
+  expect(partialPage.body.data.map((bt: any) => [bt.client_batch_id, bt.status])).toEqual([['mix-1', 'partial']]);
+  expect(partialPage.body.next_cursor).toBeNull();
+  const completedPage = await orderCall(stack, rich, 'GET', '/v1/batches?status=completed&limit=1');
+  expect(completedPage.body.data.map((bt: any) => bt.client_batch_id)).toEqual(['race-1']);
+  const nextCompleted = await orderCall(stack, rich, 'GET', `/v1/batches?status=completed&limit=1&cursor=${completedPage.body.next_cursor}`);
+  expect(nextCompleted.body.data.map((bt: any) => bt.client_batch_id)).toEqual(['cancel-1']);
+  expect(nextCompleted.body.next_cursor).toBeNull();
+}, 120_000);

@@ -4,7 +4,7 @@
  * public reads per IP per second; each answered 429 1020 with Retry-After. And the polling contract
  * (contract.md section 2): GET signatures may repeat, POST ones may not; X-API-TIMESTAMP in milliseconds.
  */
-import { signRequest } from '../../../services/identity/request-signing';
+import { signature as signRequest } from '../../../clients/typescript/src/signing';
 import {
   call, newWallet, sessionHeaders, signedChallenge, signedHeaders, signIn, signUp, startIdentityStack, type IdentityStack, type Reply,
 } from '../../support/identity';

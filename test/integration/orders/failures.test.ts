@@ -2,7 +2,7 @@
  * Delivery failures on the devnet: hashes that never land (the devnet holds the broadcasts out of blocks
  * past their expiration) fail the order with 5002 and release the reservation; one of two allocations
  * never landing gives a partial delivery with the pro-rata refund; a provider-filled order answers 3008
- * on reclaim. Stake parts are capped at 2,000 TRX here so a 65,000-energy order is split in two.
+ * on reclaim (its fill reported as `market`). Stake parts are capped at 2,000 TRX here so a 65,000-energy order is split in two.
  */
 import { assertLedgerInvariants } from '../../support/ledger-invariants';
 import { fundedCustomer, orderCall, orderEvents, orderUntil, postOrder, startDeliveryStack, type OrderStack } from '../../support/orders';
@@ -74,7 +74,9 @@ test('an order filled by the provider is delivered but answers 3008 on reclaim',
   const created = await postOrder(stack, customer, { resource: 'energy', amount: 20_000, tier: '1h', receiver: stack.devnet.accounts.customers[3].address });
   stack.rt.cfg.ORDER_SUPPLIER = 'pool';
   expect(created.status).toBe(201);
-  await orderUntil(stack, customer, created.body.id, (o) => o.status === 'active', 60_000);
+  const active = await orderUntil(stack, customer, created.body.id, (o) => o.status === 'active', 60_000);
+  // What really filled it: the provider's class, at the price per unit.
+  expect(active.fills).toEqual([{ class: 'market', amount: 20_000, price_sun: active.price_sun_per_unit }]);
   const reclaim = await orderCall(stack, customer, 'POST', `/v1/orders/${created.body.id}/reclaim`);
   expect([reclaim.status, reclaim.body.error.code, reclaim.body.error.slug]).toEqual([409, 3008, 'reclaim_unavailable']);
 }, 60_000);

@@ -4,7 +4,7 @@
  * and nothing is charged; a viewer reads but may not place (1016). Balance and deposit addresses open
  * to a session too (the dashboard's overview).
  */
-import { call, newWallet, sessionHeaders, signIn } from '../../support/identity';
+import { call, newWallet, ownerViewerEditor, sessionHeaders, signIn } from '../../support/identity';
 import { assertLedgerInvariants } from '../../support/ledger-invariants';
 import { fundedCustomer, startOrderStack, type OrderStack } from '../../support/orders';
 
@@ -53,14 +53,7 @@ test('an owner session places orders (source dashboard), reads them, its balance
 
 test('a viewer session reads orders but may not place or reclaim one (1016); an editor may', async () => {
   const customer = await fundedCustomer(stack, 1_000_000_000n);
-  const owner = await signIn(stack.base, customer.wallet);
-  const [viewerWallet, editorWallet] = [await newWallet(), await newWallet()];
-  for (const [w, role] of [[viewerWallet, 'viewer'], [editorWallet, 'editor']] as const) {
-    const added = await call(stack.base, 'POST', '/v1/account/members', { body: { address: w.address, role }, headers: sessionHeaders(owner) });
-    expect(added.status).toBe(201);
-  }
-  const viewer = await signIn(stack.base, viewerWallet, customer.accountId);
-  const editor = await signIn(stack.base, editorWallet, customer.accountId);
+  const { owner, viewer, editor } = await ownerViewerEditor(stack.base, customer);
   const receiver = (await newWallet()).address;
 
   const denied = await call(stack.base, 'POST', '/v1/orders', { body: energy(receiver, 'viewer-1'), headers: sessionHeaders(viewer) });

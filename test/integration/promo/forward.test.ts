@@ -1,13 +1,14 @@
 /**
  * Redeem by forwarding: a holder sends the promo token to forward_address with an unmodified TronWeb
  * (sendToken); the forward watcher turns it into one claim, delegated on chain. Forwarding again does
- * nothing; the watcher killed and restarted (its position lost, so it re-reads the same blocks): still once.
+ * nothing; the watcher (a child process) SIGKILLed and restarted, its position lost so it re-reads the same
+ * blocks: still once.
  */
 import { TronWeb } from 'tronweb';
 import { promoOff, promoSet } from '../../../services/ops/promo';
-import type { Stoppable } from '../../../services/roles';
 import { call, newWallet, sign, signedCall, signUp, type Wallet } from '../../support/identity';
 import { dropToken, energyLimit, redemptionOf, startPromoStack, type PromoStack } from '../../support/promo';
+import { startService, type ServiceProcess } from '../../support/service-process';
 import { eventually } from '../../support/world';
 
 jest.setTimeout(240_000);
@@ -17,7 +18,14 @@ let tokenId: string;
 let holder: Wallet;
 let outsider: Wallet;
 let forwardAddress: string;
-let watcher: Stoppable[];
+let watcher: ServiceProcess;
+
+/** The forward watcher as production runs it: its own process, so the test can SIGKILL it. */
+async function startWatcher(): Promise<ServiceProcess> {
+  const child = startService(stack.world, 'promo-forward-watcher');
+  await child.ready;
+  return child;
+}
 
 beforeAll(async () => {
   stack = await startPromoStack('promoforward', ['promo-granter']);
@@ -32,10 +40,11 @@ beforeAll(async () => {
   await send(holder, outsider.address, 1);
   const result = await promoSet(stack.rt, stack.bus, { 'token-id': tokenId, 'grant-energy': '40000', 'grant-seconds': '600', 'forward-address': forwardAddress });
   expect(result.outcome).toBe('applied');
-  watcher = await stack.startRoles(['promo-forward-watcher']);
+  watcher = await startWatcher();
 });
 
 afterAll(async () => {
+  await watcher?.kill('SIGKILL');
   await stack?.stop();
 });
 
@@ -71,10 +80,10 @@ test('forwarding the token redeems once, delegated on chain; forwarding again do
   await eventually(async () => (await forwardResults()).some((r) => r.outcome === 'rejected'), 30_000, 'second forward seen');
   expect(await rows()).toEqual([{ address: holder.address, method: 'forward' }]);
 
-  // Killed and restarted with its position lost: every block is read again, the same commands appended.
-  await Promise.all(watcher.map((w) => w.stop()));
+  // SIGKILLed and restarted with its position lost: every block is read again, the same commands appended.
+  await watcher.kill('SIGKILL');
   await stack.rt.pool.query("DELETE FROM deposit_watcher_position WHERE watcher = 'promo-forward'");
-  watcher = await stack.startRoles(['promo-forward-watcher']);
+  watcher = await startWatcher();
   await eventually(async () => (await stack.rt.pool.query("SELECT 1 FROM deposit_watcher_position WHERE watcher = 'promo-forward'")).rowCount === 1, 30_000, 're-read');
   await new Promise((r) => setTimeout(r, 2_000));
   expect(await rows()).toEqual([{ address: holder.address, method: 'forward' }]);

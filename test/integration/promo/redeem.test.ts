@@ -93,13 +93,25 @@ test('20 concurrent claims against a cap of 5: exactly 5 accepted; cap_reached_t
   // The injected clock passes the next UTC midnight: a new day, a new cap.
   stack.setOffset(nextMidnight(now) + 1_000 - Date.now());
   expect(await promo()).toMatchObject({ state: 'active', left_today: 5 });
+  // A claim of the new day is accepted and counts against it.
+  const nextDay = await redeem(await signedClaim(holders[20]));
+  expect(nextDay.status).toBe(201);
+  expect(await promo()).toMatchObject({ state: 'active', left_today: 4 });
 });
 
 test('an eligible wallet redeems once: delegated on chain, returned at the end; 3039 after, 3038 for a wallet outside the drop', async () => {
   const wallet = holders[21];
   const before = await energyLimit(wallet.address);
   expect(before).toBe(0);
-  const claimed = await redeem(await signedClaim(wallet));
+  // Two promo challenges while still eligible: the second is spent after the first claim is accepted.
+  const [first, spare] = [await signedClaim(wallet), await signedClaim(wallet)];
+  // A sign-in challenge cannot redeem the promo (1010), and nothing is recorded.
+  const signIn = await call(base, 'POST', '/v1/accounts/challenge', { body: { address: wallet.address, purpose: 'login' } });
+  const wrongPurpose = await redeem({ address: wallet.address, nonce: signIn.body.nonce, signature: sign(signIn.body.message, wallet) });
+  expect(wrongPurpose.status).toBe(401);
+  expect(wrongPurpose.body.error.code).toBe(1010);
+  expect(await call(base, 'GET', `/v1/promo/redemptions/${wallet.address}`)).toMatchObject({ status: 404 });
+  const claimed = await redeem(first);
   expect(claimed.status).toBe(201);
   expect(claimed.body).toMatchObject({ address: wallet.address, method: 'signature', status: 'granting', energy: 50_000, has_account: false });
 
@@ -124,8 +136,7 @@ test('an eligible wallet redeems once: delegated on chain, returned at the end; 
   expect(again.status).toBe(409);
   expect(again.body.error.code).toBe(3039);
   const rows = await rowCount();
-  const signup = await call(base, 'POST', '/v1/accounts/challenge', { body: { address: wallet.address } });
-  const second = await redeem({ address: wallet.address, nonce: signup.body.nonce, signature: sign(signup.body.message, wallet) });
+  const second = await redeem(spare);
   expect(second.status).toBe(409);
   expect(second.body.error.code).toBe(3039);
   expect(await rowCount()).toBe(rows);

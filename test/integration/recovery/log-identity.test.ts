@@ -60,8 +60,8 @@ test('the first start stamps the database with the cluster id (as kafkajs report
 
 test('processes starting at once on an empty database agree on one stamp', async () => {
   const world = newWorld('stampconc');
-  // Topics, schemas and migrations first, unstamped (node-pg-migrate and the registry's first
-  // registration refuse concurrent runs of their own); the stamp race is what is tested here.
+  // Topics, schemas and migrations first, unstamped: the stamp race alone is what is tested here (the
+  // whole cold start at once is the next test).
   const rt = await createRuntime(world.cfg, { logIdentity: 'skip' });
   worlds.push({ world, rt });
   expect(await readStamp(rt.pool)).toBeNull();
@@ -76,6 +76,23 @@ test('processes starting at once on an empty database agree on one stamp', async
   const { rows } = await rt.pool.query('SELECT count(*)::int AS n FROM log_identity');
   expect(rows[0].n).toBe(1);
   expect(await readStamp(rt.pool)).toEqual(identity);
+});
+
+test('several roles started at once against no database and no topics all start: one migration run, one stamp', async () => {
+  const world = newWorld('coldstart');
+  // Nothing exists yet: the database, its migrations, the topics, the schemas and the stamp are all first.
+  const outcomes = await Promise.allSettled([1, 2, 3, 4].map(() => createRuntime(world.cfg)));
+  const started = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
+  worlds.push({ world, rt: started[0] });
+  try {
+    expect(outcomes.map((o) => (o.status === 'rejected' ? String(o.reason) : 'started'))).toEqual(['started', 'started', 'started', 'started']);
+    const { rows } = await started[0].pool.query('SELECT (SELECT count(*)::int FROM log_identity) AS stamps, (SELECT count(*)::int FROM pgmigrations) AS migrations, (SELECT count(DISTINCT name)::int FROM pgmigrations) AS distinct_migrations');
+    expect(rows[0].stamps).toBe(1);
+    expect(rows[0].migrations).toBe(rows[0].distinct_migrations);
+    expect(await readStamp(started[0].pool)).toEqual(await currentLogIdentity(world.cfg));
+  } finally {
+    await Promise.all(started.slice(1).map((rt) => rt.close()));
+  }
 });
 
 test('a role started against a database built from another log refuses, naming both logs and how to restore', async () => {

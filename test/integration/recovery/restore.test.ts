@@ -11,6 +11,8 @@ import { readStamp } from '../../../services/platform/log-identity';
 import { createRuntime, type Runtime } from '../../../services/platform/runtime';
 import { compareTable } from '../../../services/ops/replay';
 import { replayedTables } from '../../../services/ops/replayed-tables';
+import { restoreInto } from '../../../services/ops/restore';
+import { DISPATCHER_GROUP } from '../../../services/dispatcher/dispatcher';
 import { startRoles, type Stoppable } from '../../../services/roles';
 import { assertLedgerInvariants } from '../../support/ledger-invariants';
 import { runOps } from '../../support/ops-process';
@@ -85,6 +87,46 @@ test('restore rebuilds every table on the log into a new database, stamped with 
   } finally {
     live.release();
     await restored.end();
+  }
+});
+
+test('the webhook dispatcher resumes one redelivery window before the end of account-events: all of it here, only the newest on a fast clock', async () => {
+  const topic = rt.codec.topicName('accountEvents');
+  const end = await rt.log.endOffsets(topic);
+  const total = [...end.values()].reduce((a, b) => a + b, 0n);
+  expect(total).toBeGreaterThan(0n);
+  const positions = async (url: string) => {
+    const pool = createPool(url, 1);
+    try {
+      const { rows } = await pool.query('SELECT partition, next_offset FROM consumer_offsets WHERE consumer_group = $1 AND topic = $2 ORDER BY partition', [DISPATCHER_GROUP, topic]);
+      return new Map(rows.map((r) => [r.partition as number, r.next_offset as bigint]));
+    } finally {
+      await pool.end();
+    }
+  };
+  // Everything on the log is minutes old: within the window, so every event is delivered again (none lost).
+  expect(await positions(restoredUrl)).toEqual(new Map([...end.keys()].map((p) => [p, 0n])));
+
+  // One more event, alone at the newest instant; on a clock a billion times faster the window is under a
+  // millisecond of wall time, so only that event comes again and every partition behind it resumes at its end.
+  // The window is 22 h of service time, 79 ms of wall time at that scale: the newest event must come well after
+  // the others (50 ms was not enough on a fast run).
+  await new Promise((r) => setTimeout(r, 300));
+  const last = await bus.submit({ type: 'balance.adjust', accountId: (await rt.pool.query('SELECT id FROM accounts LIMIT 1')).rows[0].id, amountSun: 1n, memo: 'newest' });
+  expect(last.outcome).toBe('applied');
+  await eventually(async () => (await rt.pool.query('SELECT count(*)::int AS n FROM outbox WHERE published_at IS NULL')).rows[0].n === 0, 30_000, 'relay');
+  const fastName = `${restoredName}_fast`;
+  try {
+    const report = await restoreInto({ ...rt.cfg, CLOCK_SCALE: 1_000_000_000 }, fastName);
+    expect(report.redelivered).toBe(1);
+    const endNow = await rt.log.endOffsets(topic);
+    const fast = await positions(report.databaseUrl);
+    // One partition one record behind its end (the newest event), the others at their end.
+    const behind = [...fast.entries()].map(([p, offset]) => endNow.get(p)! - offset).filter((n) => n !== 0n);
+    expect(behind).toEqual([1n]);
+    expect(fast.size).toBe(endNow.size);
+  } finally {
+    await dropDatabase(new URL(`/${fastName}`, world.cfg.DATABASE_URL).toString());
   }
 });
 

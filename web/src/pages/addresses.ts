@@ -1,5 +1,5 @@
 /** Address book: saved receivers (offered when placing an order); editors add and delete. */
-import { api } from '../api';
+import { http, ok } from '../api';
 import { field, h, put } from '../dom';
 import { when } from '../format';
 import { can } from '../state';
@@ -11,10 +11,10 @@ export const addressesPage: Page = (root) => {
   const out = h('div');
   const load = async () => {
     try {
-      const book = await api('GET', '/v1/account/addresses');
-      put(listBox, h('p', { class: 'muted' }, `${book.used} of ${book.limit} used.`), table(['Label', 'Address', 'Updated', ''], (book.data as any[]).map((e) => {
+      const book = await ok(http.GET('/v1/account/addresses'));
+      put(listBox, h('p', { class: 'muted' }, `${book.used} of ${book.limit} used.`), table(['Label', 'Address', 'Updated', ''], book.data.map((e) => {
         const del = can('editor') ? actionButton('Delete', null, out, async () => {
-          await api('DELETE', `/v1/account/addresses/${e.id}`);
+          await ok(http.DELETE('/v1/account/addresses/{entryId}', { params: { path: { entryId: e.id } } }));
           await load();
         }) : null;
         return [e.label, h('span', null, h('code', null, e.address), ' ', copyButton(e.address)), when(e.updated_at), del];
@@ -30,7 +30,7 @@ export const addressesPage: Page = (root) => {
       h('label', { class: 'grow' }, 'Address', h('input', { name: 'address', placeholder: 'T…', required: true, autocomplete: 'off' })),
       h('button', { type: 'submit', class: 'primary' }, 'Save'));
     busy(form, out, async () => {
-      await api('POST', '/v1/account/addresses', { label: field(form, 'label'), address: field(form, 'address') });
+      await ok(http.POST('/v1/account/addresses', { body: { label: field(form, 'label'), address: field(form, 'address') } }));
       form.reset();
       await load();
     });

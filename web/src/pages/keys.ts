@@ -1,5 +1,7 @@
 /** API keys: list; owners create (secret shown once) and revoke. The page itself never uses a key. */
-import { api } from '../api';
+import { http, ok, type paths } from '../api';
+
+type ApiScope = NonNullable<paths['/v1/api-keys']['post']['requestBody']>['content']['application/json']['scopes'] extends (infer S)[] | undefined ? S : never;
 import { h, put } from '../dom';
 import { when } from '../format';
 import { can } from '../state';
@@ -13,10 +15,10 @@ export const keysPage: Page = (root) => {
   const out = h('div');
   const load = async () => {
     try {
-      const list = await api('GET', '/v1/api-keys');
-      put(listBox, table(['Name', 'Key id', 'Scopes', 'Created', 'Last used', ''], (list.data as any[]).map((k) => {
+      const list = await ok(http.GET('/v1/api-keys'));
+      put(listBox, table(['Name', 'Key id', 'Scopes', 'Created', 'Last used', ''], list.data.map((k) => {
         const revoke = can('owner') ? actionButton('Revoke', `Revoke ${k.name ?? k.id}? Bots using it stop working at once.`, out, async () => {
-          await api('DELETE', `/v1/api-keys/${k.id}`);
+          await ok(http.DELETE('/v1/api-keys/{keyId}', { params: { path: { keyId: k.id } } }));
           await load();
         }) : null;
         return [k.name ?? '–', h('code', null, k.id), (k.scopes as string[]).join(' '), when(k.created_at), when(k.last_used_at), revoke];
@@ -32,10 +34,11 @@ export const keysPage: Page = (root) => {
       h('fieldset', null, h('legend', null, 'Scopes'), SCOPES.map((s) => h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'scope', value: s, checked: true }), s))),
       h('button', { type: 'submit', class: 'primary', 'data-testid': 'create-key' }, 'Create key'));
     busy(form, out, async () => {
-      const scopes = [...form.querySelectorAll<HTMLInputElement>('input[name=scope]:checked')].map((i) => i.value);
+      const scopes = [...form.querySelectorAll<HTMLInputElement>('input[name=scope]:checked')].map((i) => i.value as ApiScope);
       const name = (form.elements.namedItem('name') as HTMLInputElement).value.trim();
-      const key = await api('POST', '/v1/api-keys', { scopes, ...(name ? { name } : {}) });
+      const key = await ok(http.POST('/v1/api-keys', { body: { scopes, ...(name ? { name } : {}) } }));
       form.reset();
+      if (!key.secret) throw new Error('The API answered without the secret.');
       put(out, secretOnce(`Secret of ${key.id}`, key.secret));
       await load();
     });

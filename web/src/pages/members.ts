@@ -1,5 +1,5 @@
 /** Members and roles: everyone sees the list; the owner adds, changes roles and removes. */
-import { api } from '../api';
+import { http, ok } from '../api';
 import { field, h, put } from '../dom';
 import { when } from '../format';
 import { can, state } from '../state';
@@ -11,10 +11,10 @@ export const membersPage: Page = (root) => {
   const out = h('div');
   const load = async () => {
     try {
-      const list = await api('GET', '/v1/account/members');
-      put(listBox, table(['Address', 'Role', 'Added', ''], (list.data as any[]).map((m) => {
+      const list = await ok(http.GET('/v1/account/members'));
+      put(listBox, table(['Address', 'Role', 'Added', ''], list.data.map((m) => {
         const remove = can('owner') && m.role !== 'owner' ? actionButton('Remove', `Remove ${m.address}? Their sessions end at once.`, out, async () => {
-          await api('DELETE', `/v1/account/members/${m.address}`);
+          await ok(http.DELETE('/v1/account/members/{address}', { params: { path: { address: m.address } } }));
           await load();
         }) : null;
         return [h('code', null, m.address), m.address === state.session?.address ? `${m.role} (you)` : m.role, when(m.added_at), remove];
@@ -30,7 +30,7 @@ export const membersPage: Page = (root) => {
       h('label', null, 'Role', h('select', { name: 'role' }, h('option', { value: 'viewer' }, 'viewer'), h('option', { value: 'editor' }, 'editor'))),
       h('button', { type: 'submit', class: 'primary', 'data-testid': 'add-member' }, 'Add or change'));
     busy(form, out, async () => {
-      await api('POST', '/v1/account/members', { address: field(form, 'address'), role: field(form, 'role') });
+      await ok(http.POST('/v1/account/members', { body: { address: field(form, 'address'), role: field(form, 'role') as 'editor' | 'viewer' } }));
       form.reset();
       await load();
     });

@@ -1,5 +1,5 @@
 /** One order: every field, hashes linked to the explorer, live status, reclaim for editors. */
-import { api } from '../api';
+import { http, ok, type Schemas } from '../api';
 import { h, put, type Child } from '../dom';
 import { txUrl } from '../explorer';
 import { num, trx, when } from '../format';
@@ -22,7 +22,7 @@ export const orderDetailPage: Page = (root, id) => {
   // After a reclaim request the page keeps polling until the chain shows it (202: not on chain yet).
   let reclaiming = false;
 
-  const draw = (o: any) => {
+  const draw = (o: Schemas['Order']) => {
     const rows: [string, Child][] = [
       ['Status', badge(o.status)], ['Confirmation', o.confirm_status], ['Resource', o.resource], ['Amount', num(o.amount)],
       ['Delivered', num(o.delivered_amount)], ['Tier', o.tier ?? '–'], ['Receiver', h('code', null, o.receiver)], ['Source', o.source ?? '–'],
@@ -41,7 +41,7 @@ export const orderDetailPage: Page = (root, id) => {
         if (!confirm('Take the resource back now? The rental is not refunded.')) return;
         reclaim.disabled = true;
         try {
-          const r = await api('POST', `/v1/orders/${encodeURIComponent(o.id)}/reclaim`);
+          const r = await ok(http.POST('/v1/orders/{orderId}/reclaim', { params: { path: { orderId: o.id } } }));
           put(out, notice('ok', `Reclaim requested: ${r.status}.`));
           reclaiming = r.status !== 'reclaimed';
           draw(r);
@@ -57,7 +57,7 @@ export const orderDetailPage: Page = (root, id) => {
 
   const load = async () => {
     try {
-      const o = await api('GET', `/v1/orders/${encodeURIComponent(id ?? '')}`);
+      const o = await ok(http.GET('/v1/orders/{orderId}', { params: { path: { orderId: id ?? '' } } }));
       draw(o);
       if (o.status === 'reclaimed') reclaiming = false;
       if (!MOVING.has(o.status) && !reclaiming && timer !== undefined) {

@@ -2,12 +2,13 @@
  * Orders: place an order at the live price (GET /v1/prices, refreshed), the list with filters and live
  * status (polled), paging by cursor, CSV export of every matching order.
  */
-import { api, query } from '../api';
+import { http, ok, query, type OrderRequest, type paths, type Schemas } from '../api';
 import { field, h, put } from '../dom';
 import { num, short, trx, when } from '../format';
 import { can } from '../state';
 import { badge, busy, errorText, notice, section, table } from '../ui';
 import type { Page } from '../main';
+import { CursorList } from '../cursor-list';
 
 const STATUSES = ['allocating', 'delegated', 'confirmed', 'active', 'expired', 'reclaimed', 'failed', 'refunded'];
 /** States an order still moves out of on its own: the list keeps polling while one is shown. */
@@ -16,7 +17,6 @@ export const MOVING = new Set(['created', 'paid', 'allocating', 'delegated', 'co
 export const ordersPage: Page = (root) => {
   const timers: number[] = [];
   const listBox = h('div', null, 'Loading…');
-  const more = h('button', { type: 'button', class: 'small', hidden: true }, 'Load more');
   const csv = h('a', { class: 'button small', download: 'orders.csv', 'data-testid': 'csv-export' }, 'Export CSV');
   const filters = h('form', { class: 'filters', 'data-testid': 'order-filters' },
     h('label', null, 'Status', h('select', { name: 'status' }, h('option', { value: '' }, 'any'), STATUSES.map((s) => h('option', { value: s }, s)))),
@@ -25,13 +25,13 @@ export const ordersPage: Page = (root) => {
     h('label', null, 'From', h('input', { name: 'from', type: 'date' })),
     h('button', { type: 'submit', class: 'small' }, 'Filter'));
 
-  let rows: any[] = [];
-  let cursor: string | null = null;
   const params = () => {
     const to = field(filters, 'from');
-    return { status: field(filters, 'status') || undefined, resource: field(filters, 'resource') || undefined, receiver: field(filters, 'receiver') || undefined, from: to ? new Date(to).toISOString() : undefined };
+    const status = field(filters, 'status') as Schemas['OrderStatus'] | '';
+    const resource = field(filters, 'resource') as Schemas['OrderResource'] | '';
+    return { status: status ? [status] : undefined, resource: resource || undefined, receiver: field(filters, 'receiver') || undefined, from: to ? new Date(to).toISOString() : undefined };
   };
-  const draw = () => put(listBox, table(['Order', 'Created', 'Resource', 'Receiver', 'Status', 'Total'], rows.map((o) => [
+  const draw = () => put(listBox, table(['Order', 'Created', 'Resource', 'Receiver', 'Status', 'Total'], list.rows.map((o) => [
     h('a', { href: `#/orders/${encodeURIComponent(o.id)}`, 'data-order': o.id }, short(o.id, 8)),
     when(o.created_at),
     `${o.resource}${o.amount ? ' ' + num(o.amount) : ''}${o.tier ? ' · ' + o.tier : ''}`,
@@ -40,24 +40,15 @@ export const ordersPage: Page = (root) => {
     trx(o.total_amount_sun),
   ]), 'orders'));
 
-  const load = async (append = false) => {
-    try {
-      const page = await api('GET', `/v1/orders${query({ ...params(), limit: 20, cursor: append ? cursor ?? undefined : undefined })}`);
-      rows = append ? [...rows, ...page.data] : page.data;
-      cursor = page.next_cursor;
-      more.hidden = !cursor;
-      draw();
-    } catch (err) {
-      put(listBox, notice('error', errorText(err)));
-    }
-  };
+  const list = new CursorList((cursor) => ok(http.GET('/v1/orders', { params: { query: { ...params(), limit: 20, cursor } } })), draw, listBox);
+  const load = () => list.load();
   /** Live status: re-reads the orders shown that can still move (one GET each, few at a time). */
   const refresh = async () => {
-    const moving = rows.filter((o) => MOVING.has(o.status)).slice(0, 10);
+    const moving = list.rows.filter((o) => MOVING.has(o.status)).slice(0, 10);
     if (moving.length === 0) return;
-    const fresh = await Promise.all(moving.map((o) => api('GET', `/v1/orders/${encodeURIComponent(o.id)}`).catch(() => o)));
+    const fresh = await Promise.all(moving.map((o) => ok(http.GET('/v1/orders/{orderId}', { params: { path: { orderId: o.id } } })).catch(() => o)));
     const byId = new Map(fresh.map((o) => [o.id, o]));
-    rows = rows.map((o) => byId.get(o.id) ?? o);
+    list.rows = list.rows.map((o) => byId.get(o.id) ?? o);
     draw();
   };
   const updateCsv = () => (csv.href = `/v1/orders${query({ ...params(), format: 'csv' })}`);
@@ -66,18 +57,19 @@ export const ordersPage: Page = (root) => {
     updateCsv();
     void load();
   };
-  more.onclick = () => void load(true);
   updateCsv();
 
   put(root,
     can('editor') ? placeOrder(() => void load(), timers) : null,
-    section('Orders', filters, listBox, h('div', { class: 'row' }, more, csv)));
+    section('Orders', filters, listBox, h('div', { class: 'row' }, list.more, csv)));
   void load();
   timers.push(window.setInterval(() => void refresh().catch(() => undefined), 2000));
   // New orders from elsewhere (API, batches) appear without a reload.
-  timers.push(window.setInterval(() => { if (!cursor) void load(); }, 15000));
+  timers.push(window.setInterval(() => { if (!list.cursor) void load(); }, 15000));
   return () => timers.forEach(clearInterval);
 };
+
+type Prices = paths['/v1/prices']['get']['responses'][200]['content']['application/json'];
 
 /** The order form: the live price of the chosen tier, the total it implies, a cap at that total. */
 function placeOrder(placed: () => void, timers: number[]): HTMLElement {
@@ -92,12 +84,12 @@ function placeOrder(placed: () => void, timers: number[]): HTMLElement {
       h('label', { class: 'wide' }, 'Receiver', h('input', { name: 'receiver', placeholder: 'T… address', list: 'address-book', autocomplete: 'off', required: true }))),
     book, priceLine,
     h('button', { type: 'submit', class: 'primary', 'data-testid': 'place-order' }, 'Place order'), out);
-  let prices: any = null;
+  let prices: Prices | null = null;
   const tierSel = form.elements.namedItem('tier') as HTMLSelectElement;
   const resSel = form.elements.namedItem('resource') as HTMLSelectElement;
   const amountIn = form.elements.namedItem('amount') as HTMLInputElement;
 
-  const rowFor = () => (prices?.data as any[] | undefined)?.find((r) => r.resource === resSel.value && r.tier === tierSel.value);
+  const rowFor = () => prices?.data.find((r) => r.resource === resSel.value && r.tier === tierSel.value);
   const estimate = (): bigint | null => {
     if (!prices) return null;
     if (resSel.value === 'activation') return BigInt(prices.activation_fee_sun);
@@ -108,7 +100,7 @@ function placeOrder(placed: () => void, timers: number[]): HTMLElement {
   };
   const drawTiers = () => {
     const current = tierSel.value;
-    const rows = ((prices?.data ?? []) as any[]).filter((r) => r.resource === resSel.value && r.available);
+    const rows = (prices?.data ?? []).filter((r) => r.resource === resSel.value && r.available);
     put(tierSel, rows.map((r) => h('option', { value: r.tier }, r.tier)));
     if (rows.some((r) => r.tier === current)) tierSel.value = current;
     tierSel.disabled = amountIn.disabled = resSel.value === 'activation';
@@ -124,7 +116,7 @@ function placeOrder(placed: () => void, timers: number[]): HTMLElement {
   };
   const loadPrices = async () => {
     try {
-      prices = await api('GET', '/v1/prices');
+      prices = await ok(http.GET('/v1/prices'));
       drawTiers();
       drawPrice();
     } catch (err) {
@@ -133,22 +125,22 @@ function placeOrder(placed: () => void, timers: number[]): HTMLElement {
   };
   resSel.onchange = () => { drawTiers(); drawPrice(); };
   tierSel.onchange = amountIn.oninput = drawPrice;
-  api('GET', '/v1/account/addresses').then((b) => put(book, (b.data as any[]).map((e) => h('option', { value: e.address }, e.label))), () => undefined);
+  ok(http.GET('/v1/account/addresses')).then((b) => put(book, b.data.map((e) => h('option', { value: e.address }, e.label))), () => undefined);
 
   busy(form, out, async () => {
-    const resource = field(form, 'resource');
+    const resource = field(form, 'resource') as Schemas['OrderResource'];
     const total = estimate();
-    const body: Record<string, unknown> = {
+    const body: OrderRequest = {
       client_order_id: `dash-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`,
       resource, receiver: field(form, 'receiver'),
     };
     if (resource !== 'activation') {
       body.amount = Number(field(form, 'amount'));
-      body.tier = field(form, 'tier');
+      body.tier = field(form, 'tier') as Schemas['Tier'];
       // Never charged above what the page showed (plus a possible activation).
-      if (total !== null) body.max_price_sun = Number(total + BigInt(prices.activation_fee_sun));
+      if (total !== null && prices) body.max_price_sun = Number(total + BigInt(prices.activation_fee_sun));
     }
-    const order = await api('POST', '/v1/orders', body);
+    const order = await ok(http.POST('/v1/orders', { body }));
     put(out, notice('ok', 'Order ', h('a', { href: `#/orders/${encodeURIComponent(order.id)}` }, order.id), ' placed: ', badge(order.status), ` · ${trx(order.total_amount_sun)}`));
     placed();
   });

@@ -1,5 +1,5 @@
 /** Security: this wallet's recent sign-ins, sign out everywhere, and where transaction links point. */
-import { api } from '../api';
+import { http, ok } from '../api';
 import { field, h, put } from '../dom';
 import { explorerPrefix, setExplorerPrefix, validExplorer } from '../explorer';
 import { when } from '../format';
@@ -14,7 +14,7 @@ export const securityPage: Page = (root) => {
   everywhere.onclick = async () => {
     if (!confirm('End every session of this wallet on this account, this one included?')) return;
     try {
-      await api('POST', '/v1/session/revoke-all');
+      await ok(http.POST('/v1/session/revoke-all'));
       location.reload();
     } catch (err) {
       put(out, notice('error', errorText(err)));
@@ -34,7 +34,7 @@ export const securityPage: Page = (root) => {
     section('Sign-ins', h('p', { class: 'muted' }, `The last sign-ins of ${state.session?.address} on this account.`), history),
     section('Sessions', h('p', null, 'Ends every session of your wallet on this account, in every browser. Other members stay signed in.'), everywhere, out),
     section('Explorer', explorer, explorerOut));
-  api('GET', '/v1/session/history').then(
-    (r) => put(history, table(['When', 'Address', 'IP'], (r.data as any[]).map((s) => [when(s.signed_in_at), h('code', null, s.address), s.ip ?? '–']), 'sign-ins')),
+  ok(http.GET('/v1/session/history')).then(
+    (r) => put(history, table(['When', 'Address', 'IP'], r.data.map((s) => [when(s.signed_in_at), h('code', null, s.address), s.ip ?? '–']), 'sign-ins')),
     (err) => put(history, notice('error', errorText(err))));
 };

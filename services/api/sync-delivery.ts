@@ -1,0 +1,93 @@
+/**
+ * Synchronous delivery (spec section 3, the normal case of POST /v1/orders): after the processor accepted
+ * the order, the API waits up to ORDER_SYNC_WAIT_MS (real ms) for the broadcaster to sign and broadcast
+ * its delegation. Broadcast in time: the answer is `active` with `delegate_hash`. Not in time: the order
+ * as it stands (`allocating`; poll it or wait for `order.confirmed`). Reads only; nothing is written here.
+ */
+import { orderJson, type Order } from '../domain/orders';
+import type { Pool } from '../platform/db/pool';
+import { logger } from '../platform/logger';
+import { orderById, ordersByIds } from './stores/orders';
+
+/** How often the waiting orders are read (real ms): one query for all of them, however many wait. */
+const POLL_MS = 50;
+
+/**
+ * The Order object POST /v1/orders answers: as stored, except that a delegation broadcast but not yet
+ * verified (`delegated`) reads `active`, as the spec's synchronous answer says; reads (GET) show
+ * `delegated` until the chain verifies it, then `confirmed` and `active`.
+ */
+export function placedOrderJson(order: Order): Record<string, unknown> {
+  const json = orderJson(order);
+  return order.status === 'delegated' ? { ...json, status: 'active' } : json;
+}
+
+interface Waiter {
+  accountId: string;
+  orderId: string;
+  until: number;
+  resolve(order: Order | undefined): void;
+}
+
+/**
+ * Orders whose POST is waiting for their broadcast. One loop reads all of them every POLL_MS, so a burst
+ * of waiting requests costs one query per tick, not one per request. Bounded by the requests in flight.
+ */
+export class BroadcastWatch {
+  private readonly waiters = new Set<Waiter>();
+  private running = false;
+
+  constructor(private readonly pool: Pool) {}
+
+  /** The order once it left `allocating`, or as it stands when `waitMs` ran out (undefined: not readable). */
+  wait(accountId: string, orderId: string, waitMs: number): Promise<Order | undefined> {
+    return new Promise((resolve) => {
+      this.waiters.add({ accountId, orderId, until: Date.now() + waitMs, resolve });
+      if (!this.running) void this.loop();
+    });
+  }
+
+  private async loop(): Promise<void> {
+    this.running = true;
+    try {
+      while (this.waiters.size > 0) {
+        await new Promise((r) => setTimeout(r, POLL_MS));
+        const batch = [...this.waiters];
+        let found: Map<string, Order>;
+        try {
+          found = new Map((await ordersByIds(this.pool, batch.map((w) => w.orderId))).map((o) => [o.id, o]));
+        } catch (err) {
+          // The wait is a courtesy: on a failed read every waiter answers what the processor said.
+          logger.warn({ err }, 'synchronous delivery: reading the waiting orders failed');
+          for (const w of batch) this.settle(w, undefined);
+          continue;
+        }
+        const now = Date.now();
+        for (const w of batch) {
+          const order = found.get(w.orderId);
+          const mine = order && order.accountId === w.accountId ? order : undefined;
+          if ((mine && mine.status !== 'allocating') || now + POLL_MS > w.until) this.settle(w, mine);
+        }
+      }
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private settle(w: Waiter, order: Order | undefined): void {
+    this.waiters.delete(w);
+    w.resolve(order);
+  }
+}
+
+/**
+ * The answer to POST /v1/orders given the processor's result: a new order waits for its broadcast; a
+ * repeat (idempotent 200, or the Idempotency-Key's original 201) answers the order's current state.
+ */
+export async function placedOrderAnswer(
+  pool: Pool, watch: BroadcastWatch, accountId: string, body: Record<string, unknown>, waitMs: number,
+): Promise<Record<string, unknown>> {
+  const id = String(body.id);
+  const order = body.status === 'allocating' && waitMs > 0 ? await watch.wait(accountId, id, waitMs) : await orderById(pool, accountId, id);
+  return order ? placedOrderJson(order) : body;
+}

@@ -1,0 +1,124 @@
+/**
+ * `make chaos` (not part of make test): mixed load (orders, TRX deposits, webhooks) for a few minutes on
+ * infrastructure of its own (private Kafka, Redis and PostgreSQL from test/support/private-infra.ts, its
+ * own devnet; only the schema registry is the shared test stack's), with every role in a child process.
+ * Each round: a SIGKILL storm (every child killed at a random moment and started again), then one outage
+ * in turn: Kafka stopped 20 s, Redis stopped 15 s, the devnet frozen 30 s, PostgreSQL restarted.
+ * Afterwards it lets things settle and prints the invariants checked with their counts (all 0 = pass;
+ * exit code 1 otherwise). CHAOS_ROUNDS (default 4).
+ */
+import { reconcileOnce } from '../../services/reconciler/run';
+import { replayAndVerify } from '../../services/ops/replay';
+import { freePort, startDevnet } from '../devnet/start-devnet';
+import { startReceiver, testCa } from '../support/https-receiver';
+import { startLoad, type OutageStack } from '../support/outage-stack';
+import { privateKafka, privatePostgres, privateRedis } from '../support/private-infra';
+import { startService, type ServiceProcess } from '../support/service-process';
+import { OPEN_BUDGETS } from '../support/identity';
+import { dropWorld, newWorld, openBus, openRuntime } from '../support/world';
+
+const ROUNDS = Number(process.env.CHAOS_ROUNDS ?? 4);
+const GROUPS = ['api', 'processor,relay', 'dispatcher,deposit-watcher', 'broadcaster,confirmer,scheduler'];
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const say = (msg: string) => console.log(`[chaos ${new Date().toISOString().slice(11, 19)}] ${msg}`);
+
+async function main(): Promise<void> {
+  const [kafka, redis, pg] = [await privateKafka(), await privateRedis(), await privatePostgres()];
+  const devnet = await startDevnet({ DEVNET_BLOCK_MS: '300' });
+  const apiPort = await freePort();
+  const world = newWorld('chaos', {
+    ...OPEN_BUDGETS, KAFKA_BROKERS: kafka.url, REDIS_URL: redis.url, DATABASE_URL: pg.url, API_PORT: String(apiPort),
+    TRON_FULL_HOST: devnet.url, CHAIN_POLL_MS: '200', COMMAND_TIMEOUT_MS: '10000', ORDER_WAIT_WINDOW_MS: '120000',
+    USDT_CONTRACT: devnet.accounts.usdt_contract, DEX_POOL_ADDRESS: devnet.accounts.dex_pool, USDT_RATE_SOURCE: 'fixed_env', USDT_FIXED_RATE: '3.5',
+    DEPOSIT_CONFIRMATIONS: '3', DEPOSIT_POLL_MS: '200', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', LOG_LEVEL: 'error',
+    NODE_EXTRA_CA_CERTS: testCa().caPath,
+  });
+  const rt = await openRuntime(world);
+  const bus = await openBus(rt);
+  const children = new Map<string, ServiceProcess>();
+  const start = async (group: string) => {
+    const child = startService(world, group); // logs at info: readiness is its "started" line
+    children.set(group, child);
+    await child.ready;
+  };
+  for (const group of GROUPS) await start(group);
+  const receiver = await startReceiver();
+  const stack = { devnet, world, rt, bus, receiver, base: `http://127.0.0.1:${apiPort}` } as OutageStack;
+  say(`stack up: ${GROUPS.length} child processes, private Kafka ${kafka.url}, Redis ${redis.url}, PostgreSQL ${pg.url}`);
+
+  const load = await startLoad(stack, 300);
+  let kills = 0;
+  const outages = [
+    { name: 'Kafka stopped 20 s', run: async () => (await kafka.stop(), await sleep(20_000), await kafka.start()) },
+    { name: 'Redis stopped 15 s', run: async () => (await redis.stop(), await sleep(15_000), await redis.start()) },
+    { name: 'devnet frozen 30 s', run: async () => (devnet.freeze(), await sleep(30_000), devnet.thaw()) },
+    { name: 'PostgreSQL restarted', run: async () => (await pg.stop(), await sleep(5_000), await pg.start()) },
+  ];
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const group of [...GROUPS].sort(() => Math.random() - 0.5)) {
+      await sleep(1_000 + Math.random() * 3_000);
+      await children.get(group)!.kill('SIGKILL');
+      kills += 1;
+      await start(group);
+    }
+    const outage = outages[(round - 1) % outages.length];
+    say(`round ${round}: ${GROUPS.length} SIGKILLs done, now ${outage.name}`);
+    await outage.run();
+    await sleep(5_000);
+  }
+  const loadFailure = await load.stop().then(() => null, (err: Error) => err.message);
+  say(`load stopped: ${load.answers.length} order answers, ${load.deposits.length} deposits sent, ${kills} SIGKILLs; settling`);
+
+  const counts = await settleAndCount(stack, load);
+  if (loadFailure) counts['unexpected client answers'] = 1;
+  console.log('\nchaos invariants (0 = held):');
+  for (const [name, n] of Object.entries(counts)) console.log(`  ${name.padEnd(44)} ${n}`);
+  const statuses = new Map<string, number>();
+  for (const a of load.answers) statuses.set(String(a.code ?? a.status), (statuses.get(String(a.code ?? a.status)) ?? 0) + 1);
+  console.log(`order answers by status/code: ${JSON.stringify(Object.fromEntries(statuses))}${loadFailure ? `; load failed: ${loadFailure}` : ''}`);
+
+  await Promise.allSettled([...children.values()].map((c) => c.kill('SIGKILL')));
+  await receiver.close();
+  await bus.stop();
+  await rt.close().catch(() => undefined);
+  await dropWorld(world).catch(() => undefined);
+  await devnet.stop();
+  await Promise.allSettled([kafka.destroy(), redis.destroy(), pg.destroy()]);
+  process.exit(Object.values(counts).some((n) => n > 0) ? 1 : 0);
+}
+
+/** Waits (bounded) for orders, deposits and deliveries to settle, then counts every broken invariant. */
+async function settleAndCount(stack: OutageStack, load: Awaited<ReturnType<typeof startLoad>>): Promise<Record<string, number>> {
+  const { rt } = stack;
+  const q = async (sql: string, params: unknown[] = []) => Number((await rt.pool.query(sql, params)).rows[0].n);
+  const unsettled = async () =>
+    (await q("SELECT count(*)::int AS n FROM orders WHERE status NOT IN ('active', 'failed')"))
+    + (load.deposits.length - (await q('SELECT count(DISTINCT txid)::int AS n FROM deposits WHERE txid = ANY($1)', [load.deposits])))
+    + (await q("SELECT count(*)::int AS n FROM webhook_deliveries WHERE state <> 'delivered'"));
+  for (let i = 0; i < 120 && (await unsettled().catch(() => 1)) > 0; i++) await sleep(1_500);
+  const received = new Set(stack.receiver.requests.map((r) => JSON.parse(r.raw.toString()).event_id));
+  const { rows: delivered } = await rt.pool.query('SELECT DISTINCT event_id FROM webhook_deliveries');
+  const accepted = [...new Set(load.answers.filter((a) => a.status === 201 || a.status === 200).map((a) => a.clientOrderId))];
+  const replay = await replayAndVerify(rt);
+  return {
+    'double charges (order charged != once if active)': await q(`SELECT count(*)::int AS n FROM (SELECT o.id FROM orders o
+      LEFT JOIN journals j ON j.order_id = o.id AND j.kind = 'order_charge' GROUP BY o.id, o.status
+      HAVING count(j.id) <> CASE WHEN o.status = 'active' THEN 1 ELSE 0 END) x`),
+    'double delegations (ops reconcile findings)': (await reconcileOnce(rt)).findings,
+    'orders not settled (not active/failed)': await q("SELECT count(*)::int AS n FROM orders WHERE status NOT IN ('active', 'failed')"),
+    'lost orders (201 answered, no order)': accepted.length - (await q('SELECT count(*)::int AS n FROM orders WHERE client_order_id = ANY($1)', [accepted])),
+    'lost deposits (sent, not credited once)': load.deposits.length - (await q(
+      'SELECT count(*)::int AS n FROM (SELECT txid FROM deposits WHERE txid = ANY($1) GROUP BY txid HAVING count(*) = 1) x', [load.deposits])),
+    'lost events (delivery not delivered)': await q("SELECT count(*)::int AS n FROM webhook_deliveries WHERE state <> 'delivered'"),
+    'lost events (never reached the receiver)': delivered.filter((d: any) => !received.has(d.event_id)).length,
+    'unbalanced journals': await q('SELECT count(*)::int AS n FROM (SELECT journal_id FROM journal_lines GROUP BY journal_id, currency HAVING sum(amount) <> 0) x'),
+    'balances differing from their lines': await q(`SELECT count(*)::int AS n FROM (SELECT a.id FROM accounts a LEFT JOIN journal_lines l
+      ON l.ledger_account = 'customer:' || a.id || ':trx' AND l.currency = 'TRX' GROUP BY a.id, a.balance_sun HAVING a.balance_sun <> coalesce(sum(l.amount), 0)) x`),
+    'replay differences (rows)': replay.tables.reduce((n, t) => n + t.differences.length, 0),
+  };
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,31 @@
+/**
+ * The engine-backed JSON helpers give exactly what lossless-json gives: stringifyJson the same text,
+ * parseOwnJson the same values (int64 beyond 2^53 as bigint, safe integers and fractions as numbers).
+ */
+import { stringify } from 'lossless-json';
+import { parseJson, parseOwnJson, stringifyJson } from '../../services/platform/json';
+
+const samples: unknown[] = [
+  { a: 1, b: -2, c: 1.5, d: 0.1, e: 1e21, f: 9_007_199_254_740_991, big: 9_223_372_036_854_775_807n, neg: -12_345_678_901_234_567_890n, small: 5n },
+  { nested: [{ x: null, y: true, z: 'text "quoted" \u00e9 \n' }, [], {}], undef: undefined, date: new Date(0) },
+  [1, 'two', null, [3n, { four: 4 }]],
+  'plain',
+  42,
+];
+
+test('stringifyJson writes what lossless-json writes', () => {
+  for (const v of samples) expect(stringifyJson(v)).toBe(stringify(v));
+});
+
+test('parseOwnJson reads what parseJson reads, int64 exact', () => {
+  const texts = [
+    ...samples.map((v) => stringifyJson(v)),
+    '{"at2p53":9007199254740992,"above":9007199254740993,"exp":1e3,"neg0":-0,"frac":123456789012345678.5}',
+  ];
+  for (const text of texts) expect(parseOwnJson(text)).toEqual(parseJson(text));
+  expect(parseOwnJson('{"x":9223372036854775807}')).toEqual({ x: 9_223_372_036_854_775_807n });
+});
+
+test('stringifyJson refuses what JSON cannot hold', () => {
+  expect(() => stringifyJson(undefined)).toThrow(TypeError);
+});
