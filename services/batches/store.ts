@@ -6,7 +6,7 @@
 import type { Command } from '../domain/commands';
 import type { Order } from '../domain/orders';
 import type { BatchView } from '../domain/outcome';
-import { insertRows } from '../platform/db/bulk';
+import { upsertRows } from '../platform/db/bulk';
 import type { Pool, PoolClient } from '../platform/db/pool';
 import { parseOwnJson, stringifyJson } from '../platform/json';
 import { orderColumns, orderFromRow } from '../processor/order-store';
@@ -73,8 +73,7 @@ export class BatchState implements BatchView {
   }
 
   async save(client: PoolClient): Promise<void> {
-    const updates = columns.filter((c) => c !== 'id' && c !== 'created_at').map((c) => `${c} = EXCLUDED.${c}`);
-    await insertRows(client, 'batches', columns, [...this.changed.values()].map(batchToRow), `ON CONFLICT (id) DO UPDATE SET ${updates.join(', ')}`);
+    await upsertRows(client, 'batches', columns, [...this.changed.values()].map(batchToRow), { key: 'id', keep: ['created_at'] });
   }
 }
 

@@ -1,7 +1,7 @@
 /** The address_book table to and from the domain's AddressBookEntry, inside the processor's transaction. */
 import type { AddressBookEntry, AddressBookView } from '../domain/address-book';
 import type { Command } from '../domain/commands';
-import { insertRows } from '../platform/db/bulk';
+import { upsertRows } from '../platform/db/bulk';
 import type { PoolClient } from '../platform/db/pool';
 import { KeyedRows } from './keyed-rows';
 
@@ -41,6 +41,6 @@ export class AddressBookState implements AddressBookView {
     // Deletes first: an address deleted and saved again in one batch is a new row under the unique (account, address).
     if (deleted.length > 0) await client.query('DELETE FROM address_book WHERE id = ANY($1::text[])', [deleted]);
     const rows = this.entries.changed().map((e) => [e.id, e.accountId, e.address, e.label, new Date(e.createdAt), new Date(e.updatedAt)]);
-    await insertRows(client, 'address_book', columns, rows, 'ON CONFLICT (id) DO UPDATE SET label = EXCLUDED.label, updated_at = EXCLUDED.updated_at');
+    await upsertRows(client, 'address_book', columns, rows, { key: 'id', keep: ['account_id', 'address', 'created_at'] });
   }
 }

@@ -1,7 +1,7 @@
 /** The api_keys table to and from the domain's ApiKey, inside the processor's transaction. */
 import type { ApiKey, ApiKeyView } from '../domain/api-keys';
 import type { Command } from '../domain/commands';
-import { insertRows } from '../platform/db/bulk';
+import { upsertRows } from '../platform/db/bulk';
 import type { PoolClient } from '../platform/db/pool';
 
 const columns = ['id', 'account_id', 'name', 'scopes', 'secret_enc', 'created_at', 'revoked_at'] as const;
@@ -45,6 +45,7 @@ export class ApiKeyState implements ApiKeyView {
     const rows = [...this.changed.values()].map((k) => [
       k.id, k.accountId, k.name, k.scopes, k.secretEnc, new Date(k.createdAt), k.revokedAt === null ? null : new Date(k.revokedAt),
     ]);
-    await insertRows(client, 'api_keys', columns, rows, 'ON CONFLICT (id) DO UPDATE SET revoked_at = EXCLUDED.revoked_at');
+    // Only revocation changes a stored key.
+    await upsertRows(client, 'api_keys', columns, rows, { key: 'id', keep: ['account_id', 'name', 'scopes', 'secret_enc', 'created_at'] });
   }
 }

@@ -1,7 +1,7 @@
 /** The deposits table to and from the domain's Deposit, inside the processor's transaction. */
 import type { Command } from '../domain/commands';
 import type { Deposit } from '../domain/deposits';
-import { insertRows } from '../platform/db/bulk';
+import { upsertRows } from '../platform/db/bulk';
 import type { PoolClient } from '../platform/db/pool';
 
 export const depositColumns = [
@@ -41,6 +41,5 @@ export async function loadDeposits(client: PoolClient, ids: string[]): Promise<M
 }
 
 export async function saveDeposits(client: PoolClient, deposits: Deposit[]): Promise<void> {
-  const updates = depositColumns.filter((c) => c !== 'deposit_id').map((c) => `${c} = EXCLUDED.${c}`);
-  await insertRows(client, 'deposits', depositColumns, deposits.map(depositToRow), `ON CONFLICT (deposit_id) DO UPDATE SET ${updates.join(', ')}`);
+  await upsertRows(client, 'deposits', depositColumns, deposits.map(depositToRow), { key: 'deposit_id' });
 }

@@ -1,7 +1,7 @@
 /** The account_members table to and from the domain's Member, inside the processor's transaction. */
 import type { Command } from '../domain/commands';
 import type { Member, MemberView } from '../domain/members';
-import { insertRows } from '../platform/db/bulk';
+import { upsertRows } from '../platform/db/bulk';
 import type { PoolClient } from '../platform/db/pool';
 import { KeyedRows } from './keyed-rows';
 
@@ -35,6 +35,6 @@ export class MemberState implements MemberView {
       await client.query('DELETE FROM account_members WHERE account_id = $1 AND address = $2', [m.accountId, m.address]);
     }
     const rows = this.members.changed().map((m) => [m.accountId, m.address, m.role, new Date(m.addedAt)]);
-    await insertRows(client, 'account_members', columns, rows, 'ON CONFLICT (account_id, address) DO UPDATE SET role = EXCLUDED.role, added_at = EXCLUDED.added_at');
+    await upsertRows(client, 'account_members', columns, rows, { key: ['account_id', 'address'] });
   }
 }

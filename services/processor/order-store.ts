@@ -6,7 +6,7 @@
 import type { Command } from '../domain/commands';
 import type { IdempotencyRecord, Order } from '../domain/orders';
 import type { OrderView } from '../domain/outcome';
-import { insertRows } from '../platform/db/bulk';
+import { upsertRows } from '../platform/db/bulk';
 import type { PoolClient } from '../platform/db/pool';
 import { parseJson, stringifyJson } from '../platform/json';
 
@@ -135,14 +135,13 @@ export class OrderState implements OrderView {
   }
 
   async save(client: PoolClient): Promise<void> {
-    const updates = orderColumns.filter((c) => c !== 'id' && c !== 'created_at').map((c) => `${c} = EXCLUDED.${c}`);
-    await insertRows(client, 'orders', orderColumns, [...this.changedOrders.values()].map(orderToRow), `ON CONFLICT (id) DO UPDATE SET ${updates.join(', ')}`);
-    await insertRows(
+    await upsertRows(client, 'orders', orderColumns, [...this.changedOrders.values()].map(orderToRow), { key: 'id', keep: ['created_at'] });
+    await upsertRows(
       client,
       'order_idempotency',
       ['account_id', 'key', 'scope', 'request_hash', 'order_id', 'status', 'created_at', 'expires_at'],
       [...this.changedRecords.values()].map((r) => [r.accountId, r.key, r.scope, r.requestHash, r.orderId, r.status, new Date(r.createdAt), new Date(r.expiresAt)]),
-      'ON CONFLICT (account_id, key) DO UPDATE SET scope = EXCLUDED.scope, request_hash = EXCLUDED.request_hash, order_id = EXCLUDED.order_id, status = EXCLUDED.status, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at',
+      { key: ['account_id', 'key'] },
     );
   }
 }

@@ -10,7 +10,7 @@ import type { DomainEvent } from '../domain/events';
 import type { OrderEvent } from '../domain/order-events';
 import type { Journal } from '../domain/ledger';
 import { netFor, ledgerAccounts } from '../domain/ledger';
-import { insertRows } from '../platform/db/bulk';
+import { insertRows, upsertRows } from '../platform/db/bulk';
 import type { PoolClient } from '../platform/db/pool';
 import { stringifyJson } from '../platform/json';
 import { accountColumns, accountFromRow, accountToRow } from './account-rows';
@@ -53,8 +53,7 @@ export async function loadAccounts(client: PoolClient, ids: string[]): Promise<M
 }
 
 export async function saveAccounts(client: PoolClient, accounts: Account[]): Promise<void> {
-  const updates = accountColumns.filter((c) => c !== 'id' && c !== 'created_at').map((c) => `${c} = EXCLUDED.${c}`);
-  await insertRows(client, 'accounts', accountColumns, accounts.map(accountToRow), `ON CONFLICT (id) DO UPDATE SET ${updates.join(', ')}`);
+  await upsertRows(client, 'accounts', accountColumns, accounts.map(accountToRow), { key: 'id', keep: ['created_at'] });
 }
 
 export async function saveJournals(client: PoolClient, journals: Journal[]): Promise<void> {

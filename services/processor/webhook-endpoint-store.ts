@@ -1,7 +1,7 @@
 /** The webhook_endpoints table to and from the domain's WebhookEndpoint, inside the processor's transaction. */
 import type { Command } from '../domain/commands';
 import type { WebhookEndpoint, WebhookEndpointView } from '../domain/webhook-endpoints';
-import { insertRows } from '../platform/db/bulk';
+import { upsertRows } from '../platform/db/bulk';
 import type { PoolClient } from '../platform/db/pool';
 
 const columns = ['id', 'account_id', 'url', 'role', 'events', 'is_active', 'secret_sealed', 'created_at', 'updated_at'] as const;
@@ -52,7 +52,6 @@ export class WebhookEndpointState implements WebhookEndpointView {
       e.id, e.accountId, e.url, e.role, e.events, e.isActive, e.secretSealed, new Date(e.createdAt), new Date(e.updatedAt),
     ]);
     // The one-per-role constraint is deferred: a role swap writes both rows, checked at commit.
-    const updates = columns.filter((c) => c !== 'id' && c !== 'account_id' && c !== 'created_at').map((c) => `${c} = EXCLUDED.${c}`);
-    await insertRows(client, 'webhook_endpoints', columns, rows, `ON CONFLICT (id) DO UPDATE SET ${updates.join(', ')}`);
+    await upsertRows(client, 'webhook_endpoints', columns, rows, { key: 'id', keep: ['account_id', 'created_at'] });
   }
 }

@@ -5,7 +5,7 @@
  */
 import type { Command } from '../domain/commands';
 import type { PromoView } from '../domain/outcome';
-import { insertRows } from '../platform/db/bulk';
+import { upsertRows } from '../platform/db/bulk';
 import type { Pool, PoolClient } from '../platform/db/pool';
 import { utcDay, type DevCode, type PromoConfig, type Redemption } from './rules';
 
@@ -150,22 +150,21 @@ export class PromoState implements PromoView {
   async save(client: PoolClient): Promise<void> {
     const c = this.configValue;
     if (c && this.configCommandId) {
-      await client.query(
-        `INSERT INTO promo_config (id, is_on, token_id, token_name, drop_address, starts_at, ends_at, cap_per_day, grant_energy, grant_seconds, forward_address, command_id)
-         VALUES (1, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-         ON CONFLICT (id) DO UPDATE SET is_on = $1, token_id = $2, token_name = $3, drop_address = $4, starts_at = $5, ends_at = $6,
-           cap_per_day = $7, grant_energy = $8, grant_seconds = $9, forward_address = $10, command_id = $11`,
-        [c.on, c.tokenId, c.tokenName, c.dropAddress, date(c.startsAt), date(c.endsAt), c.capPerDay, c.grantEnergy, c.grantSeconds, c.forwardAddress, this.configCommandId],
+      await upsertRows(
+        client, 'promo_config',
+        ['id', 'is_on', 'token_id', 'token_name', 'drop_address', 'starts_at', 'ends_at', 'cap_per_day', 'grant_energy', 'grant_seconds', 'forward_address', 'command_id'],
+        [[1, c.on, c.tokenId, c.tokenName, c.dropAddress, date(c.startsAt), date(c.endsAt), c.capPerDay, c.grantEnergy, c.grantSeconds, c.forwardAddress, this.configCommandId]],
+        { key: 'id' },
       );
     }
-    await insertRows(
+    await upsertRows(
       client, 'promo_dev_codes', ['address', 'code', 'fee_bps', 'duration_days', 'activate_by', 'issued_at', 'entered_account_id', 'entered_at'],
       [...this.changedCodes.values()].map((c) => [
         c.address, c.code, c.feeBps, c.durationDays, date(c.activateBy), new Date(c.issuedAt), c.enteredAccountId, date(c.enteredAt),
       ]),
-      'ON CONFLICT (address) DO UPDATE SET entered_account_id = EXCLUDED.entered_account_id, entered_at = EXCLUDED.entered_at',
+      // A code once issued changes only when it is entered.
+      { key: 'address', keep: ['code', 'fee_bps', 'duration_days', 'activate_by', 'issued_at'] },
     );
-    const updates = redemptionColumns.filter((k) => k !== 'address').map((k) => `${k} = EXCLUDED.${k}`);
-    await insertRows(client, 'promo_redemptions', redemptionColumns, [...this.changed.values()].map(redemptionToRow), `ON CONFLICT (address) DO UPDATE SET ${updates.join(', ')}`);
+    await upsertRows(client, 'promo_redemptions', redemptionColumns, [...this.changed.values()].map(redemptionToRow), { key: 'address' });
   }
 }

@@ -5,7 +5,7 @@
  */
 import type { Command } from '../domain/commands';
 import type { Order } from '../domain/orders';
-import { insertRows } from '../platform/db/bulk';
+import { upsertRows } from '../platform/db/bulk';
 import type { Pool, PoolClient } from '../platform/db/pool';
 import { orderColumns, orderFromRow } from '../processor/order-store';
 import { subscriptionCommandTypes } from './commands';
@@ -92,8 +92,7 @@ export class SubscriptionState implements SubscriptionView {
   }
 
   async save(client: PoolClient): Promise<void> {
-    const updates = columns.filter((c) => c !== 'id' && c !== 'created_at').map((c) => `${c} = EXCLUDED.${c}`);
-    await insertRows(client, 'subscriptions', columns, [...this.changed.values()].map(subscriptionToRow), `ON CONFLICT (id) DO UPDATE SET ${updates.join(', ')}`);
+    await upsertRows(client, 'subscriptions', columns, [...this.changed.values()].map(subscriptionToRow), { key: 'id', keep: ['created_at'] });
   }
 }
 

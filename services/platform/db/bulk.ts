@@ -30,3 +30,31 @@ export async function insertRows(
   }
   return inserted;
 }
+
+export interface UpsertOptions<C extends string> {
+  /** The conflict target: the primary key or a unique constraint's columns. */
+  key: C | readonly C[];
+  /** Columns an existing row keeps (never rewritten), besides the key; every other column takes the new value. */
+  keep?: readonly C[];
+}
+
+/**
+ * Multi-row INSERT ... ON CONFLICT (key) DO UPDATE SET c = EXCLUDED.c for every column but the key and `keep`
+ * (DO NOTHING when that leaves none). Split as `insertRows` splits; returns the rows inserted or updated.
+ */
+export async function upsertRows<C extends string>(
+  client: PoolClient,
+  table: string,
+  columns: readonly C[],
+  rows: unknown[][],
+  options: UpsertOptions<C>,
+): Promise<number> {
+  const key: readonly C[] = typeof options.key === 'string' ? [options.key] : options.key;
+  const fixed = new Set<C>([...key, ...(options.keep ?? [])]);
+  // A name outside the column list is a typo that would silently update (or keep) the wrong thing.
+  for (const c of fixed) if (!columns.includes(c)) throw new Error(`upsertRows ${table}: ${c} is not one of its columns`);
+  if (key.length === 0) throw new Error(`upsertRows ${table}: empty conflict key`);
+  const updates = columns.filter((c) => !fixed.has(c)).map((c) => `"${c}" = EXCLUDED."${c}"`);
+  const action = updates.length === 0 ? 'DO NOTHING' : `DO UPDATE SET ${updates.join(', ')}`;
+  return insertRows(client, table, columns, rows, `ON CONFLICT (${key.map((c) => `"${c}"`).join(', ')}) ${action}`);
+}

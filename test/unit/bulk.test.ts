@@ -1,0 +1,83 @@
+/** The SQL the bulk writers build: placeholders, the upsert's conflict target and SET list, splitting. */
+import { insertRows, upsertRows } from '../../services/platform/db/bulk';
+import type { PoolClient } from '../../services/platform/db/pool';
+
+interface Sent {
+  sql: string;
+  params: unknown[];
+}
+
+/** A client that records each statement and reports every row written. */
+function recorder(): { client: PoolClient; sent: Sent[] } {
+  const sent: Sent[] = [];
+  const client = {
+    query: async (sql: string, params: unknown[]) => {
+      sent.push({ sql, params });
+      return { rowCount: params.length };
+    },
+  } as unknown as PoolClient;
+  return { client, sent };
+}
+
+const columns = ['id', 'account_id', 'label', 'created_at'] as const;
+
+describe('upsertRows', () => {
+  it('updates every column but the key and the kept ones from EXCLUDED', async () => {
+    const { client, sent } = recorder();
+    await upsertRows(client, 'things', columns, [['a', 'acc', 'x', 1], ['b', 'acc', 'y', 2]], { key: 'id', keep: ['created_at'] });
+    expect(sent).toEqual([{
+      sql: 'INSERT INTO things ("id", "account_id", "label", "created_at") VALUES ($1, $2, $3, $4), ($5, $6, $7, $8) '
+        + 'ON CONFLICT ("id") DO UPDATE SET "account_id" = EXCLUDED."account_id", "label" = EXCLUDED."label"',
+      params: ['a', 'acc', 'x', 1, 'b', 'acc', 'y', 2],
+    }]);
+  });
+
+  it('takes a composite conflict target in the order given', async () => {
+    const { client, sent } = recorder();
+    await upsertRows(client, 'members', ['account_id', 'address', 'role'], [['acc', 'T1', 'admin']], { key: ['account_id', 'address'] });
+    expect(sent[0].sql).toBe(
+      'INSERT INTO members ("account_id", "address", "role") VALUES ($1, $2, $3) ON CONFLICT ("account_id", "address") DO UPDATE SET "role" = EXCLUDED."role"',
+    );
+  });
+
+  it('does nothing on conflict when every column is key or kept', async () => {
+    const { client, sent } = recorder();
+    await upsertRows(client, 'things', columns, [['a', 'acc', 'x', 1]], { key: 'id', keep: ['account_id', 'label', 'created_at'] });
+    expect(sent[0].sql).toMatch(/ ON CONFLICT \("id"\) DO NOTHING$/);
+  });
+
+  it('writes nothing for no rows', async () => {
+    const { client, sent } = recorder();
+    expect(await upsertRows(client, 'things', columns, [], { key: 'id' })).toBe(0);
+    expect(sent).toEqual([]);
+  });
+
+  it('refuses a key or kept column that is not in the list', async () => {
+    const { client, sent } = recorder();
+    const loose: readonly string[] = columns;
+    await expect(upsertRows(client, 'things', loose, [['a', 'acc', 'x', 1]], { key: 'uid' })).rejects.toThrow('uid is not one of its columns');
+    await expect(upsertRows(client, 'things', loose, [['a', 'acc', 'x', 1]], { key: 'id', keep: ['created'] })).rejects.toThrow('created');
+    await expect(upsertRows(client, 'things', loose, [['a', 'acc', 'x', 1]], { key: [] })).rejects.toThrow('empty conflict key');
+    expect(sent).toEqual([]);
+  });
+
+  it('splits like insertRows, each statement carrying the same ON CONFLICT clause', async () => {
+    const { client, sent } = recorder();
+    const wide = Array.from({ length: 10_000 }, (_, i) => `c${i}`);
+    const rows = Array.from({ length: 7 }, (_, r) => wide.map((_, i) => r * 10_000 + i));
+    const written = await upsertRows(client, 'wide', wide, rows, { key: 'c0' });
+    // 30,000 parameters per statement at most: three rows of 10,000 columns each.
+    expect(sent.map((s) => s.params.length)).toEqual([30_000, 30_000, 10_000]);
+    expect(written).toBe(70_000);
+    for (const s of sent) expect(s.sql.endsWith(`"c9999" = EXCLUDED."c9999"`)).toBe(true);
+    expect(new Set(sent.map((s) => s.sql.slice(s.sql.indexOf(' ON CONFLICT')))).size).toBe(1);
+  });
+});
+
+describe('insertRows', () => {
+  it('numbers placeholders across rows and appends the suffix', async () => {
+    const { client, sent } = recorder();
+    await insertRows(client, 'outbox', ['a', 'b'], [[1, 2], [3, 4]], 'ON CONFLICT (a) DO NOTHING');
+    expect(sent).toEqual([{ sql: 'INSERT INTO outbox ("a", "b") VALUES ($1, $2), ($3, $4) ON CONFLICT (a) DO NOTHING', params: [1, 2, 3, 4] }]);
+  });
+});
