@@ -5,7 +5,7 @@
 import { TronWeb } from 'tronweb';
 import { commandBusFor } from '../../services/platform/command-bus';
 import { startBatchExecutor } from '../../services/batches/executor';
-import { orderCall, startDeliveryStack, type OrderStack } from './orders';
+import { getUntil, orderCall, startDeliveryStack, type OrderStack } from './orders';
 import { readTopic } from './topic-reader';
 
 export interface BatchStack {
@@ -25,32 +25,15 @@ export async function startBatchStack(name: string, concurrency: number, env: Re
   return { stack, tronWeb, stopExecutor: async () => (await executor.stop(), await bus.stop()) };
 }
 
-/** GET /v1/batches/{id} until `done` holds. */
-export async function batchUntil(
+/** GET /v1/batches/{id} until `done` holds (the error shows the last summary: the items may be many). */
+export function batchUntil(
   stack: OrderStack, customer: Parameters<typeof orderCall>[1], id: string, done: (b: any) => boolean, timeoutMs = 90_000,
 ): Promise<any> {
-  const until = Date.now() + timeoutMs;
-  let last: any;
-  while (Date.now() < until) {
-    const reply = await orderCall(stack, customer, 'GET', `/v1/batches/${id}`);
-    last = reply.body;
-    if (reply.status === 200 && done(last)) return last;
-    await new Promise((r) => setTimeout(r, 300));
-  }
-  throw new Error(`batch ${id} did not get there; last summary ${JSON.stringify(last?.summary)}`);
+  return getUntil(stack, customer, `/v1/batches/${id}`, done, { timeoutMs, intervalMs: 300, describe: (b) => b?.summary });
 }
 
 /** The batch.completed events of one batch on the world's account-events topic. */
 export async function completedEvents(stack: OrderStack, batchId: string): Promise<any[]> {
   const records = await readTopic<any>(stack.rt, 'accountEvents');
   return records.map((r) => r.value).filter((e) => e.type === 'batch.completed' && e.data?.batch_id === batchId);
-}
-
-export async function waitFor(check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 300));
-  }
-  throw new Error('condition not met in time');
 }

@@ -2,7 +2,9 @@
  * Orders test kit: a devnet of the test's own (fast blocks) and an identity stack whose TRON_FULL_HOST
  * points at it, plus funding through a support adjustment and a signed POST /v1/orders.
  */
+import { TronWeb } from 'tronweb';
 import { replayAndVerify } from '../../services/ops/replay';
+import type { Pool } from '../../services/platform/db/pool';
 import { assertReconciled } from './world';
 import { startDevnet, type Devnet } from '../devnet/start-devnet';
 import { call, signedHeaders, signUp, startIdentityStack, type Customer, type IdentityStack, type Reply } from './identity';
@@ -31,8 +33,8 @@ export async function startOrderStack(label: string, overrides: Record<string, s
   };
 }
 
-/** A signed-up customer with `sun` credited by a support adjustment (0: unfunded). */
-export async function fundedCustomer(stack: IdentityStack, sun: bigint): Promise<Customer> {
+/** A signed-up customer with `sun` credited by a support adjustment (0: unfunded). Any stack with an API and a bus. */
+export async function fundedCustomer(stack: Pick<IdentityStack, 'base' | 'bus'>, sun: bigint): Promise<Customer> {
   const customer = await signUp(stack.base);
   if (sun > 0n) {
     const result = await stack.bus.submit({ type: 'balance.adjust', accountId: customer.accountId, amountSun: sun, memo: 'test funding' });
@@ -44,7 +46,7 @@ export async function fundedCustomer(stack: IdentityStack, sun: bigint): Promise
 const lastSigned = new Map<string, number>();
 
 /** A signed API call stamped with the stack's clock (scaled in delivery tests, as the API checks it). */
-export async function orderCall(stack: IdentityStack, customer: Customer, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> {
+export async function orderCall(stack: Pick<IdentityStack, 'base' | 'rt'>, customer: Customer, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> {
   const raw = body === undefined ? '' : JSON.stringify(body);
   // The same request signed in the same (clock) second twice is a replay (1002): wait for the next one.
   const request = `${customer.key.id} ${method} ${path} ${raw}`;
@@ -82,17 +84,55 @@ export async function startDeliveryStack(label: string, scale: number, overrides
   };
 }
 
-/** GET /v1/orders/{id} until `done` holds for it. */
-export async function orderUntil(stack: IdentityStack, customer: Customer, orderId: string, done: (o: any) => boolean, timeoutMs = 30_000): Promise<any> {
-  const until = Date.now() + timeoutMs;
+/**
+ * A signed GET of `path` every `intervalMs` until it answers 200 and `done` holds for the body, for at most
+ * `timeoutMs`; the error shows `describe` of the last body.
+ */
+export async function getUntil(
+  stack: Pick<IdentityStack, 'base' | 'rt'>, customer: Customer, path: string, done: (body: any) => boolean,
+  options: { timeoutMs: number; intervalMs: number; describe?: (body: any) => unknown },
+): Promise<any> {
+  const until = Date.now() + options.timeoutMs;
   let last: any;
   while (Date.now() < until) {
-    const reply = await orderCall(stack, customer, 'GET', `/v1/orders/${orderId}`);
+    const reply = await orderCall(stack, customer, 'GET', path);
     last = reply.body;
     if (reply.status === 200 && done(last)) return last;
-    await new Promise((r) => setTimeout(r, 200));
+    await new Promise((r) => setTimeout(r, options.intervalMs));
   }
-  throw new Error(`order ${orderId} did not get there in time; last seen ${JSON.stringify(last)}`);
+  throw new Error(`${path} did not get there in time; last seen ${JSON.stringify(options.describe ? options.describe(last) : last)}`);
+}
+
+/** GET /v1/orders/{id} until `done` holds for it. */
+export function orderUntil(stack: Pick<IdentityStack, 'base' | 'rt'>, customer: Customer, orderId: string, done: (o: any) => boolean, timeoutMs = 30_000): Promise<any> {
+  return getUntil(stack, customer, `/v1/orders/${orderId}`, done, { timeoutMs, intervalMs: 200 });
+}
+
+/** An order whose energy reached its receiver (active, or past it: confirmed). */
+export const isDelivered = (o: { status: string }): boolean => o.status === 'active' || o.status === 'confirmed';
+
+/** The stake delegated to `receiver` on chain for energy, by delegating address (base58). */
+export async function chainDelegations(tronWeb: TronWeb, receiver: string): Promise<Map<string, bigint>> {
+  const onChain = new Map<string, bigint>();
+  const index: any = await tronWeb.trx.getDelegatedResourceAccountIndexV2(receiver);
+  for (const from of index.fromAccounts ?? []) {
+    const res: any = await tronWeb.trx.getDelegatedResourceV2(from, receiver);
+    for (const d of res.delegatedResource ?? []) onChain.set(TronWeb.address.fromHex(d.from), BigInt(d.frozen_balance_for_energy ?? 0));
+  }
+  return onChain;
+}
+
+/** What a stored order says the chain holds: its landed delegations summed by delegating address. */
+export function landedDelegations(allocations: any[]): Map<string, bigint> {
+  const expected = new Map<string, bigint>();
+  for (const a of allocations.filter((x) => x.kind === 'delegate' && x.landed)) expected.set(a.from, (expected.get(a.from) ?? 0n) + BigInt(a.sun));
+  return expected;
+}
+
+/** How many order_charge journals each order has (an order charged twice shows 2). */
+export async function chargesByOrder(pool: Pool): Promise<Map<string, number>> {
+  const { rows } = await pool.query("SELECT order_id, count(*)::int AS n FROM journals WHERE kind = 'order_charge' GROUP BY order_id");
+  return new Map(rows.map((r: any) => [r.order_id, r.n]));
 }
 
 /** Events of the world's account-events topic about one order. */

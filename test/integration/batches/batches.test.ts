@@ -5,11 +5,12 @@
  * read from the chain; batch.completed read from the world's account-events topic.
  */
 import type { TronWeb } from 'tronweb';
-import { batchUntil as batchUntilIn, completedEvents as completedEventsIn, startBatchStack, waitFor } from '../../support/batches';
+import { batchUntil as batchUntilIn, completedEvents as completedEventsIn, startBatchStack } from '../../support/batches';
 import { newWallet } from '../../support/identity';
 import type { Customer } from '../../support/identity';
 import { assertLedgerInvariants } from '../../support/ledger-invariants';
 import { fundedCustomer, orderCall, type OrderStack } from '../../support/orders';
+import { eventually } from '../../support/world';
 
 const prices = JSON.stringify([
   { resource: 'energy', tier: '5m', price_sun_per_unit: 40, min_amount: 10_000, max_amount: 100_000, available: true },
@@ -86,7 +87,7 @@ test('a mixed batch: activated, chunked, over max_price_sun, activate:false, alr
   expect(orders.map((o) => o.body.client_order_id)).toEqual([`mix-${r2}`, `mix-${r2}-2`, `mix-${r2}-3`]);
 
   const charged = done.items.reduce((n: number, i: any) => n + i.charged_amount_sun, 0);
-  await waitFor(async () => (await completedEvents(done.id)).length > 0);
+  await eventually(async () => (await completedEvents(done.id)).length > 0, 30_000, 'batch.completed');
   await new Promise((r) => setTimeout(r, 1500));
   const events = await completedEvents(done.id);
   expect(events).toHaveLength(1);

@@ -5,13 +5,12 @@
  * exactly the stored delegations, batch.completed is on the log once, and a replay rebuilds the database.
  */
 import { TronWeb } from 'tronweb';
-import type { CommandBus } from '../../../services/platform/command-bus';
 import type { Runtime } from '../../../services/platform/runtime';
 import type { Devnet } from '../../devnet/start-devnet';
 import { startCrashStack, type CrashStack } from '../../support/crash-stack';
-import { newWallet, signUp, type Customer } from '../../support/identity';
+import { newWallet } from '../../support/identity';
 import { assertLedgerInvariants } from '../../support/ledger-invariants';
-import { orderCall, type OrderStack } from '../../support/orders';
+import { chainDelegations, chargesByOrder, fundedCustomer, isDelivered, landedDelegations, orderCall } from '../../support/orders';
 import { readTopic } from '../../support/topic-reader';
 import { eventually } from '../../support/world';
 
@@ -19,8 +18,6 @@ const RECEIVERS = 60;
 let crash: CrashStack;
 let devnet: Devnet;
 let rt: Runtime;
-let bus: CommandBus;
-let base: string;
 
 beforeAll(async () => {
   crash = await startCrashStack('batchcrash', {
@@ -29,7 +26,7 @@ beforeAll(async () => {
     // A few receivers at a time, so the batch outlives the first kill on any machine.
     childEnv: (role): Record<string, string> => (role === 'batch-executor' ? { BATCH_EXECUTOR_CONCURRENCY: '4' } : {}),
   });
-  ({ devnet, rt, bus, base } = crash);
+  ({ devnet, rt } = crash);
 }, 120_000);
 
 afterAll(async () => {
@@ -37,12 +34,9 @@ afterAll(async () => {
 });
 
 test('SIGKILLed batch executor and broadcaster mid-batch: no receiver ordered or charged twice, batch.completed once', async () => {
-  const stack = { base, rt } as unknown as OrderStack;
-  const customer: Customer = await signUp(base);
-  const funded = await bus.submit({ type: 'balance.adjust', accountId: customer.accountId, amountSun: 1_000_000_000n, memo: 'batch crash funding' });
-  expect(funded.outcome).toBe('applied');
+  const customer = await fundedCustomer(crash, 1_000_000_000n);
   const receivers = await Promise.all(Array.from({ length: RECEIVERS }, () => newWallet().then((w) => w.address)));
-  const created = await orderCall(stack, customer, 'POST', '/v1/batches', {
+  const created = await orderCall(crash, customer, 'POST', '/v1/batches', {
     client_batch_id: 'crash-1', defaults: { resource: 'energy', amount: 10_000, tier: '1h', client_order_id_prefix: 'c' }, items: receivers.map((receiver) => ({ receiver })),
   });
   expect(created.status).toBe(202);
@@ -81,12 +75,11 @@ test('SIGKILLed batch executor and broadcaster mid-batch: no receiver ordered or
     return rows[0].finished_at !== null;
   }, 240_000, 'the batch finished');
 
-  const batch = (await orderCall(stack, customer, 'GET', `/v1/batches/${batchId}`)).body;
+  const batch = (await orderCall(crash, customer, 'GET', `/v1/batches/${batchId}`)).body;
   const { rows: orders } = await rt.pool.query('SELECT id, status, receiver, allocations, client_order_id FROM orders WHERE batch_id = $1', [batchId]);
   const byReceiver = new Map<string, any[]>();
   for (const o of orders) byReceiver.set(o.receiver, [...(byReceiver.get(o.receiver) ?? []), o]);
-  const { rows: charges } = await rt.pool.query("SELECT order_id, count(*)::int AS n FROM journals WHERE kind = 'order_charge' GROUP BY order_id");
-  const charged = new Map(charges.map((r: any) => [r.order_id, r.n]));
+  const charged = await chargesByOrder(rt.pool);
   const tronWeb = new TronWeb({ fullHost: devnet.url });
   for (const item of batch.items) {
     const own = byReceiver.get(item.receiver) ?? [];
@@ -95,17 +88,7 @@ test('SIGKILLed batch executor and broadcaster mid-batch: no receiver ordered or
     expect(own).toHaveLength(1);
     expect(own[0].client_order_id).toBe(`c-${item.receiver}`);
     expect(charged.get(own[0].id) ?? 0).toBe(own[0].status === 'failed' ? 0 : 1);
-    const onChain = new Map<string, bigint>();
-    const index: any = await tronWeb.trx.getDelegatedResourceAccountIndexV2(item.receiver);
-    for (const from of index.fromAccounts ?? []) {
-      const res: any = await tronWeb.trx.getDelegatedResourceV2(from, item.receiver);
-      for (const d of res.delegatedResource ?? []) onChain.set(TronWeb.address.fromHex(d.from), BigInt(d.frozen_balance_for_energy ?? 0));
-    }
-    const expected = new Map<string, bigint>();
-    if (own[0].status === 'active' || own[0].status === 'confirmed') {
-      for (const a of (own[0].allocations as any[]).filter((x) => x.kind === 'delegate' && x.landed)) expected.set(a.from, (expected.get(a.from) ?? 0n) + BigInt(a.sun));
-    }
-    expect(onChain).toEqual(expected);
+    expect(await chainDelegations(tronWeb, item.receiver)).toEqual(isDelivered(own[0]) ? landedDelegations(own[0].allocations) : new Map());
   }
   expect(batch.summary.completed).toBeGreaterThan(RECEIVERS * 0.9);
   expect(batch.summary.total).toBe(RECEIVERS);

@@ -6,10 +6,11 @@
  * what the items derive; delivery is read from the chain receiver by receiver.
  */
 import type { TronWeb } from 'tronweb';
-import { batchUntil as batchUntilIn, completedEvents as completedEventsIn, startBatchStack, waitFor } from '../../support/batches';
+import { batchUntil as batchUntilIn, completedEvents as completedEventsIn, startBatchStack } from '../../support/batches';
 import { newWallet } from '../../support/identity';
 import { assertLedgerInvariants } from '../../support/ledger-invariants';
 import { fundedCustomer, orderCall, type OrderStack } from '../../support/orders';
+import { eventually } from '../../support/world';
 
 const prices = JSON.stringify([
   { resource: 'energy', tier: '1h', price_sun_per_unit: 60, min_amount: 10_000, max_amount: 100_000, available: true },
@@ -137,7 +138,7 @@ test('100 receivers: activated, topped up, chunked, over the cap, the balance ru
   const balance = await orderCall(stack, customer, 'GET', '/v1/balance');
   expect(balance.body.balance_sun).toBe(funding - charged);
   expect(balance.body.balance_sun).toBeLessThan(ENERGY);
-  await waitFor(async () => (await completedEvents(done.id)).length > 0);
+  await eventually(async () => (await completedEvents(done.id)).length > 0, 30_000, 'batch.completed');
   const events = await completedEvents(done.id);
   expect(events).toHaveLength(1);
   expect(events[0].data).toMatchObject({

@@ -7,25 +7,22 @@
  * only one), the ledger balances, and a replay of the log rebuilds the database (dropWorld).
  */
 import { TronWeb } from 'tronweb';
-import type { CommandBus } from '../../../services/platform/command-bus';
 import type { Runtime } from '../../../services/platform/runtime';
 import type { Devnet } from '../../devnet/start-devnet';
 import { startCrashStack, type CrashStack } from '../../support/crash-stack';
-import { newWallet, signUp, type Customer } from '../../support/identity';
+import { newWallet } from '../../support/identity';
 import { assertLedgerInvariants } from '../../support/ledger-invariants';
-import { orderCall, type OrderStack } from '../../support/orders';
+import { chainDelegations, chargesByOrder, fundedCustomer, landedDelegations, orderCall } from '../../support/orders';
 import { eventually } from '../../support/world';
 
 const ORDERS = 500;
 let crash: CrashStack;
 let devnet: Devnet;
 let rt: Runtime;
-let bus: CommandBus;
-let base: string;
 
 beforeAll(async () => {
   crash = await startCrashStack('ordercrash', { inProcess: ['relay'], children: ['processor', 'broadcaster', 'confirmer'] });
-  ({ devnet, rt, bus, base } = crash);
+  ({ devnet, rt } = crash);
 });
 
 afterAll(async () => {
@@ -33,10 +30,7 @@ afterAll(async () => {
 });
 
 test('SIGKILLed processor, broadcaster and confirmer while 500 orders flow: each charged once, delegated once, replay identical', async () => {
-  const stack = { base, rt } as unknown as OrderStack;
-  const customer: Customer = await signUp(base);
-  const funded = await bus.submit({ type: 'balance.adjust', accountId: customer.accountId, amountSun: 10_000_000_000n, memo: 'crash test funding' });
-  expect(funded.outcome).toBe('applied');
+  const customer = await fundedCustomer(crash, 10_000_000_000n);
 
   // Chaos: every 1.5-3.5 s one of the three processes is killed at once and started again.
   let chaos = true;
@@ -59,7 +53,7 @@ test('SIGKILLed processor, broadcaster and confirmer while 500 orders flow: each
       const i = next++;
       const body = { resource: 'energy', amount: 30_000, tier: '1h', receiver: (await newWallet()).address, client_order_id: `crash-${i}` };
       for (;;) {
-        const reply = await orderCall(stack, customer, 'POST', '/v1/orders', body);
+        const reply = await orderCall(crash, customer, 'POST', '/v1/orders', body);
         if (reply.status === 201 || reply.status === 200) {
           ids[i] = reply.body.id;
           break;
@@ -83,29 +77,17 @@ test('SIGKILLed processor, broadcaster and confirmer while 500 orders flow: each
 
   const { rows: orders } = await rt.pool.query('SELECT id, status, receiver, allocations FROM orders');
   expect(orders.length).toBe(ORDERS);
-  const { rows: charges } = await rt.pool.query("SELECT order_id, count(*)::int AS n FROM journals WHERE kind = 'order_charge' GROUP BY order_id");
-  const charged = new Map(charges.map((r: any) => [r.order_id, r.n]));
+  const charged = await chargesByOrder(rt.pool);
   const { rows: signed } = await rt.pool.query("SELECT order_id, command FROM order_signatures WHERE purpose = 'allocate'");
   const signedSets = new Map(signed.map((r: any) => [r.order_id, JSON.parse(r.command).txs.map((t: any) => t.txId)]));
 
   const tronWeb = new TronWeb({ fullHost: devnet.url });
   let active = 0;
   for (const o of orders) {
-    const delegations = (o.allocations as any[]).filter((a) => a.kind === 'delegate');
     expect(charged.get(o.id) ?? 0).toBe(o.status === 'active' ? 1 : 0);
     if (o.allocations.length > 0) expect(signedSets.get(o.id)).toEqual((o.allocations as any[]).map((a) => a.txId));
-    const onChain = new Map<string, bigint>();
-    const index: any = await tronWeb.trx.getDelegatedResourceAccountIndexV2(o.receiver);
-    for (const from of index.fromAccounts ?? []) {
-      const res: any = await tronWeb.trx.getDelegatedResourceV2(from, o.receiver);
-      for (const d of res.delegatedResource ?? []) onChain.set(TronWeb.address.fromHex(d.from), BigInt(d.frozen_balance_for_energy ?? 0));
-    }
-    const expected = new Map<string, bigint>();
-    if (o.status === 'active') {
-      active += 1;
-      for (const a of delegations.filter((d) => d.landed)) expected.set(a.from, (expected.get(a.from) ?? 0n) + BigInt(a.sun));
-    }
-    expect(onChain).toEqual(expected);
+    if (o.status === 'active') active += 1;
+    expect(await chainDelegations(tronWeb, o.receiver)).toEqual(o.status === 'active' ? landedDelegations(o.allocations) : new Map());
   }
   expect(active).toBeGreaterThan(ORDERS * 0.9);
   await assertLedgerInvariants(rt.pool);

@@ -6,9 +6,9 @@
  */
 import { TronWeb } from 'tronweb';
 import { startCrashStack, type CrashStack } from '../../support/crash-stack';
-import { newWallet, signUp } from '../../support/identity';
+import { newWallet } from '../../support/identity';
 import { assertLedgerInvariants } from '../../support/ledger-invariants';
-import { orderCall, type OrderStack } from '../../support/orders';
+import { fundedCustomer, orderCall } from '../../support/orders';
 import { startService, type ServiceProcess } from '../../support/service-process';
 import { eventually } from '../../support/world';
 
@@ -30,13 +30,11 @@ function watcher(chaos: string | null): { proc: ServiceProcess; ended: Promise<s
 }
 
 test('the watcher SIGKILLed between seeing a crossing and appending, and right after appending: one refill, never two', async () => {
-  const { rt, bus, base, devnet } = crash;
-  const stack = { base, rt } as unknown as OrderStack;
-  const customer = await signUp(base);
-  expect((await bus.submit({ type: 'balance.adjust', accountId: customer.accountId, amountSun: 100_000_000n, memo: 'sub crash funding' })).outcome).toBe('applied');
+  const { rt, devnet } = crash;
+  const customer = await fundedCustomer(crash, 100_000_000n);
   const receiver = (await newWallet()).address;
   await devnet.post('/admin/faucet', { to: receiver, trx_sun: 10_000_000 });
-  const created = await orderCall(stack, customer, 'POST', '/v1/subscriptions', {
+  const created = await orderCall(crash, customer, 'POST', '/v1/subscriptions', {
     kind: 'refill', receiver, resource: 'energy', amount: 65_000, tier: '1h', threshold_amount: 30_000,
   });
   expect(created.status).toBe(201);

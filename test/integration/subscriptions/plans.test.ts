@@ -6,43 +6,34 @@
  * chain is read for the delegations; events from the world's account-events topic.
  */
 import { TronWeb } from 'tronweb';
-import { newWallet, type Customer } from '../../support/identity';
-import { fundedCustomer, orderCall, orderUntil, type OrderStack } from '../../support/orders';
-import { startSubscriptionStack } from '../../support/subscriptions';
-import { readTopic } from '../../support/topic-reader';
+import type { Customer } from '../../support/identity';
+import { fundedCustomer, isDelivered, orderCall, orderUntil } from '../../support/orders';
+import {
+  fundedReceiver, nextSubscriptionOrder, startSubscriptionStack, subscriptionEvents, subscriptionPrices, type SubscriptionStack,
+} from '../../support/subscriptions';
 import { eventually } from '../../support/world';
 import type { Clock } from '../../../services/platform/clock';
 
-const prices = JSON.stringify([
-  { resource: 'energy', tier: '1h', price_sun_per_unit: 60, min_amount: 10_000, max_amount: 1_000_000, available: true },
-  { resource: 'energy', tier: 'plan', price_sun_per_unit: 90, min_amount: 10_000, max_amount: 1_000_000, available: true },
-]);
+const prices = subscriptionPrices({ resource: 'energy', tier: 'plan', price_sun_per_unit: 90, min_amount: 10_000, max_amount: 1_000_000, available: true });
 const THRESHOLD = 30_000;
 const AMOUNT = 40_000;
 const FEE = AMOUNT * 90;
 const DAY = 86_400_000;
 
-let stack: OrderStack;
-let tronWeb: TronWeb;
+let stack: SubscriptionStack;
 let shift = 0;
 
 beforeAll(async () => {
   // The watcher's clock is the one that decides a day is due: the test moves it a day ahead at a time.
   stack = await startSubscriptionStack('subplans', prices, (s): Clock => ({ now: () => s.rt.clock.now() + shift, realDelay: (ms) => ms }));
-  tronWeb = new TronWeb({ fullHost: stack.devnet.url });
 }, 120_000);
 afterAll(async () => {
   await stack?.stop();
 });
 
-const energyLimit = async (address: string) => Number(((await tronWeb.trx.getAccountResources(address)) as any).EnergyLimit ?? 0);
+const energyLimit = async (address: string) => Number(((await stack.tronWeb.trx.getAccountResources(address)) as any).EnergyLimit ?? 0);
 const get = async (c: Customer, id: string) => (await orderCall(stack, c, 'GET', `/v1/subscriptions/${id}`)).body;
-const delivered = (o: any) => o.status === 'active' || o.status === 'confirmed';
-
-async function planEvents(id: string, type: string): Promise<any[]> {
-  const records = await readTopic<any>(stack.rt, 'accountEvents');
-  return records.map((r) => r.value).filter((e) => e.type === type && e.data?.subscription_id === id);
-}
+const planEvents = (id: string, type: string) => subscriptionEvents(stack, id, type);
 
 test('prices list a plan row per sold resource', async () => {
   const customer = await fundedCustomer(stack, 0n);
@@ -52,9 +43,7 @@ test('prices list a plan row per sold resource', async () => {
 
 test('a plan: charged at creation and the next day, paused on a failed charge and undelegated, unpaused, DELETE undelegates', async () => {
   const customer = await fundedCustomer(stack, 2n * BigInt(FEE) + 100_000n);
-  const receiver = (await newWallet()).address;
-  await stack.devnet.post('/admin/faucet', { to: receiver, trx_sun: 10_000_000 });
-  await eventually(async () => (await tronWeb.trx.getBalance(receiver)) > 0, 30_000, 'receiver activated');
+  const receiver = (await fundedReceiver(stack, { trxSun: 10_000_000, usdt: 0 })).address;
 
   // Unpaid: 402, nothing stored.
   const broke = await fundedCustomer(stack, 1_000n);
@@ -69,17 +58,14 @@ test('a plan: charged at creation and the next day, paused on a failed charge an
   const day1 = created.body.last_order_id as string;
   const firstBilling = Date.parse(created.body.next_billing_at);
   expect(firstBilling - Date.parse(created.body.created_at)).toBe(DAY);
-  expect(await orderUntil(stack, customer, day1, delivered, 60_000)).toMatchObject({ source: 'subscription', subscription_id: id, tier: '1d', total_amount_sun: FEE });
+  expect(await orderUntil(stack, customer, day1, isDelivered, 60_000)).toMatchObject({ source: 'subscription', subscription_id: id, tier: '1d', total_amount_sun: FEE });
   expect(await energyLimit(receiver)).toBeGreaterThanOrEqual(AMOUNT);
 
   // The next day (injected clock): charged in advance, the new day delivered, the previous one taken back.
   shift = DAY;
-  const day2 = await eventually(async () => {
-    const s = await get(customer, id);
-    return s.last_order_id !== day1 ? (s.last_order_id as string) : undefined;
-  }, 30_000, 'second day charged');
+  const day2 = await nextSubscriptionOrder(stack, customer, id, 'second day charged', day1);
   expect(Date.parse((await get(customer, id)).next_billing_at)).toBe(firstBilling + DAY);
-  await orderUntil(stack, customer, day2, delivered, 60_000);
+  await orderUntil(stack, customer, day2, isDelivered, 60_000);
   await orderUntil(stack, customer, day1, (o) => o.status === 'reclaimed', 60_000);
   await eventually(async () => (await energyLimit(receiver)) < 2 * AMOUNT, 30_000, 'one delegation held');
   expect(await energyLimit(receiver)).toBeGreaterThanOrEqual(AMOUNT);
@@ -101,7 +87,7 @@ test('a plan: charged at creation and the next day, paused on a failed charge an
   expect((await stack.bus.submit({ type: 'balance.adjust', accountId: customer.accountId, amountSun: BigInt(FEE), memo: 'top up' })).outcome).toBe('applied');
   const unpaused = await orderCall(stack, customer, 'PATCH', `/v1/subscriptions/${id}`, { is_paused: false });
   expect(unpaused.body).toMatchObject({ status: 'active', reason: null });
-  await orderUntil(stack, customer, unpaused.body.last_order_id, delivered, 60_000);
+  await orderUntil(stack, customer, unpaused.body.last_order_id, isDelivered, 60_000);
   expect(await energyLimit(receiver)).toBeGreaterThanOrEqual(AMOUNT);
 
   // DELETE: ended, undelegated, no refund of the day.
@@ -116,15 +102,13 @@ test('a plan: charged at creation and the next day, paused on a failed charge an
 test('a refill at its daily limit: suspended daily_limit_reached, resumed and refilled on the next UTC day (injected clock)', async () => {
   shift = 0;
   const customer = await fundedCustomer(stack, 100_000_000n);
-  const receiver = await newWallet();
-  await stack.devnet.post('/admin/faucet', { to: receiver.address, trx_sun: 100_000_000, usdt: 100_000_000 });
-  await eventually(async () => (await tronWeb.trx.getBalance(receiver.address)) > 0, 30_000, 'receiver funded');
+  const receiver = await fundedReceiver(stack);
   const created = await orderCall(stack, customer, 'POST', '/v1/subscriptions', {
     kind: 'refill', receiver: receiver.address, resource: 'energy', amount: AMOUNT, tier: '1h', threshold_amount: THRESHOLD, max_refills_per_day: 1,
   });
   const id = created.body.id as string;
-  const first = await eventually(async () => ((await get(customer, id)).last_order_id as string | null) ?? undefined, 30_000, 'first refill');
-  await orderUntil(stack, customer, first, delivered, 60_000);
+  const first = await nextSubscriptionOrder(stack, customer, id, 'first refill');
+  await orderUntil(stack, customer, first, isDelivered, 60_000);
 
   // One USDT transfer (14,650 energy) crosses below 30,000: the day's one refill is used, so suspended.
   const usdt = await new TronWeb({ fullHost: stack.devnet.url, privateKey: receiver.privateKey }).contract().at(stack.devnet.accounts.usdt_contract);
@@ -140,7 +124,7 @@ test('a refill at its daily limit: suspended daily_limit_reached, resumed and re
     const s = await get(customer, id);
     return s.status === 'active' && s.last_order_id !== first ? (s.last_order_id as string) : undefined;
   }, 30_000, 'resumed and refilled');
-  await orderUntil(stack, customer, second, delivered, 60_000);
+  await orderUntil(stack, customer, second, isDelivered, 60_000);
   expect((await planEvents(id, 'subscription.refilled')).map((e) => e.data.order_id)).toEqual([first, second]);
   shift = 0;
 }, 180_000);

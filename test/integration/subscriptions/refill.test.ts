@@ -7,25 +7,21 @@
  */
 import { TronWeb } from 'tronweb';
 import { newWallet, type Customer } from '../../support/identity';
-import { fundedCustomer, orderCall, orderUntil, type OrderStack } from '../../support/orders';
-import { startSubscriptionStack } from '../../support/subscriptions';
-import { readTopic } from '../../support/topic-reader';
+import { fundedCustomer, isDelivered, orderCall, orderUntil } from '../../support/orders';
+import {
+  fundedReceiver, nextSubscriptionOrder, startSubscriptionStack, subscriptionEvents, subscriptionPrices, type SubscriptionStack,
+} from '../../support/subscriptions';
 import { eventually } from '../../support/world';
 
-const prices = JSON.stringify([
-  { resource: 'energy', tier: '1h', price_sun_per_unit: 60, min_amount: 10_000, max_amount: 1_000_000, available: true },
-  { resource: 'bandwidth', tier: '1h', price_sun_per_unit: 600, min_amount: 300, max_amount: 1_000_000, available: true },
-]);
+const prices = subscriptionPrices({ resource: 'bandwidth', tier: '1h', price_sun_per_unit: 600, min_amount: 300, max_amount: 1_000_000, available: true });
 const AMOUNT = 40_000;
 const THRESHOLD = 20_000;
 const REFILL_SUN = AMOUNT * 60;
 
-let stack: OrderStack;
-let tronWeb: TronWeb;
+let stack: SubscriptionStack;
 
 beforeAll(async () => {
   stack = await startSubscriptionStack('subscriptions', prices);
-  tronWeb = new TronWeb({ fullHost: stack.devnet.url });
 }, 120_000);
 afterAll(async () => {
   await stack?.stop();
@@ -37,29 +33,11 @@ const refillBody = (receiver: string, extra: Record<string, unknown> = {}) => ({
   kind: 'refill', receiver, resource: 'energy', amount: AMOUNT, tier: '1h', threshold_amount: THRESHOLD, ...extra,
 });
 
-async function admin(path: string, body: unknown): Promise<any> {
-  const res = await fetch(stack.devnet.url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-  return res.json();
-}
-
-/** A receiver activated on chain with TRX for bandwidth and USDT to spend energy on. */
-async function fundedReceiver(): Promise<{ address: string; privateKey: string }> {
-  const w = await newWallet();
-  await admin('/admin/faucet', { to: w.address, trx_sun: 100_000_000, usdt: 100_000_000 });
-  await eventually(async () => (await tronWeb.trx.getBalance(w.address)) > 0, 30_000, 'receiver funded');
-  return w;
-}
-
 const freeEnergy = async (address: string) => {
-  const r: any = await tronWeb.trx.getAccountResources(address);
+  const r: any = await stack.tronWeb.trx.getAccountResources(address);
   return Number(r.EnergyLimit ?? 0) - Number(r.EnergyUsed ?? 0);
 };
-
-async function subscriptionEvents(subscriptionId: string): Promise<any[]> {
-  const records = await readTopic<any>(stack.rt, 'accountEvents');
-  return records.map((r) => r.value).filter((e) => String(e.type).startsWith('subscription.') && e.data?.subscription_id === subscriptionId);
-}
+const eventsOf = (subscriptionId: string) => subscriptionEvents(stack, subscriptionId);
 
 async function subscriptionOrders(c: Customer, id: string): Promise<any[]> {
   const list = await orderCall(stack, c, 'GET', '/v1/orders?limit=200');
@@ -116,20 +94,20 @@ test('the endpoints: created through the log, idempotent by client_subscription_
   expect(ended.body.data.map((s: any) => s.id)).toEqual([id]);
   // Ended: the receiver and resource are free again.
   expect((await post(customer, refillBody(receiver))).status).toBe(201);
-  await eventually(async () => (await subscriptionEvents(id)).some((e) => e.type === 'subscription.paused'), 30_000, 'subscription.paused');
-  expect((await subscriptionEvents(id)).find((e) => e.type === 'subscription.paused').data).toEqual({ subscription_id: id, receiver, reason: 'user' });
+  await eventually(async () => (await eventsOf(id)).some((e) => e.type === 'subscription.paused'), 30_000, 'subscription.paused');
+  expect((await eventsOf(id)).find((e) => e.type === 'subscription.paused').data).toEqual({ subscription_id: id, receiver, reason: 'user' });
 }, 120_000);
 
 test('a receiver burning energy with contract calls: one refill per crossing, delivered, subscription.refilled with trigger_available', async () => {
   const customer = await fundedCustomer(stack, 100_000_000n);
-  const receiver = await fundedReceiver();
+  const receiver = await fundedReceiver(stack);
   const created = await post(customer, refillBody(receiver.address));
   expect(created.status).toBe(201);
   const id = created.body.id;
 
   // No energy at all: the first refill at once.
-  const first = await eventually(async () => ((await get(customer, id)).body.last_order_id as string | null) ?? undefined, 30_000, 'first refill');
-  const delivered = await orderUntil(stack, customer, first, (o) => o.status === 'active' || o.status === 'confirmed', 60_000);
+  const first = await nextSubscriptionOrder(stack, customer, id, 'first refill');
+  const delivered = await orderUntil(stack, customer, first, isDelivered, 60_000);
   expect(delivered).toMatchObject({ source: 'subscription', subscription_id: id, amount: AMOUNT, tier: '1h', total_amount_sun: REFILL_SUN });
   expect(await freeEnergy(receiver.address)).toBeGreaterThanOrEqual(AMOUNT);
 
@@ -141,13 +119,10 @@ test('a receiver burning energy with contract calls: one refill per crossing, de
   // either sign. That the second refill came from a real crossing is asserted by its trigger_available below.
   while ((await subscriptionOrders(customer, id)).length === 1 && (await freeEnergy(receiver.address)) >= THRESHOLD) {
     const txid = await usdt.transfer(faucet, 1_000).send({ feeLimit: 50_000_000 });
-    await eventually(async () => ((await tronWeb.trx.getTransactionInfo(txid)) as any).blockNumber, 30_000, 'transfer in a block');
+    await eventually(async () => ((await stack.tronWeb.trx.getTransactionInfo(txid)) as any).blockNumber, 30_000, 'transfer in a block');
   }
-  const second = await eventually(async () => {
-    const s = (await get(customer, id)).body;
-    return s.last_order_id !== first ? (s.last_order_id as string) : undefined;
-  }, 30_000, 'second refill');
-  await orderUntil(stack, customer, second, (o) => o.status === 'active' || o.status === 'confirmed', 60_000);
+  const second = await nextSubscriptionOrder(stack, customer, id, 'second refill', first);
+  await orderUntil(stack, customer, second, isDelivered, 60_000);
   expect(await freeEnergy(receiver.address)).toBeGreaterThanOrEqual(THRESHOLD);
   // Settled: no third refill, two orders, two events.
   await new Promise((r) => setTimeout(r, 2_000));
@@ -155,8 +130,8 @@ test('a receiver burning energy with contract calls: one refill per crossing, de
   expect(orders.map((o) => o.id).sort()).toEqual([first, second].sort());
   const sub = (await get(customer, id)).body;
   expect(sub).toMatchObject({ status: 'active', refills_today: 2, last_order_id: second });
-  await eventually(async () => (await subscriptionEvents(id)).length >= 2, 30_000, 'two refilled events');
-  const events = (await subscriptionEvents(id)).filter((e) => e.type === 'subscription.refilled');
+  await eventually(async () => (await eventsOf(id)).length >= 2, 30_000, 'two refilled events');
+  const events = (await eventsOf(id)).filter((e) => e.type === 'subscription.refilled');
   expect(events.map((e) => e.data.order_id)).toEqual([first, second]);
   expect(events[0].data).toMatchObject({
     subscription_id: id, receiver: receiver.address, resource: 'energy', amount: BigInt(AMOUNT), tier: '1h', trigger_available: 0n,
@@ -174,32 +149,32 @@ test('a receiver burning energy with contract calls: one refill per crossing, de
 
 test('suspended for funds, resumed by a credit; suspended over the price cap, resumed when the cap is raised', async () => {
   const customer = await fundedCustomer(stack, 1_000_000n);
-  const receiver = await fundedReceiver();
+  const receiver = await fundedReceiver(stack);
   const id = (await post(customer, refillBody(receiver.address))).body.id;
   const suspended = await eventually(async () => {
     const s = (await get(customer, id)).body;
     return s.status === 'suspended' ? s : undefined;
   }, 30_000, 'suspended');
   expect(suspended.reason).toBe('insufficient_funds');
-  await eventually(async () => (await subscriptionEvents(id)).some((e) => e.type === 'subscription.suspended'), 30_000, 'suspended event');
-  const event = (await subscriptionEvents(id)).find((e) => e.type === 'subscription.suspended');
+  await eventually(async () => (await eventsOf(id)).some((e) => e.type === 'subscription.suspended'), 30_000, 'suspended event');
+  const event = (await eventsOf(id)).find((e) => e.type === 'subscription.suspended');
   expect(event.data).toEqual({ subscription_id: id, receiver: receiver.address, reason: 'insufficient_funds', required_sun: BigInt(REFILL_SUN), available_sun: 1_000_000n });
 
   // A credit: it resumes by itself and refills.
   const credit = await stack.bus.submit({ type: 'balance.adjust', accountId: customer.accountId, amountSun: 10_000_000n, memo: 'top up' });
   expect(credit.outcome).toBe('applied');
-  const order = await eventually(async () => ((await get(customer, id)).body.last_order_id as string | null) ?? undefined, 30_000, 'refill after credit');
-  await orderUntil(stack, customer, order, (o) => o.status === 'active' || o.status === 'confirmed', 60_000);
+  const order = await nextSubscriptionOrder(stack, customer, id, 'refill after credit');
+  await orderUntil(stack, customer, order, isDelivered, 60_000);
   expect((await get(customer, id)).body).toMatchObject({ status: 'active', reason: null, refills_today: 1 });
-  expect((await subscriptionEvents(id)).filter((e) => e.type === 'subscription.suspended')).toHaveLength(1);
+  expect((await eventsOf(id)).filter((e) => e.type === 'subscription.suspended')).toHaveLength(1);
 
   // Price cap below the refill's total: suspended once; a higher cap and it refills.
   const capped = await fundedCustomer(stack, 100_000_000n);
-  const receiver2 = await fundedReceiver();
+  const receiver2 = await fundedReceiver(stack);
   const cid = (await post(capped, refillBody(receiver2.address, { max_price_sun: REFILL_SUN - 1 }))).body.id;
   await eventually(async () => (await get(capped, cid)).body.reason === 'price_above_limit', 30_000, 'price suspension');
   await orderCall(stack, capped, 'PATCH', `/v1/subscriptions/${cid}`, { max_price_sun: REFILL_SUN });
-  const order2 = await eventually(async () => ((await get(capped, cid)).body.last_order_id as string | null) ?? undefined, 30_000, 'refill under the cap');
+  const order2 = await nextSubscriptionOrder(stack, capped, cid, 'refill under the cap');
   expect((await orderUntil(stack, capped, order2, (o) => o.status !== 'allocating', 60_000)).subscription_id).toBe(cid);
-  expect((await subscriptionEvents(cid)).filter((e) => e.type === 'subscription.suspended').map((e) => e.data.reason)).toEqual(['price_above_limit']);
+  expect((await eventsOf(cid)).filter((e) => e.type === 'subscription.suspended').map((e) => e.data.reason)).toEqual(['price_above_limit']);
 }, 240_000);
