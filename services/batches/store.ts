@@ -9,6 +9,7 @@ import type { BatchView } from '../domain/outcome';
 import { upsertRows } from '../platform/db/bulk';
 import type { Pool, PoolClient } from '../platform/db/pool';
 import { parseOwnJson, stringifyJson } from '../platform/json';
+import { KeyedRows } from '../processor/keyed-rows';
 import { orderColumns, orderFromRow } from '../processor/order-store';
 import { batchCommandTypes } from './commands';
 import type { Batch, BatchItem } from './rules';
@@ -38,8 +39,7 @@ const batchToRow = (b: Batch): unknown[] => [
 ];
 
 export class BatchState implements BatchView {
-  private readonly batches = new Map<string, Batch>();
-  private readonly changed = new Map<string, Batch>();
+  private readonly batches = new KeyedRows<Batch>((b) => b.id);
 
   static async load(client: PoolClient, commands: Command[]): Promise<BatchState> {
     const state = new BatchState();
@@ -54,7 +54,7 @@ export class BatchState implements BatchView {
        UNION ${SELECT} FROM batches WHERE (account_id, batch_key) IN (SELECT * FROM unnest($2::text[], $3::text[]))`,
       [ids, keyAccounts, keys],
     );
-    for (const r of rows) state.batches.set(r.id, batchFromRow(r));
+    for (const r of rows) state.batches.load(batchFromRow(r));
     return state;
   }
 
@@ -68,12 +68,11 @@ export class BatchState implements BatchView {
   }
 
   put(batch: Batch): void {
-    this.batches.set(batch.id, batch);
-    this.changed.set(batch.id, batch);
+    this.batches.put(batch);
   }
 
   async save(client: PoolClient): Promise<void> {
-    await upsertRows(client, 'batches', columns, [...this.changed.values()].map(batchToRow), { key: 'id', keep: ['created_at'] });
+    await upsertRows(client, 'batches', columns, this.batches.changed().map(batchToRow), { key: 'id', keep: ['created_at'] });
   }
 }
 

@@ -3,6 +3,7 @@ import type { ApiKey, ApiKeyView } from '../domain/api-keys';
 import type { Command } from '../domain/commands';
 import { upsertRows } from '../platform/db/bulk';
 import type { PoolClient } from '../platform/db/pool';
+import { KeyedRows } from './keyed-rows';
 
 const columns = ['id', 'account_id', 'name', 'scopes', 'secret_enc', 'created_at', 'revoked_at'] as const;
 
@@ -15,8 +16,7 @@ function fromRow(r: Record<string, any>): ApiKey {
 
 /** The keys of every account a batch's api_key commands touch, updated in memory as commands apply. */
 export class ApiKeyState implements ApiKeyView {
-  private readonly keys = new Map<string, ApiKey>();
-  private readonly changed = new Map<string, ApiKey>();
+  private readonly keys = new KeyedRows<ApiKey>((k) => k.id);
 
   static async load(client: PoolClient, commands: Command[]): Promise<ApiKeyState> {
     const state = new ApiKeyState();
@@ -24,7 +24,7 @@ export class ApiKeyState implements ApiKeyView {
     if (accounts.length === 0) return state;
     // FOR UPDATE: the API's `last_used_at` writes touch the same rows; the processor's view wins for the rest.
     const { rows } = await client.query(`SELECT ${columns.join(', ')} FROM api_keys WHERE account_id = ANY($1::text[]) FOR UPDATE`, [accounts]);
-    for (const r of rows) state.keys.set(r.id, fromRow(r));
+    for (const r of rows) state.keys.load(fromRow(r));
     return state;
   }
 
@@ -33,16 +33,15 @@ export class ApiKeyState implements ApiKeyView {
   }
 
   activeOf(accountId: string): ApiKey[] {
-    return [...this.keys.values()].filter((k) => k.accountId === accountId && k.revokedAt === null);
+    return this.keys.values().filter((k) => k.accountId === accountId && k.revokedAt === null);
   }
 
   put(key: ApiKey): void {
-    this.keys.set(key.id, key);
-    this.changed.set(key.id, key);
+    this.keys.put(key);
   }
 
   async save(client: PoolClient): Promise<void> {
-    const rows = [...this.changed.values()].map((k) => [
+    const rows = this.keys.changed().map((k) => [
       k.id, k.accountId, k.name, k.scopes, k.secretEnc, new Date(k.createdAt), k.revokedAt === null ? null : new Date(k.revokedAt),
     ]);
     // Only revocation changes a stored key.

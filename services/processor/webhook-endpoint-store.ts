@@ -3,6 +3,7 @@ import type { Command } from '../domain/commands';
 import type { WebhookEndpoint, WebhookEndpointView } from '../domain/webhook-endpoints';
 import { upsertRows } from '../platform/db/bulk';
 import type { PoolClient } from '../platform/db/pool';
+import { KeyedRows } from './keyed-rows';
 
 const columns = ['id', 'account_id', 'url', 'role', 'events', 'is_active', 'secret_sealed', 'created_at', 'updated_at'] as const;
 
@@ -15,9 +16,7 @@ function fromRow(r: Record<string, any>): WebhookEndpoint {
 
 /** The endpoints of every account a batch's webhook commands touch, updated in memory as commands apply. */
 export class WebhookEndpointState implements WebhookEndpointView {
-  private readonly endpoints = new Map<string, WebhookEndpoint>();
-  private readonly changed = new Map<string, WebhookEndpoint>();
-  private readonly deleted = new Set<string>();
+  private readonly endpoints = new KeyedRows<WebhookEndpoint>((e) => e.id);
 
   static async load(client: PoolClient, commands: Command[]): Promise<WebhookEndpointState> {
     const state = new WebhookEndpointState();
@@ -25,30 +24,26 @@ export class WebhookEndpointState implements WebhookEndpointView {
     if (accounts.length === 0) return state;
     // FOR UPDATE: the dispatcher's last_delivery_* writes touch the same rows.
     const { rows } = await client.query(`SELECT ${columns.join(', ')} FROM webhook_endpoints WHERE account_id = ANY($1::text[]) FOR UPDATE`, [accounts]);
-    for (const r of rows) state.endpoints.set(r.id, fromRow(r));
+    for (const r of rows) state.endpoints.load(fromRow(r));
     return state;
   }
 
   ofAccount(accountId: string): WebhookEndpoint[] {
-    return [...this.endpoints.values()].filter((e) => e.accountId === accountId);
+    return this.endpoints.values().filter((e) => e.accountId === accountId);
   }
 
   apply(effect: { changed: WebhookEndpoint[]; deleted: string[] }): void {
-    for (const e of effect.changed) {
-      this.endpoints.set(e.id, e);
-      this.changed.set(e.id, e);
-      this.deleted.delete(e.id);
-    }
+    for (const e of effect.changed) this.endpoints.put(e);
     for (const id of effect.deleted) {
-      this.endpoints.delete(id);
-      this.changed.delete(id);
-      this.deleted.add(id);
+      const endpoint = this.endpoints.get(id);
+      if (endpoint) this.endpoints.remove(endpoint);
     }
   }
 
   async save(client: PoolClient): Promise<void> {
-    if (this.deleted.size > 0) await client.query('DELETE FROM webhook_endpoints WHERE id = ANY($1::text[])', [[...this.deleted]]);
-    const rows = [...this.changed.values()].map((e) => [
+    const deleted = this.endpoints.removed().map((e) => e.id);
+    if (deleted.length > 0) await client.query('DELETE FROM webhook_endpoints WHERE id = ANY($1::text[])', [deleted]);
+    const rows = this.endpoints.changed().map((e) => [
       e.id, e.accountId, e.url, e.role, e.events, e.isActive, e.secretSealed, new Date(e.createdAt), new Date(e.updatedAt),
     ]);
     // The one-per-role constraint is deferred: a role swap writes both rows, checked at commit.

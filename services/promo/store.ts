@@ -6,6 +6,7 @@
 import type { Command } from '../domain/commands';
 import type { PromoView } from '../domain/outcome';
 import { upsertRows } from '../platform/db/bulk';
+import { KeyedRows } from '../processor/keyed-rows';
 import type { Pool, PoolClient } from '../platform/db/pool';
 import { utcDay, type DevCode, type PromoConfig, type Redemption } from './rules';
 
@@ -81,11 +82,9 @@ const promoTypes = new Set(['promo.configure', 'promo.redeem', 'promo.grant', 'p
 export class PromoState implements PromoView {
   private configValue: PromoConfig | null = null;
   private configCommandId: string | null = null;
-  private readonly byAddress = new Map<string, Redemption>();
+  private readonly byAddress = new KeyedRows<Redemption>((r) => r.address);
   private readonly counts = new Map<string, number>();
-  private readonly changed = new Map<string, Redemption>();
-  private readonly codes = new Map<string, DevCode>();
-  private readonly changedCodes = new Map<string, DevCode>();
+  private readonly codes = new KeyedRows<DevCode>((c) => c.address);
 
   static async load(client: PoolClient, commands: Command[]): Promise<PromoState> {
     const state = new PromoState();
@@ -95,14 +94,14 @@ export class PromoState implements PromoView {
     const addresses = [...new Set(promo.flatMap((c) => ('address' in c && typeof c.address === 'string' ? [c.address] : [])))];
     if (addresses.length) {
       const { rows } = await client.query(`SELECT ${selected} FROM promo_redemptions WHERE address = ANY($1::text[])`, [addresses]);
-      for (const r of rows) state.byAddress.set(r.address, redemptionFromRow(r));
+      for (const r of rows) state.byAddress.load(redemptionFromRow(r));
       const codes = await client.query('SELECT * FROM promo_dev_codes WHERE address = ANY($1::text[])', [addresses]);
-      for (const r of codes.rows) state.codes.set(r.address, devCodeFromRow(r));
+      for (const r of codes.rows) state.codes.load(devCodeFromRow(r));
     }
     const entered = promo.flatMap((c) => (c.type === 'promo.dev_code_enter' ? [c.code] : []));
     if (entered.length) {
       const codes = await client.query('SELECT * FROM promo_dev_codes WHERE code = ANY($1::text[])', [entered]);
-      for (const r of codes.rows) state.codes.set(r.address, devCodeFromRow(r));
+      for (const r of codes.rows) state.codes.load(devCodeFromRow(r));
     }
     for (const day of new Set(promo.filter((c) => c.type === 'promo.redeem').map((c) => utcDay(c.issuedAt)))) {
       state.counts.set(day, await grantsOnDay(client, day));
@@ -132,8 +131,7 @@ export class PromoState implements PromoView {
   }
 
   putDevCode(code: DevCode): void {
-    this.codes.set(code.address, code);
-    this.changedCodes.set(code.address, code);
+    this.codes.put(code);
   }
 
   putConfig(config: PromoConfig, commandId: string): void {
@@ -142,9 +140,8 @@ export class PromoState implements PromoView {
   }
 
   putRedemption(r: Redemption): void {
-    if (!this.byAddress.has(r.address)) this.counts.set(r.day, this.grantsOn(r.day) + 1);
-    this.byAddress.set(r.address, r);
-    this.changed.set(r.address, r);
+    if (this.byAddress.get(r.address) === undefined) this.counts.set(r.day, this.grantsOn(r.day) + 1);
+    this.byAddress.put(r);
   }
 
   async save(client: PoolClient): Promise<void> {
@@ -159,12 +156,12 @@ export class PromoState implements PromoView {
     }
     await upsertRows(
       client, 'promo_dev_codes', ['address', 'code', 'fee_bps', 'duration_days', 'activate_by', 'issued_at', 'entered_account_id', 'entered_at'],
-      [...this.changedCodes.values()].map((c) => [
+      this.codes.changed().map((c) => [
         c.address, c.code, c.feeBps, c.durationDays, date(c.activateBy), new Date(c.issuedAt), c.enteredAccountId, date(c.enteredAt),
       ]),
       // A code once issued changes only when it is entered.
       { key: 'address', keep: ['code', 'fee_bps', 'duration_days', 'activate_by', 'issued_at'] },
     );
-    await upsertRows(client, 'promo_redemptions', redemptionColumns, [...this.changed.values()].map(redemptionToRow), { key: 'address' });
+    await upsertRows(client, 'promo_redemptions', redemptionColumns, this.byAddress.changed().map(redemptionToRow), { key: 'address' });
   }
 }

@@ -7,6 +7,7 @@ import type { Command } from '../domain/commands';
 import type { Order } from '../domain/orders';
 import { upsertRows } from '../platform/db/bulk';
 import type { Pool, PoolClient } from '../platform/db/pool';
+import { KeyedRows } from '../processor/keyed-rows';
 import { orderColumns, orderFromRow } from '../processor/order-store';
 import { subscriptionCommandTypes } from './commands';
 import type { Subscription, SubscriptionView } from './rules';
@@ -41,9 +42,8 @@ const subscriptionToRow = (s: Subscription): unknown[] => [
 ];
 
 export class SubscriptionState implements SubscriptionView {
-  private readonly subs = new Map<string, Subscription>();
+  private readonly subs = new KeyedRows<Subscription>((s) => s.id);
   private readonly orders = new Map<string, Order>();
-  private readonly changed = new Map<string, Subscription>();
   /** Accounts whose live subscriptions are all loaded (creation checks the limit and the receiver). */
   private readonly wholeAccounts = new Set<string>();
 
@@ -58,9 +58,9 @@ export class SubscriptionState implements SubscriptionView {
        UNION SELECT * FROM subscriptions WHERE account_id = ANY($2::text[]) AND (status <> 'ended' OR client_subscription_id IS NOT NULL)`,
       [ids, creators],
     );
-    for (const r of rows) state.subs.set(r.id, subscriptionFromRow(r));
+    for (const r of rows) state.subs.load(subscriptionFromRow(r));
     for (const a of creators) state.wholeAccounts.add(a);
-    const orderIds = [...state.subs.values()].flatMap((s) => (s.lastOrderId ? [s.lastOrderId] : []));
+    const orderIds = state.subs.values().flatMap((s) => (s.lastOrderId ? [s.lastOrderId] : []));
     if (orderIds.length > 0) {
       const { rows: orderRows } = await client.query(`SELECT ${orderColumns.join(', ')} FROM orders WHERE id = ANY($1::text[])`, [orderIds]);
       for (const r of orderRows) state.orders.set(r.id, orderFromRow(r));
@@ -79,7 +79,7 @@ export class SubscriptionState implements SubscriptionView {
 
   liveOf(accountId: string): Subscription[] {
     if (!this.wholeAccounts.has(accountId)) throw new Error(`live subscriptions of ${accountId} were not loaded`);
-    return [...this.subs.values()].filter((s) => s.accountId === accountId && s.status !== 'ended');
+    return this.subs.values().filter((s) => s.accountId === accountId && s.status !== 'ended');
   }
 
   loadedOrder(orderId: string): Order | undefined {
@@ -87,12 +87,11 @@ export class SubscriptionState implements SubscriptionView {
   }
 
   put(sub: Subscription): void {
-    this.subs.set(sub.id, sub);
-    this.changed.set(sub.id, sub);
+    this.subs.put(sub);
   }
 
   async save(client: PoolClient): Promise<void> {
-    await upsertRows(client, 'subscriptions', columns, [...this.changed.values()].map(subscriptionToRow), { key: 'id', keep: ['created_at'] });
+    await upsertRows(client, 'subscriptions', columns, this.subs.changed().map(subscriptionToRow), { key: 'id', keep: ['created_at'] });
   }
 }
 
