@@ -16,7 +16,8 @@ import { ChainUnavailable } from '../chain/errors';
 import type { DepositAsset } from '../domain/deposits';
 import { readReceipts } from './read-receipts';
 import type { Receipt } from './receipts';
-import { loadPosition } from './watcher';
+import { loadWatcherPosition } from '../platform/db/watcher-position';
+import { WATCHER_NAME } from './watcher';
 
 export type DepositDiscrepancy = 'not_credited' | 'no_receipt_on_chain';
 
@@ -73,7 +74,7 @@ async function depositAddresses(pool: Pool): Promise<Set<string>> {
 }
 
 async function defaultEnd(deps: DepositReconcileDeps, reader: ChainReader): Promise<number> {
-  const position = await loadPosition(deps.pool, -1);
+  const position = await loadWatcherPosition(deps.pool, WATCHER_NAME, -1);
   if (position >= 0) return position - 1;
   const [head, solid] = await Promise.all([reader.nowBlock('full'), reader.solidifiedBlockNumber()]);
   return Math.min(solid, head.number - deps.cfg.DEPOSIT_CONFIRMATIONS + 1);

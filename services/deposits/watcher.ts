@@ -16,6 +16,7 @@ import type { CommandBus } from '../platform/command-bus';
 import type { Clock } from '../platform/clock';
 import type { Config } from '../platform/config';
 import type { Pool } from '../platform/db/pool';
+import { loadWatcherPosition, saveWatcherPosition } from '../platform/db/watcher-position';
 import { crashPoint } from '../platform/chaos';
 import { logger } from '../platform/logger';
 import { UsdtRateSource, type UsdtRate } from './rate';
@@ -36,19 +37,6 @@ export interface WatcherDeps {
 
 interface Seen extends DepositFacts {
   accountId: string;
-}
-
-export async function loadPosition(pool: Pool, fallback: number): Promise<number> {
-  const { rows } = await pool.query('SELECT next_block FROM deposit_watcher_position WHERE watcher = $1', [WATCHER_NAME]);
-  return rows.length ? Number(rows[0].next_block) : fallback;
-}
-
-export async function savePosition(pool: Pool, nextBlock: number): Promise<void> {
-  await pool.query(
-    `INSERT INTO deposit_watcher_position (watcher, next_block) VALUES ($1, $2)
-     ON CONFLICT (watcher) DO UPDATE SET next_block = EXCLUDED.next_block, updated_at = now()`,
-    [WATCHER_NAME, nextBlock],
-  );
 }
 
 /** Accounts owning these addresses, current or retired: address → account id. */
@@ -110,7 +98,7 @@ export class DepositWatcher {
   /** One pass: scan every confirmed solidified block from the stored position, then release pending rates. */
   async tick(): Promise<void> {
     const { cfg, pool } = this.deps;
-    let next = await loadPosition(pool, cfg.DEPOSIT_SCAN_FROM_BLOCK);
+    let next = await loadWatcherPosition(pool, WATCHER_NAME, cfg.DEPOSIT_SCAN_FROM_BLOCK);
     const head = await this.reader.nowBlock('full');
     const solid = await this.reader.solidifiedBlockNumber();
     const target = Math.min(solid, head.number - cfg.DEPOSIT_CONFIRMATIONS + 1);
@@ -125,7 +113,7 @@ export class DepositWatcher {
       // these blocks and appends the same command ids, which the processor applies once.
       crashPoint('deposit-watcher.after-append');
       next = end;
-      await savePosition(pool, next);
+      await saveWatcherPosition(pool, WATCHER_NAME, next);
       this.deps.onScanned?.(next, appended);
     }
     await this.releasePendingRates();

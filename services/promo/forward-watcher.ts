@@ -14,6 +14,7 @@ import type { Clock } from '../platform/clock';
 import type { CommandBus } from '../platform/command-bus';
 import type { Config } from '../platform/config';
 import type { Pool } from '../platform/db/pool';
+import { loadWatcherPosition, saveWatcherPosition } from '../platform/db/watcher-position';
 import { PollingRole } from '../broadcaster/work';
 import { DropLog } from './drop-log';
 import { loadPromoConfig } from './store';
@@ -27,19 +28,6 @@ export interface ForwardWatcherDeps {
   bus: CommandBus;
   clock: Clock;
   chain?: Trc10Reader;
-}
-
-async function position(pool: Pool, fallback: number): Promise<number> {
-  const { rows } = await pool.query('SELECT next_block FROM deposit_watcher_position WHERE watcher = $1', [WATCHER]);
-  return rows.length ? Number(rows[0].next_block) : fallback;
-}
-
-async function savePosition(pool: Pool, next: number): Promise<void> {
-  await pool.query(
-    `INSERT INTO deposit_watcher_position (watcher, next_block) VALUES ($1, $2)
-     ON CONFLICT (watcher) DO UPDATE SET next_block = EXCLUDED.next_block, updated_at = now()`,
-    [WATCHER, next],
-  );
 }
 
 export class ForwardWatcher {
@@ -56,7 +44,7 @@ export class ForwardWatcher {
     const config = await loadPromoConfig(pool);
     if (!config || !config.on || !config.forwardAddress) return;
     const head = await this.chain.solidHead();
-    let next = await position(pool, cfg.PROMO_DROP_FROM_BLOCK);
+    let next = await loadWatcherPosition(pool, WATCHER, cfg.PROMO_DROP_FROM_BLOCK);
     while (next <= head) {
       const end = Math.min(head + 1, next + MAX_BLOCK_RANGE);
       const commands: Command[] = [];
@@ -70,7 +58,7 @@ export class ForwardWatcher {
       }
       // Killed between these two lines, the next start re-reads these blocks: the same command ids.
       if (commands.length) await bus.append(commands);
-      await savePosition(pool, end);
+      await saveWatcherPosition(pool, WATCHER, end);
       next = end;
     }
   }
