@@ -28,3 +28,25 @@ export function cursorSeq(text: string): bigint {
   if (seq > INT64_MAX) throw invalidCursor();
   return seq;
 }
+
+/** A page position of a list sorted by created_at then id. */
+export interface CreatedCursor {
+  createdAt: Date;
+  id: string;
+}
+
+/**
+ * The cursor of the orders, batches and subscriptions lists: base64url of `<epoch ms>:<id>`, the id
+ * `<prefix>_` and 24 hex digits; anything else decodes to 400 `cursor`.
+ */
+export function createdCursorCodec(prefix: string): { encode(c: CreatedCursor): string; decode(text: string): CreatedCursor } {
+  const pattern = new RegExp(`^(\\d{1,15}):(${prefix}_[0-9a-f]{24})$`);
+  return {
+    encode: (c) => Buffer.from(`${c.createdAt.getTime()}:${c.id}`).toString('base64url'),
+    decode: (text) => {
+      const m = pattern.exec(Buffer.from(text, 'base64url').toString('utf8'));
+      if (!m) throw invalidCursor();
+      return { createdAt: cursorInstant(Number(m[1])), id: m[2] };
+    },
+  };
+}

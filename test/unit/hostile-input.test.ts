@@ -4,7 +4,7 @@
  */
 import express from 'express';
 import { jsonBody } from '../../services/api/body';
-import { cursorInstant, cursorSeq } from '../../services/api/cursor';
+import { createdCursorCodec, cursorInstant, cursorSeq } from '../../services/api/cursor';
 import { errorHandler } from '../../services/api/errors';
 import type { OpenApiDocument } from '../../services/api/openapi/document';
 import { RequestValidator, storableDateTime } from '../../services/api/validate';
@@ -49,6 +49,18 @@ test('crafted cursors: year -10000, past 9999, sequence past int64 are refused; 
   expect(cursorSeq('9223372036854775807')).toBe(9_223_372_036_854_775_807n);
   expect(() => cursorSeq('9223372036854775808')).toThrow();
   expect(() => cursorSeq('-1')).toThrow();
+});
+
+test('list cursors (orders, batches, subscriptions): `<ms>:<id>` in base64url round-trips; another kind of id or a crafted instant is refused', () => {
+  const orders = createdCursorCodec('ord');
+  const at = { createdAt: new Date(1_700_000_000_123), id: `ord_${'ab'.repeat(12)}` };
+  const text = orders.encode(at);
+  expect(Buffer.from(text, 'base64url').toString('utf8')).toBe(`1700000000123:${at.id}`);
+  expect(orders.decode(text)).toEqual(at);
+  const refused = expect.objectContaining({ slug: 'invalid_request', details: { field: 'cursor' } });
+  expect(() => createdCursorCodec('bat').decode(text)).toThrow(refused);
+  expect(() => orders.decode(Buffer.from(`999999999999999:${at.id}`).toString('base64url'))).toThrow(refused);
+  expect(() => orders.decode(Buffer.from(`1:${at.id}x`).toString('base64url'))).toThrow(refused);
 });
 
 test('signed requests: Unix seconds or 13-digit milliseconds; only POST, PATCH, DELETE signatures are single use', () => {

@@ -9,10 +9,10 @@ import type { Runtime } from '../../platform/runtime';
 import { priceTable, type PriceTable } from '../../domain/pricing';
 import { batchJson } from '../../batches/view';
 import { batchRequestHash, duplicateReceiver, mergeItems, queuedBatch, type Batch, type ItemInput, type ItemSpec } from '../../batches/rules';
-import { batchByRef, listBatches, ordersOfBatches, type BatchCursor } from '../../batches/store';
+import { batchByRef, listBatches, ordersOfBatches } from '../../batches/store';
 import { accountIdOf, requireAuth } from '../auth/require-auth';
 import { ApiError, sendJson } from '../errors';
-import { cursorInstant, invalidCursor } from '../cursor';
+import { createdCursorCodec } from '../cursor';
 import { checkAddress, submitCommand } from '../identity-deps';
 import type { RequestValidator } from '../validate';
 import { accountLimits } from '../views/account-view';
@@ -55,15 +55,7 @@ function checkItem(table: PriceTable, item: ItemSpec, field: string): void {
   if (item.amount < row.min_amount) throw new ApiError('amount_out_of_range', `The amount must be at least ${row.min_amount}.`, { field: `${field}.amount`, min_amount: row.min_amount });
 }
 
-function encodeCursor(c: BatchCursor): string {
-  return Buffer.from(`${c.createdAt.getTime()}:${c.id}`).toString('base64url');
-}
-
-function decodeCursor(text: string): BatchCursor {
-  const m = /^(\d{1,15}):(bat_[0-9a-f]{24})$/.exec(Buffer.from(text, 'base64url').toString('utf8'));
-  if (!m) throw invalidCursor();
-  return { createdAt: cursorInstant(Number(m[1])), id: m[2] };
-}
+const { encode: encodeCursor, decode: decodeCursor } = createdCursorCodec('bat');
 
 function batchKeyOf(req: Request, clientBatchId: string | undefined): string {
   const key = req.header('idempotency-key');

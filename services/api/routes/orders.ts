@@ -21,7 +21,7 @@ import { accountIdOf, authOf, requireAuth } from '../auth/require-auth';
 import { receiverActivation } from '../receiver-activation';
 import { BroadcastWatch, placedOrderAnswer } from '../sync-delivery';
 import { ApiError, sendJson } from '../errors';
-import { cursorInstant, invalidCursor } from '../cursor';
+import { createdCursorCodec } from '../cursor';
 import { checkAddress } from '../identity-deps';
 import { insertQuote, listOrders, orderByRef, quoteById, type OrderCursor, type OrderFilter } from '../stores/orders';
 import type { RequestValidator } from '../validate';
@@ -80,15 +80,7 @@ function priced(table: PriceTable, body: { resource: OrderResource; amount?: num
   return { resource: body.resource, amount: body.amount, tier: body.tier, durationSeconds: tierSeconds[body.tier], priceSunPerUnit: check.row.price_sun_per_unit };
 }
 
-function encodeCursor(c: OrderCursor): string {
-  return Buffer.from(`${c.createdAt.getTime()}:${c.id}`).toString('base64url');
-}
-
-function decodeCursor(text: string): OrderCursor {
-  const m = /^(\d{1,15}):(ord_[0-9a-f]{24})$/.exec(Buffer.from(text, 'base64url').toString('utf8'));
-  if (!m) throw invalidCursor();
-  return { createdAt: cursorInstant(Number(m[1])), id: m[2] };
-}
+const { encode: encodeCursor, decode: decodeCursor } = createdCursorCodec('ord');
 
 async function submit(bus: CommandBus, body: NewCommand): Promise<{ status: number; body: Record<string, unknown> }> {
   const result = await bus.submit(body);

@@ -10,11 +10,11 @@ import { priceFor, type DelegatedResource, type Tier } from '../../domain/pricin
 import type { PlanPricing, UpdateSubscriptionCommand } from '../../subscriptions/commands';
 import { receiverActivation } from '../receiver-activation';
 import { DEFAULT_MAX_REFILLS_PER_DAY, subscriptionRequestHash, type SubscriptionKind, type SubscriptionSpec } from '../../subscriptions/rules';
-import { listSubscriptions, subscriptionByRef, type SubscriptionCursor } from '../../subscriptions/store';
+import { listSubscriptions, subscriptionByRef } from '../../subscriptions/store';
 import { subscriptionJson } from '../../subscriptions/view';
 import { accountIdOf, requireAuth } from '../auth/require-auth';
 import { ApiError, sendJson } from '../errors';
-import { cursorInstant, invalidCursor } from '../cursor';
+import { createdCursorCodec } from '../cursor';
 import { checkAddress, submitCommand } from '../identity-deps';
 import type { RequestValidator } from '../validate';
 import { accountLimits } from '../views/account-view';
@@ -41,15 +41,7 @@ function checkPriced(rt: Runtime, resource: DelegatedResource, tier: Tier, amoun
   if (!check.ok) throw new ApiError(check.slug, check.message, check.details ?? null);
 }
 
-function encodeCursor(c: SubscriptionCursor): string {
-  return Buffer.from(`${c.createdAt.getTime()}:${c.id}`).toString('base64url');
-}
-
-function decodeCursor(text: string): SubscriptionCursor {
-  const m = /^(\d{1,15}):(sub_[0-9a-f]{24})$/.exec(Buffer.from(text, 'base64url').toString('utf8'));
-  if (!m) throw invalidCursor();
-  return { createdAt: cursorInstant(Number(m[1])), id: m[2] };
-}
+const { encode: encodeCursor, decode: decodeCursor } = createdCursorCodec('sub');
 
 function specOf(rt: Runtime, body: Record<string, any>): SubscriptionSpec {
   const kind = body.kind as SubscriptionKind;
