@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { domainError, type DomainError } from './errors';
 import type { OrderResource, Tier } from './pricing';
+import { routingFeeOf } from './routing-fee';
 
 export const orderStatuses = ['created', 'paid', 'allocating', 'delegated', 'confirmed', 'active', 'expired', 'reclaimed', 'failed', 'refunded'] as const;
 export type OrderStatus = (typeof orderStatuses)[number];
@@ -234,8 +235,23 @@ export interface Fill {
 export function fillsOf(order: Order): Fill[] {
   const units = order.allocations.filter((a) => a.kind === 'delegate' && a.landed !== false).reduce((sum, a) => sum + a.amount, 0);
   if (units === 0) return [];
-  const price = order.priceSunPerUnit === null ? null : Number(order.priceSunPerUnit);
-  return [{ class: order.supplier === 'provider' ? 'market' : 'instant', amount: units, price_sun: price }];
+  return [{ class: order.supplier === 'provider' ? 'market' : 'instant', amount: units, price_sun: fillPriceSun(order) }];
+}
+
+/**
+ * SUN per unit the customer pays in the order's class: the price row's plus the routing fee spread over the
+ * ordered units (docs/routing-fee.md), so `amount x price_sun` of the fills explains what was charged for
+ * the resource. A partial refund returns the fee pro rata, so the per-unit price holds for what landed too.
+ * Rounded to a millionth of a SUN (a fee rarely divides the units evenly).
+ */
+export function fillPriceSun(order: Pick<Order, 'supplier' | 'paySun' | 'priceSunPerUnit' | 'amount'>): number | null {
+  if (order.priceSunPerUnit === null) return null;
+  const fee = routingFeeOf(order);
+  if (fee === 0n || !order.amount) return Number(order.priceSunPerUnit);
+  const micro = (order.priceSunPerUnit * BigInt(order.amount) + fee) * 1_000_000n;
+  const amount = BigInt(order.amount);
+  // Rounded half up on the exact bigint quotient, then one division in floating point.
+  return Number((micro + amount / 2n) / amount) / 1_000_000;
 }
 
 /** Order detail: the Order plus fills (no supplier named) and delegations. */
