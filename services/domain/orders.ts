@@ -31,6 +31,11 @@ export interface Allocation {
   signedTx: string;
   /** Set by the confirmer: true once in a block, false when it can no longer land. */
   landed: boolean | null;
+  /**
+   * A delegation in a block that was not counted (landed false: the pool's delegated balance did not cover
+   * it past the window): nothing delivered, but stake of this order's that the scheduler takes back.
+   */
+  stranded?: true;
 }
 
 /** An undelegation (expiry or reclaim) of one landed delegation, stored before broadcast. */
@@ -119,7 +124,7 @@ export const terminal: readonly OrderStatus[] = ['expired', 'reclaimed', 'failed
  */
 export function closesAfterEnd(order: Pick<Order, 'status' | 'resource' | 'reclaimedAt' | 'allocations'>): boolean {
   return (order.status === 'refunded' || order.status === 'failed') && order.resource !== 'activation' && order.reclaimedAt === null
-    && order.allocations.some((a) => a.kind === 'delegate' && a.landed === true);
+    && order.allocations.some((a) => a.kind === 'delegate' && (a.landed === true || a.stranded === true));
 }
 
 const moves: Record<OrderStatus, readonly OrderStatus[]> = {
