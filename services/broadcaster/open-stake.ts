@@ -28,7 +28,7 @@ export async function openStake(pool: Pool, q: OpenStakeQuery = {}): Promise<Map
        FROM orders o CROSS JOIN LATERAL jsonb_array_elements(o.allocations) AS a
       WHERE (o.status IN ('confirmed', 'active') OR (o.status IN ('refunded', 'failed') AND o.reclaimed_at IS NULL))
         AND o.resource <> 'activation'
-        AND a ->> 'kind' = 'delegate' AND (a ->> 'landed')::boolean IS TRUE
+        AND a ->> 'kind' = 'delegate' AND ((a ->> 'landed')::boolean IS TRUE OR (a ->> 'stranded')::boolean IS TRUE)
         AND ($1::text[] IS NULL OR o.receiver = ANY($1::text[]))
         AND ($2::text IS NULL OR o.id <> $2)
         AND ($3::timestamptz IS NULL OR (o.undelegations = '[]'::jsonb AND o.close_reason IS NULL AND o.status <> 'failed' AND (o.expires_at IS NULL OR o.expires_at > $3)))

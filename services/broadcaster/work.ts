@@ -39,8 +39,9 @@ export function txLifetimeMs(cfg: Pick<Config, 'ORDER_WAIT_WINDOW_MS'>, clock: C
 
 export type WorkList = 'allocating' | 'needs-allocation' | 'allocated' | 'due-close' | 'closing';
 
-/** SQL of domain/orders closesAfterEnd: a refunded or failed order whose landed stake is not taken back yet. */
-const endedWithStake = `(status IN ('refunded', 'failed') AND reclaimed_at IS NULL AND allocations @> '[{"kind": "delegate", "landed": true}]'::jsonb)`;
+/** SQL of domain/orders closesAfterEnd: a refunded or failed order whose landed (or stranded) stake is not taken back yet. */
+const endedWithStake = `(status IN ('refunded', 'failed') AND reclaimed_at IS NULL
+  AND (allocations @> '[{"kind": "delegate", "landed": true}]'::jsonb OR allocations @> '[{"kind": "delegate", "stranded": true}]'::jsonb))`;
 /** Orders awaiting delivery: signed or not, broadcast (`delegated`) or not, until settled. */
 const awaitingDelivery = "status IN ('allocating', 'delegated')";
 

@@ -91,8 +91,11 @@ export class Confirmer {
     return { commandId: derivedId('command', step, order.id), accountId: order.accountId, issuedAt: this.deps.clock.now(), deadlineAt: null, replyTo: null };
   }
 
-  private settleCommand(order: Order, landed: string[]): Command {
-    return { ...this.meta(order, 'order-settle'), type: 'order.settle', orderId: order.id, landedTxIds: landed, deliveredAt: this.deps.clock.now() };
+  private settleCommand(order: Order, landed: string[], stranded: string[] = []): Command {
+    return {
+      ...this.meta(order, 'order-settle'), type: 'order.settle', orderId: order.id, landedTxIds: landed, deliveredAt: this.deps.clock.now(),
+      ...(stranded.length > 0 ? { strandedTxIds: stranded } : {}),
+    };
   }
 
   /**
@@ -160,10 +163,11 @@ export class Confirmer {
     const headTimestamp = (await head()).timestamp;
     const hopeless = allLanded || order.allocations.every((a, i) => states[i] !== 'pending' || headTimestamp > expirationOf(a.signedTx));
     if (!hopeless) return null;
-    // Past the window, what landed counts only if the chain covers it; else the order fails and is refunded.
+    // Past the window, what landed counts only if the chain covers it; else the order fails and is refunded,
+    // and its delegations that did land are named stranded: the scheduler takes that stake back by itself.
     const delegations = landed.filter((a) => a.kind === 'delegate');
-    const proven = (await this.covered(order, delegations)) ? landed : landed.filter((a) => a.kind !== 'delegate');
-    return this.settleCommand(order, proven.map((a) => a.txId));
+    if (await this.covered(order, delegations)) return this.settleCommand(order, landed.map((a) => a.txId));
+    return this.settleCommand(order, landed.filter((a) => a.kind !== 'delegate').map((a) => a.txId), delegations.map((a) => a.txId));
   }
 
   private async closes(): Promise<Command[]> {

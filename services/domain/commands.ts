@@ -146,6 +146,11 @@ export interface SettleOrderCommand {
    * landed, or the wait window over; `delegated_at`, and `expires_at` counts from it.
    */
   deliveredAt: number;
+  /**
+   * Own delegations that landed but were not counted (past the window the pool's delegated balance did
+   * not cover them): no delivery, but the stake is the order's to take back (closesAfterEnd). Absent: none.
+   */
+  strandedTxIds?: string[];
 }
 
 /** Scheduler or reclaim: the undelegations signed for the order, stored before broadcast. */

@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { domainError, type DomainError } from './errors';
 import type { OrderResource, Tier } from './pricing';
+import { routingFeeOf } from './routing-fee';
 
 export const orderStatuses = ['created', 'paid', 'allocating', 'delegated', 'confirmed', 'active', 'expired', 'reclaimed', 'failed', 'refunded'] as const;
 export type OrderStatus = (typeof orderStatuses)[number];
@@ -30,6 +31,11 @@ export interface Allocation {
   signedTx: string;
   /** Set by the confirmer: true once in a block, false when it can no longer land. */
   landed: boolean | null;
+  /**
+   * A delegation in a block that was not counted (landed false: the pool's delegated balance did not cover
+   * it past the window): nothing delivered, but stake of this order's that the scheduler takes back.
+   */
+  stranded?: true;
 }
 
 /** An undelegation (expiry or reclaim) of one landed delegation, stored before broadcast. */
@@ -118,7 +124,7 @@ export const terminal: readonly OrderStatus[] = ['expired', 'reclaimed', 'failed
  */
 export function closesAfterEnd(order: Pick<Order, 'status' | 'resource' | 'reclaimedAt' | 'allocations'>): boolean {
   return (order.status === 'refunded' || order.status === 'failed') && order.resource !== 'activation' && order.reclaimedAt === null
-    && order.allocations.some((a) => a.kind === 'delegate' && a.landed === true);
+    && order.allocations.some((a) => a.kind === 'delegate' && (a.landed === true || a.stranded === true));
 }
 
 const moves: Record<OrderStatus, readonly OrderStatus[]> = {
@@ -234,8 +240,23 @@ export interface Fill {
 export function fillsOf(order: Order): Fill[] {
   const units = order.allocations.filter((a) => a.kind === 'delegate' && a.landed !== false).reduce((sum, a) => sum + a.amount, 0);
   if (units === 0) return [];
-  const price = order.priceSunPerUnit === null ? null : Number(order.priceSunPerUnit);
-  return [{ class: order.supplier === 'provider' ? 'market' : 'instant', amount: units, price_sun: price }];
+  return [{ class: order.supplier === 'provider' ? 'market' : 'instant', amount: units, price_sun: fillPriceSun(order) }];
+}
+
+/**
+ * SUN per unit the customer pays in the order's class: the price row's plus the routing fee spread over the
+ * ordered units (docs/routing-fee.md), so `amount x price_sun` of the fills explains what was charged for
+ * the resource. A partial refund returns the fee pro rata, so the per-unit price holds for what landed too.
+ * Rounded to a millionth of a SUN (a fee rarely divides the units evenly).
+ */
+export function fillPriceSun(order: Pick<Order, 'supplier' | 'paySun' | 'priceSunPerUnit' | 'amount'>): number | null {
+  if (order.priceSunPerUnit === null) return null;
+  const fee = routingFeeOf(order);
+  if (fee === 0n || !order.amount) return Number(order.priceSunPerUnit);
+  const micro = (order.priceSunPerUnit * BigInt(order.amount) + fee) * 1_000_000n;
+  const amount = BigInt(order.amount);
+  // Rounded half up on the exact bigint quotient, then one division in floating point.
+  return Number((micro + amount / 2n) / amount) / 1_000_000;
 }
 
 /** Order detail: the Order plus fills (no supplier named) and delegations. */

@@ -9,7 +9,8 @@ export interface Clock {
   realDelay(ms: number): number;
 }
 
-export const realClock: Clock = { now: () => Date.now(), realDelay: (ms) => ms };
+/** A wait for a moment already past is no wait (a deadline gone by): never a negative timer. */
+export const realClock: Clock = { now: () => Date.now(), realDelay: (ms) => Math.max(0, ms) };
 
 /** Runs `scale` times faster than real time, starting from the real time at creation. */
 export function scaledClock(scale: number, origin = Date.now()): Clock {

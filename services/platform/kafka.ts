@@ -63,6 +63,40 @@ const levelToPino: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
 /** Longest a starting consumer waits for its first group join before start-up goes on anyway. */
 const JOIN_WAIT_MS = 30_000;
 
+/**
+ * kafkajs 2.2.4 (its last release) schedules its pending-request check at `throttledUntil - Date.now()`
+ * after every answer, and `throttledUntil` is -1 until a broker throttles: a timer of minus the epoch, which
+ * Node 24 reports as `TimeoutNegativeWarning: -17... is a negative number` and runs after 1 ms, only to
+ * schedule itself again: every connection polled its empty queue every millisecond for good. The same
+ * method, with the delay clamped at 0 and no timer while nothing waits and no throttle is in force (a
+ * request queued later schedules its own check). Replaced only while kafkajs still has the unclamped line.
+ */
+interface KafkaRequestQueue {
+  throttledUntil: number;
+  throttleCheckTimeoutId: NodeJS.Timeout | null;
+  pending: unknown[];
+  checkPendingRequests(): void;
+  scheduleCheckPendingRequests(): void;
+}
+/** kafkajs' CHECK_PENDING_REQUESTS_INTERVAL: re-check of a queue that is full, not throttled. */
+const KAFKAJS_PENDING_CHECK_MS = 10;
+
+export function clampKafkaThrottleCheck(): boolean {
+  const queue = require('kafkajs/src/network/requestQueue') as { prototype: KafkaRequestQueue };
+  if (!String(queue.prototype.scheduleCheckPendingRequests).includes('let scheduleAt = this.throttledUntil - Date.now()')) return false;
+  queue.prototype.scheduleCheckPendingRequests = function (this: KafkaRequestQueue) {
+    let scheduleAt = Math.max(0, this.throttledUntil - Date.now());
+    if (this.throttleCheckTimeoutId || (this.pending.length === 0 && scheduleAt === 0)) return;
+    if (this.pending.length > 0) scheduleAt = scheduleAt > 0 ? scheduleAt : KAFKAJS_PENDING_CHECK_MS;
+    this.throttleCheckTimeoutId = setTimeout(() => {
+      this.throttleCheckTimeoutId = null;
+      this.checkPendingRequests();
+    }, scheduleAt);
+  };
+  return true;
+}
+clampKafkaThrottleCheck();
+
 function headersToStrings(headers: IHeaders | undefined): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(headers ?? {})) {

@@ -30,7 +30,7 @@ async function inFlight(pool: Pool): Promise<{ adding: Map<string, bigint>; remo
      -- their stake may already be gone, what their undelegations took and what was missing before alike.
      SELECT 'removing', o.receiver, o.resource, a ->> 'from', sum((a ->> 'sun')::numeric)::text
        FROM orders o CROSS JOIN LATERAL jsonb_array_elements(o.allocations) AS a
-      WHERE a ->> 'kind' = 'delegate' AND (a ->> 'landed')::boolean IS TRUE
+      WHERE a ->> 'kind' = 'delegate' AND ((a ->> 'landed')::boolean IS TRUE OR (a ->> 'stranded')::boolean IS TRUE)
         AND ((o.status IN ('confirmed', 'active') AND o.undelegations <> '[]'::jsonb)
              OR (o.status IN ('refunded', 'failed') AND o.reclaimed_at IS NULL AND (o.undelegations <> '[]'::jsonb OR o.status = 'failed')))
       GROUP BY 1, 2, 3, 4`,

@@ -13,7 +13,10 @@
  * replaces). So every order leaves `active` within a few passes after `expires_at`.
  *
  * Orders that ended with their money back while stake of theirs landed (closesAfterEnd: refunded, taken
- * back at `expires_at`; failed, at once) are closed the same way, without a status change or event.
+ * back at `expires_at`; failed, at once) are closed the same way, without a status change or event. That
+ * includes a failed order's stranded delegations: in a block, but not counted because past the window the
+ * pool's delegated balance did not cover them (the confirmer names them in `order.settle`); what of them
+ * staying orders do not hold is taken back without `ops reconcile --repair`.
  */
 import { poolSigners } from '../chain/pool-keys';
 import { ChainReader } from '../chain/reads';
@@ -90,7 +93,8 @@ export class Scheduler {
     // Orders are independent (each signs its own parts, each transaction its own nonce): a few at a time.
     for (let i = 0; i < due.length; i += ORDERS_AT_ONCE) {
       commands.push(...(await Promise.all(due.slice(i, i + ORDERS_AT_ONCE).map((order) => signedOnce(pool, order.id, 'close', async () => {
-        const landed = order.allocations.filter((a) => a.kind === 'delegate' && a.landed === true);
+        // A failed order's stranded delegations (landed, not counted) are its stake too.
+        const landed = order.allocations.filter((a) => a.kind === 'delegate' && (a.landed === true || a.stranded === true));
         const parts = await this.left(order, landed.map((a) => ({ from: a.from, sun: a.sun })), []);
         const txs = parts.length > 0 ? await this.suppliers[order.supplier].undelegate(order, parts, ref) : [];
         return this.closeCommand(order, 'order-close-signed', txs, []);

@@ -141,3 +141,17 @@ export async function orderEvents(stack: IdentityStack, orderId: string): Promis
   const records = await readTopic<any>(stack.rt, 'accountEvents');
   return records.map((r) => r.value).filter((e) => e.data?.order_id === orderId);
 }
+
+/** A devnet wallet API call with base58 addresses. */
+export const chainCall = (stack: OrderStack, p: string, body: Record<string, unknown>) => stack.devnet.post(`/wallet/${p}`, { ...body, visible: true });
+
+/** Energy stake `from` delegates to `to` now (getdelegatedresourcev2, SUN). */
+export async function delegatedEnergy(stack: OrderStack, from: string, to: string): Promise<bigint> {
+  return ((await chainCall(stack, 'getdelegatedresourcev2', { fromAddress: from, toAddress: to })).delegatedResource ?? [])
+    .reduce((s: bigint, d: any) => s + BigInt(d.frozen_balance_for_energy ?? 0), 0n);
+}
+
+/** The processor's row of one order. */
+export async function orderRow(stack: OrderStack, id: string): Promise<any> {
+  return (await stack.rt.pool.query('SELECT * FROM orders WHERE id = $1', [id])).rows[0];
+}

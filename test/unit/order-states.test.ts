@@ -7,7 +7,7 @@
 import { emptyIdentity, emptyTotals, type Account } from '../../services/domain/account';
 import { applyCommand } from '../../services/domain/apply';
 import type { Command } from '../../services/domain/commands';
-import { canMove, fillsOf, moveRefusal, orderStatuses, type Order, type OrderStatus } from '../../services/domain/orders';
+import { canMove, closesAfterEnd, fillPriceSun, fillsOf, moveRefusal, orderStatuses, type Order, type OrderStatus } from '../../services/domain/orders';
 import type { Outcome, OrderView, StateView } from '../../services/domain/outcome';
 import { placedOrderJson } from '../../services/api/sync-delivery';
 
@@ -198,6 +198,48 @@ test('fills: what was really used, per class (pool instant, provider market), at
   w.run(allocate(failed, [delegate('f1')]));
   w.run(settle(failed, []));
   expect(fillsOf(w.orders.get(failed)!)).toEqual([]);
+});
+
+test('fills of a provider order carry the routing fee: amount x price_sun explains the resource charge (docs/routing-fee.md)', () => {
+  const w = world();
+  // 3 % on 65 000 units at 40 SUN: fee 78 000 SUN, pay 2 678 000 SUN, 41.2 SUN per unit.
+  const provider = w.run(create({ supplier: 'provider', paySun: 2_678_000n })).body.id;
+  w.run(allocate(provider, [delegate('m1')]));
+  w.run(settle(provider, ['m1']));
+  expect(fillsOf(w.orders.get(provider)!)).toEqual([{ class: 'market', amount: 65_000, price_sun: 41.2 }]);
+  // A partial delivery refunds the fee pro rata: the price per unit of what landed is the same.
+  const partial = w.run(create({ supplier: 'provider', paySun: 2_678_000n })).body.id;
+  w.run(allocate(partial, [delegate('q1', 40_000), delegate('q2', 25_000)]));
+  w.run(settle(partial, ['q1']));
+  expect(fillsOf(w.orders.get(partial)!)).toEqual([{ class: 'market', amount: 40_000, price_sun: 41.2 }]);
+  // A pool order pays no fee, whatever its pay amount says: the price row's.
+  expect(fillPriceSun({ supplier: 'pool', priceSunPerUnit: 40n, amount: 65_000, paySun: 2_678_000n })).toBe(40);
+  // A fee that does not divide the units: rounded to a millionth of a SUN (7 units, fee ceil(8.4) = 9).
+  expect(fillPriceSun({ supplier: 'provider', priceSunPerUnit: 40n, amount: 7, paySun: 289n })).toBe(41.285714);
+  expect(fillPriceSun({ supplier: 'provider', priceSunPerUnit: null, amount: 7, paySun: 289n })).toBeNull();
+});
+
+test('a delegation that landed but was not covered is stranded: the order fails, refunded, and its close takes the stake back', () => {
+  const w = world();
+  const id = w.run(create()).body.id;
+  w.run(allocate(id, [delegate('s1')]));
+  const failed = w.run({ ...settle(id, []), strandedTxIds: ['s1'] });
+  expect(failed.body).toMatchObject({ status: 'failed', failure: { slug: 'delegation_failed' } });
+  const order = w.orders.get(id)!;
+  expect(order.allocations).toEqual([expect.objectContaining({ txId: 's1', landed: false, stranded: true })]);
+  // Nothing delivered: no fill, no delegation shown; but the stake is the order's to take back.
+  expect(fillsOf(order)).toEqual([]);
+  expect(closesAfterEnd(order)).toBe(true);
+  const undelegation = { kind: 'undelegate', from: 'TP', amount: 0, sun: 1n, txId: 'u1', signedTx: '{}' };
+  const close = { type: 'order.close', orderId: id, reason: 'expired', idempotencyKey: null, at: 6_000, replaces: [] };
+  expect(w.run({ ...close, step: 'signed', txs: [undelegation] }).kind).toBe('applied');
+  w.run({ ...close, step: 'landed', txs: [] });
+  expect(w.orders.get(id)).toMatchObject({ status: 'failed', reclaimedAt: 6_000, reclaimHash: 'u1' });
+  // Without stranded ids (older logs), the same settlement strands nothing.
+  const plain = w.run(create()).body.id;
+  w.run(allocate(plain, [delegate('s2')]));
+  w.run(settle(plain, []));
+  expect(closesAfterEnd(w.orders.get(plain)!)).toBe(false);
 });
 
 test('the synchronous answer reads a broadcast delegation as active; every other status as stored', () => {

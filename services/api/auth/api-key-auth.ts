@@ -3,20 +3,18 @@
  * outside ±300 s and a replayed signature. Signatures are compared in constant time. A POST, PATCH or
  * DELETE signature is accepted once (Redis SET NX for the replay window); GET and HEAD change nothing,
  * so a polling bot may repeat one inside the window (contract.md section 2). While Redis is away the
- * single use is recorded in PostgreSQL (used_signatures) instead; a signature used in one store during a
- * switch-over and presented again to the other within the window is the one gap (seconds, signed by the key).
+ * single use is recorded in PostgreSQL (used_signatures) instead; the two stores are kept in step across
+ * the switch-over by usedSignatures (write-behind to PostgreSQL, copy back into Redis on reconnect).
  */
 import type { Request } from 'express';
 import { tokenHash, signatureMatches, signatureSingleUse, signRequest, timestampInWindow } from '../../identity/request-signing';
 import { logger } from '../../platform/logger';
 import type { Runtime } from '../../platform/runtime';
-import { withRedis } from '../../platform/redis';
 import { ApiError } from '../errors';
 import { findApiKey, touchApiKey } from '../stores/api-keys';
 import type { AuthContext } from './context';
 import { openKeySecret, touchDue } from './key-secrets';
-
-const REPLAY_TTL_S = 600;
+import { usedSignatures } from './used-signatures';
 
 export async function verifySignedRequest(
   rt: Runtime, req: Request, presented: { keyId: string; timestamp: string | undefined; sign: string | undefined },
@@ -40,24 +38,8 @@ export async function verifySignedRequest(
   const now = rt.clock.now();
   if (!timestampInWindow(timestamp, now)) throw rejected();
   if (signatureSingleUse(req.method)) {
-    const hash = tokenHash(sign);
-    const fresh = await withRedis(
-      rt.redis,
-      async (redis) => (await redis.set(`${rt.cfg.topicPrefix}sig:${hash}`, '1', 'EX', REPLAY_TTL_S, 'NX')) === 'OK',
-      () => firstUseInDatabase(rt, hash, now),
-    );
-    if (!fresh) throw rejected();
+    if (!(await usedSignatures(rt).firstUse(tokenHash(sign)))) throw rejected();
   }
   if (touchDue(key.id, now)) await touchApiKey(rt.pool, key.id, now);
   return { kind: 'api_key', accountId: key.accountId, keyId: key.id, scopes: key.scopes };
-}
-
-/** True the first time `hash` is seen within its window; expired rows go as new ones come. */
-async function firstUseInDatabase(rt: Runtime, hash: string, now: number): Promise<boolean> {
-  await rt.pool.query('DELETE FROM used_signatures WHERE expires_at < $1', [new Date(now)]);
-  const { rowCount } = await rt.pool.query(
-    'INSERT INTO used_signatures (signature_hash, expires_at) VALUES ($1, $2) ON CONFLICT DO NOTHING',
-    [hash, new Date(now + REPLAY_TTL_S * 1000)],
-  );
-  return rowCount === 1;
 }

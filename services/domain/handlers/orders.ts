@@ -204,7 +204,10 @@ export const settleOrder: Handler<CommandOf<'order.settle'>> = (state, c) => {
   if (refusal) return rejected(refusal);
 
   const landed = new Set(c.landedTxIds);
-  const allocations = order.allocations.map((a) => ({ ...a, landed: landed.has(a.txId) }));
+  const stranded = new Set(c.strandedTxIds ?? []);
+  const allocations = order.allocations.map((a) => ({
+    ...a, landed: landed.has(a.txId), ...(a.kind === 'delegate' && !landed.has(a.txId) && stranded.has(a.txId) ? { stranded: true as const } : {}),
+  }));
   const activation = allocations.find((a) => a.kind === 'activate');
   const deliveredAmount = allocations.filter((a) => a.kind === 'delegate' && a.landed).reduce((s, a) => s + a.amount, 0);
   const withAllocations = { ...order, allocations };

@@ -87,7 +87,7 @@ function bodyToWire(body: CommandBody): WireBody {
     case 'order.allocate':
       return { [`${ns}AllocateOrder`]: { order_id: body.orderId, txs: body.txs.map(txToWire), ratio_limit: BigInt(body.ratioLimit), ratio_weight: BigInt(body.ratioWeight) } };
     case 'order.settle':
-      return { [`${ns}SettleOrder`]: { order_id: body.orderId, landed_tx_ids: body.landedTxIds, delivered_at: BigInt(body.deliveredAt) } };
+      return { [`${ns}SettleOrder`]: { order_id: body.orderId, landed_tx_ids: body.landedTxIds, delivered_at: BigInt(body.deliveredAt), stranded_tx_ids: body.strandedTxIds ?? [] } };
     case 'order.close':
       return {
         [`${ns}CloseOrder`]: {
@@ -203,7 +203,10 @@ function bodyFromWire(wire: WireBody): CommandBody {
     case 'AllocateOrder':
       return { type: 'order.allocate', orderId: value.order_id, txs: value.txs.map(txFromWire), ratioLimit: value.ratio_limit, ratioWeight: value.ratio_weight };
     case 'SettleOrder':
-      return { type: 'order.settle', orderId: value.order_id, landedTxIds: value.landed_tx_ids, deliveredAt: Number(value.delivered_at) };
+      return {
+        type: 'order.settle', orderId: value.order_id, landedTxIds: value.landed_tx_ids, deliveredAt: Number(value.delivered_at),
+        ...(value.stranded_tx_ids?.length ? { strandedTxIds: value.stranded_tx_ids } : {}),
+      };
     case 'CloseOrder':
       return {
         type: 'order.close', orderId: value.order_id, step: value.step, reason: value.reason, txs: value.txs.map(txFromWire),

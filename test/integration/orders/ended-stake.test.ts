@@ -11,7 +11,9 @@ import { ChainWriter, uniqueRef } from '../../../services/chain/writes';
 import type { Customer } from '../../support/identity';
 import { assertLedgerInvariants } from '../../support/ledger-invariants';
 import { runOps } from '../../support/ops-process';
-import { fundedCustomer, orderEvents, postOrder, startDeliveryStack, type OrderStack } from '../../support/orders';
+import {
+  chainCall, delegatedEnergy as poolDelegatedEnergy, fundedCustomer, orderEvents, orderRow as readOrderRow, postOrder, startDeliveryStack, type OrderStack,
+} from '../../support/orders';
 import { readTopic } from '../../support/topic-reader';
 import { reconcileOnce, reconcileReport } from '../../../services/reconciler/run';
 import { assertReconciled, eventually } from '../../support/world';
@@ -36,11 +38,9 @@ afterAll(async () => {
   await stack?.stop();
 }, 120_000);
 
-const chain = (p: string, body: Record<string, unknown>) => stack.devnet.post(`/wallet/${p}`, { ...body, visible: true });
-const delegatedEnergy = async (to: string): Promise<bigint> =>
-  ((await chain('getdelegatedresourcev2', { fromAddress: poolAddress, toAddress: to })).delegatedResource ?? [])
-    .reduce((s: bigint, d: any) => s + BigInt(d.frozen_balance_for_energy ?? 0), 0n);
-const orderRow = async (id: string) => (await stack.rt.pool.query('SELECT * FROM orders WHERE id = $1', [id])).rows[0];
+const chain = (p: string, body: Record<string, unknown>) => chainCall(stack, p, body);
+const delegatedEnergy = (to: string) => poolDelegatedEnergy(stack, poolAddress, to);
+const orderRow = (id: string) => readOrderRow(stack, id);
 
 async function activeOrder(receiver: string): Promise<any> {
   const created = await postOrder(stack, customer, { resource: 'energy', amount: 10_000, tier: '5m', receiver });

@@ -112,6 +112,8 @@ test('dev code: claim, claim again, enter it; a provider-routed order pays the c
   expect(BigInt(first.created.pay_amount_sun)).toBe(capped);
   expect(BigInt(first.done.total_amount_sun)).toBe(capped);
   expect(first.done.refunded_amount_sun).toBe(0);
+  // The fills explain the charge: the price per unit in the market class includes the fee (60 SUN + 3 %).
+  expect(first.done.fills).toEqual([{ class: 'market', amount: AMOUNT, price_sun: 61.8 }]);
   const after = await balance();
   expect(BigInt(after.balance_sun)).toBe(BigInt(before.balance_sun) - capped);
   // Double-entry: the fee is revenue of its own account.
