@@ -12,9 +12,11 @@
  * has its own receivers. Knobs: BENCH_BATCHES (50), BENCH_RECEIVERS (100), BENCH_POSTS (50), BENCH_BLOCK_MS, BENCH_POOL (pool wallets; one per 100 receivers).
  */
 import type { Server } from 'node:http';
+import os from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../services/api/app';
 import { commandBusFor } from '../services/platform/command-bus';
+import type { Pool } from '../services/platform/db/pool';
 import { createRuntime } from '../services/platform/runtime';
 import { startRoles } from '../services/roles';
 import { startDevnet } from '../test/devnet/start-devnet';
@@ -27,6 +29,19 @@ const POSTS = Number(process.env.BENCH_POSTS ?? 50);
 const BLOCK_MS = process.env.BENCH_BLOCK_MS ?? '1000';
 const POOL = process.env.BENCH_POOL ?? String(Math.max(3, Math.ceil((BATCHES * RECEIVERS) / 100)));
 
+const SAMPLE_MS = Number(process.env.BENCH_SAMPLE_MS ?? 5000);
+
+/** Orders of the run by stage: unsigned (allocating, nothing signed), signed (allocating), delegated (broadcast), delivered, failed. */
+async function stages(pool: Pool, ids: string[]): Promise<string> {
+  const { rows } = await pool.query(
+    `SELECT CASE WHEN status = 'allocating' AND allocations = '[]'::jsonb THEN 'unsigned' WHEN status = 'allocating' THEN 'signed'
+                 WHEN status IN ('confirmed', 'active', 'expired', 'reclaimed') THEN 'delivered' ELSE status END AS stage, count(*)::int AS n
+       FROM orders WHERE batch_id = ANY($1::text[]) GROUP BY 1`, [ids],
+  );
+  const n = new Map(rows.map((r: { stage: string; n: number }) => [r.stage, r.n]));
+  return ['unsigned', 'signed', 'delegated', 'delivered', 'failed', 'refunded'].map((k) => `${k} ${n.get(k) ?? 0}`).join(', ');
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
@@ -37,6 +52,7 @@ async function main(): Promise<void> {
     LOG_LEVEL: 'error', TRON_FULL_HOST: devnet.url, DEVNET_POOL: POOL, CHAIN_POLL_MS: '100', BUDGET_READS_PER_SEC: '1000000', BUDGET_WRITES_PER_SEC: '1000000',
   });
   const rt = await createRuntime(world.cfg);
+  console.log(`${os.cpus().length} cores, Node ${process.version}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   const bus = commandBusFor(rt, { timeoutMs: 30_000 });
   await bus.start();
   // The executor starts after the first figure: the POST answer time is the API and the processor's, not
@@ -94,9 +110,16 @@ async function main(): Promise<void> {
         await sleep(100);
       }
     })();
+    // Where the receivers are, every BENCH_SAMPLE_MS: orders by stage of the delivery path (the executor
+    // places them, the broadcaster signs and broadcasts, the confirmer settles), to see which stage queues.
+    let sampledAt = 0;
     for (;;) {
       const { rows } = await rt.pool.query('SELECT count(*)::int AS n FROM batches WHERE id = ANY($1::text[]) AND finished_at IS NULL', [ids]);
       if (rows[0].n === 0) break;
+      if (Date.now() - sampledAt >= SAMPLE_MS) {
+        sampledAt = Date.now();
+        console.log(`  +${((sampledAt - t0) / 1000).toFixed(0)} s ${await stages(rt.pool, ids)} (load ${os.loadavg()[0].toFixed(1)})`);
+      }
       await sleep(200);
     }
     const seconds = (Date.now() - t0) / 1000;
@@ -118,6 +141,11 @@ async function main(): Promise<void> {
       "SELECT left(failure->>'message', 160) AS message, count(*)::int AS n FROM orders WHERE batch_id = ANY($1::text[]) AND failure IS NOT NULL GROUP BY 1 ORDER BY 2 DESC LIMIT 3", [ids],
     );
     for (const w of why) console.log(`  failed ${w.n}: ${w.message}`);
+    const { rows: lag } = await rt.pool.query(
+      `SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY ms) AS p50, percentile_disc(0.99) WITHIN GROUP (ORDER BY ms) AS p99, max(ms) AS max
+         FROM (SELECT extract(epoch FROM delegated_at - created_at) * 1000 AS ms FROM orders WHERE batch_id = ANY($1::text[]) AND delegated_at IS NOT NULL) t`, [ids],
+    );
+    console.log(`order placed -> confirmed (delegation verified on chain): p50 ${Number(lag[0].p50 ?? 0).toFixed(0)} ms, p99 ${Number(lag[0].p99 ?? 0).toFixed(0)} ms, max ${Number(lag[0].max ?? 0).toFixed(0)} ms`);
     console.log(`${BATCHES} batches x ${RECEIVERS} receivers at once: last batch finished after ${seconds.toFixed(1)} s; ${delivered[0].n} receivers delivered, ${(delivered[0].n / seconds).toFixed(0)} receivers/s; receivers charged twice: ${twice[0].n} (blocks every ${BLOCK_MS} ms)`);
   } finally {
     await new Promise((r) => api.close(r));
