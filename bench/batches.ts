@@ -42,6 +42,32 @@ async function stages(pool: Pool, ids: string[]): Promise<string> {
   return ['unsigned', 'signed', 'delegated', 'delivered', 'failed', 'refunded'].map((k) => `${k} ${n.get(k) ?? 0}`).join(', ');
 }
 
+/**
+ * Phases of each POST from timestamps: sent -> command stamped (batches.created_at: HTTP, auth, validation,
+ * route), stamped -> the processor's transaction began (command_results.processed_at is its now(): linger,
+ * produce, consumer fetch, decode), began -> answered (apply, commit, reply over Redis, HTTP answer).
+ */
+async function phases(pool: Pool, posts: Array<{ id: string; sentAt: number; answeredAt: number }>): Promise<string> {
+  const { rows } = await pool.query(
+    `SELECT b.id, extract(epoch FROM b.created_at) * 1000 AS stamped, extract(epoch FROM r.processed_at) * 1000 AS began
+       FROM batches b JOIN command_results r ON r.command_type = 'batch.create' AND r.body ->> 'id' = b.id WHERE b.id = ANY($1::text[])`,
+    [posts.map((p) => p.id)],
+  );
+  const at = new Map(rows.map((r: { id: string; stamped: string; began: string }) => [r.id, { stamped: Number(r.stamped), began: Number(r.began) }]));
+  const spans = { route: [] as number[], 'to the processor': [] as number[], 'apply and answer': [] as number[] };
+  for (const p of posts) {
+    const t = at.get(p.id);
+    if (!t) continue;
+    spans.route.push(t.stamped - p.sentAt);
+    spans['to the processor'].push(t.began - t.stamped);
+    spans['apply and answer'].push(p.answeredAt - t.began);
+  }
+  return Object.entries(spans).map(([name, v]) => {
+    v.sort((a, b) => a - b);
+    return `${name} p50 ${percentile(v, 50).toFixed(0)} / p99 ${percentile(v, 99).toFixed(0)} ms`;
+  }).join('; ');
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
@@ -81,17 +107,19 @@ async function main(): Promise<void> {
     const post = async (clientBatchId: string, onlyQueue = false, receivers = probeReceivers) => {
       const raw = JSON.stringify({ client_batch_id: clientBatchId, defaults: { resource: 'energy', amount: 10_000, tier: '1h', ...(onlyQueue ? { max_price_sun: 1 } : {}) }, items: receivers.map((receiver) => ({ receiver })) });
       const started = performance.now();
+      const sentAt = Date.now();
       const res = await fetch(`${base}/v1/batches`, { method: 'POST', headers: { 'content-type': 'application/json', ...signedHeaders(customer.key, 'POST', '/v1/batches', raw, Date.now()) }, body: raw });
       const body = (await res.json()) as Record<string, unknown>;
       if (res.status !== 202) throw new Error(`POST /v1/batches: ${res.status} ${JSON.stringify(body)}`);
-      return { ms: performance.now() - started, id: body.id as string };
+      return { ms: performance.now() - started, id: body.id as string, sentAt, answeredAt: Date.now() };
     };
 
     // 1. POST latency, the executor not running yet (each batch priced over its cap: once it runs, it fails them at once and charges nothing).
-    const times: number[] = [];
-    for (let i = 0; i < POSTS; i++) times.push((await post(`lat-${n++}`, true)).ms);
-    times.sort((a, b) => a - b);
-    console.log(`POST /v1/batches with ${RECEIVERS} items: p50 ${percentile(times, 50).toFixed(1)} ms, p99 ${percentile(times, 99).toFixed(1)} ms (${POSTS} sequential)`);
+    const sequential: Array<Awaited<ReturnType<typeof post>>> = [];
+    for (let i = 0; i < POSTS; i++) sequential.push(await post(`lat-${n++}`, true));
+    const times = sequential.map((p) => p.ms).sort((a, b) => a - b);
+    console.log(`POST /v1/batches with ${RECEIVERS} items: p50 ${percentile(times, 50).toFixed(1)} ms, p99 ${percentile(times, 99).toFixed(1)} ms (${POSTS} sequential, load ${os.loadavg()[0].toFixed(1)})`);
+    console.log(`  where the time goes: ${await phases(rt.pool, sequential)}`);
 
     if (BATCHES === 0) return;
     roles.push(...(await startRoles(rt, ['batch-executor'])));

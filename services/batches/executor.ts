@@ -86,20 +86,23 @@ export class BatchExecutor {
 
   /** One pass: start what can start, complete what is done. */
   async tick(): Promise<void> {
-    const batches = await openBatches(this.deps.pool, 200);
     const limit = this.deps.concurrency ?? this.deps.cfg.BATCH_EXECUTOR_CONCURRENCY;
-    for (const batch of batches) {
-      for (const item of batch.items) {
-        if (item.progress !== 'queued' && item.progress !== 'started') continue;
-        const key = `${batch.id}\u0000${item.receiver}`;
-        if (this.running.has(key) || this.running.size >= limit) continue;
-        this.running.add(key);
-        void this.runItem(batch, item)
-          .catch((err) => err instanceof Stopped || logger.warn({ err, batchId: batch.id, receiver: item.receiver }, 'batch item failed; retried next pass'))
-          .finally(() => this.running.delete(key));
+    // With every slot taken (receivers waiting for their answers or for the pacer) nothing can start: the
+    // batches' items are not read (50 open batches of 100 are 2 MB of JSON, every CHAIN_POLL_MS).
+    if (this.running.size < limit) {
+      for (const batch of await openBatches(this.deps.pool, 'start', 200)) {
+        for (const item of batch.items) {
+          if (item.progress !== 'queued' && item.progress !== 'started') continue;
+          const key = `${batch.id}\u0000${item.receiver}`;
+          if (this.running.has(key) || this.running.size >= limit) continue;
+          this.running.add(key);
+          void this.runItem(batch, item)
+            .catch((err) => err instanceof Stopped || logger.warn({ err, batchId: batch.id, receiver: item.receiver }, 'batch item failed; retried next pass'))
+            .finally(() => this.running.delete(key));
+        }
       }
-      if (batch.items.every((i) => i.progress === 'done' || i.progress === 'cancelled')) await this.complete(batch);
     }
+    for (const batch of await openBatches(this.deps.pool, 'complete', 200)) await this.complete(batch);
   }
 
   private async submit(body: NewCommand, ...idParts: Array<string | number>): Promise<CommandResult>;
