@@ -108,10 +108,17 @@ async function main(): Promise<void> {
       const raw = JSON.stringify({ client_batch_id: clientBatchId, defaults: { resource: 'energy', amount: 10_000, tier: '1h', ...(onlyQueue ? { max_price_sun: 1 } : {}) }, items: receivers.map((receiver) => ({ receiver })) });
       const started = performance.now();
       const sentAt = Date.now();
-      const res = await fetch(`${base}/v1/batches`, { method: 'POST', headers: { 'content-type': 'application/json', ...signedHeaders(customer.key, 'POST', '/v1/batches', raw, Date.now()) }, body: raw });
+      const res = await fetch(`${base}/v1/batches`, { method: 'POST', headers: { 'content-type': 'application/json', ...signedHeaders(customer.key, 'POST', '/v1/batches', raw) }, body: raw });
       const body = (await res.json()) as Record<string, unknown>;
       if (res.status !== 202) throw new Error(`POST /v1/batches: ${res.status} ${JSON.stringify(body)}`);
       return { ms: performance.now() - started, id: body.id as string, sentAt, answeredAt: Date.now() };
+    };
+    // A latency probe's receivers are cancelled once it is answered (not timed): left queued, the executor
+    // would work through 100 receivers per probe (3 commands each) ahead of or beside the run.
+    const cancel = async (id: string) => {
+      const path = `/v1/batches/${id}/cancel`;
+      const res = await fetch(`${base}${path}`, { method: 'POST', headers: signedHeaders(customer.key, 'POST', path) });
+      if (res.status !== 200) throw new Error(`POST ${path}: ${res.status} ${await res.text()}`);
     };
 
     // 1. POST latency, the executor not running yet (each batch priced over its cap: once it runs, it fails them at once and charges nothing).
@@ -120,6 +127,7 @@ async function main(): Promise<void> {
     const times = sequential.map((p) => p.ms).sort((a, b) => a - b);
     console.log(`POST /v1/batches with ${RECEIVERS} items: p50 ${percentile(times, 50).toFixed(1)} ms, p99 ${percentile(times, 99).toFixed(1)} ms (${POSTS} sequential, load ${os.loadavg()[0].toFixed(1)})`);
     console.log(`  where the time goes: ${await phases(rt.pool, sequential)}`);
+    for (const p of sequential) await cancel(p.id);
 
     if (BATCHES === 0) return;
     roles.push(...(await startRoles(rt, ['batch-executor'])));
@@ -130,11 +138,13 @@ async function main(): Promise<void> {
     const ids = posted.map((r) => r.id);
     const atOnce = posted.map((r) => r.ms).sort((a, b) => a - b);
     console.log(`POST /v1/batches, ${BATCHES} at once: p50 ${percentile(atOnce, 50).toFixed(1)} ms, p99 ${percentile(atOnce, 99).toFixed(1)} ms`);
-    // While the executor works through them: sequential posts (over their cap, so they add little work).
+    // While the executor works through them: sequential posts, each cancelled once answered.
     const during: number[] = [];
     const probe = (async () => {
       while (during.length < POSTS) {
-        during.push((await post(`during-${n++}`, true)).ms);
+        const p = await post(`during-${n++}`, true);
+        during.push(p.ms);
+        await cancel(p.id);
         await sleep(100);
       }
     })();
