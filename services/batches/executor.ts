@@ -51,7 +51,7 @@ export class BatchExecutor {
   private freeNetLimit: number | undefined;
   private readonly table: PriceTable;
   private readonly routing: RoutingFeeTable;
-  readonly pacer: OrderPacer;
+  private readonly pacer: OrderPacer;
   private stopped = false;
   private loop: Promise<void> | undefined;
 

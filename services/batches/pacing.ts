@@ -43,20 +43,16 @@ export class OrderPacer {
   private reading: Promise<void> | undefined;
   /** Slots taken and not yet released: order commands on their way (not in `open` yet, or counted twice: safe). */
   private placing = 0;
-  /** Real ms receivers spent waiting here (for the bench and logs). */
-  waitedMs = 0;
 
   constructor(private readonly o: PacerOptions) {}
 
   /** Waits for a slot (false when `stopped` first); release it once the order command has its answer. */
   async acquire(stopped: () => boolean): Promise<boolean> {
-    const since = Date.now();
     for (;;) {
       if (stopped()) return false;
       await this.fresh();
       if (mayPlace(this.open, this.placing, this.o.clock.now(), this.o)) {
         this.placing += 1;
-        this.waitedMs += Date.now() - since;
         return true;
       }
       await new Promise((r) => setTimeout(r, this.o.everyMs));
