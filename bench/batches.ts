@@ -9,12 +9,15 @@
  *      finished (batch.completed committed), receivers per second delivered, and a check that no
  *      receiver of any batch got two orders.
  * Receivers are activated once up front (faucet), so the figure is delivery, not activation; every batch
- * has its own receivers. Knobs: BENCH_BATCHES (50), BENCH_RECEIVERS (100), BENCH_POSTS (50), BENCH_BLOCK_MS, BENCH_POOL (pool wallets; one per 100 receivers).
+ * has its own receivers. Knobs: BENCH_BATCHES (50), BENCH_RECEIVERS (100), BENCH_POSTS (50), BENCH_BLOCK_MS, BENCH_POOL (pool wallets; one per 100 receivers),
+ *   BENCH_EXECUTOR_CONCURRENCY (receivers the executor runs at once, 64), BENCH_SAMPLE_MS (orders by stage every 5,000 ms).
  */
 import type { Server } from 'node:http';
+import os from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../services/api/app';
 import { commandBusFor } from '../services/platform/command-bus';
+import type { Pool } from '../services/platform/db/pool';
 import { createRuntime } from '../services/platform/runtime';
 import { startRoles } from '../services/roles';
 import { startDevnet } from '../test/devnet/start-devnet';
@@ -27,6 +30,45 @@ const POSTS = Number(process.env.BENCH_POSTS ?? 50);
 const BLOCK_MS = process.env.BENCH_BLOCK_MS ?? '1000';
 const POOL = process.env.BENCH_POOL ?? String(Math.max(3, Math.ceil((BATCHES * RECEIVERS) / 100)));
 
+const SAMPLE_MS = Number(process.env.BENCH_SAMPLE_MS ?? 5000);
+
+/** Orders of the run by stage: unsigned (allocating, nothing signed), signed (allocating), delegated (broadcast), delivered, failed. */
+async function stages(pool: Pool, ids: string[]): Promise<string> {
+  const { rows } = await pool.query(
+    `SELECT CASE WHEN status = 'allocating' AND allocations = '[]'::jsonb THEN 'unsigned' WHEN status = 'allocating' THEN 'signed'
+                 WHEN status IN ('confirmed', 'active', 'expired', 'reclaimed') THEN 'delivered' ELSE status END AS stage, count(*)::int AS n
+       FROM orders WHERE batch_id = ANY($1::text[]) GROUP BY 1`, [ids],
+  );
+  const n = new Map(rows.map((r: { stage: string; n: number }) => [r.stage, r.n]));
+  return ['unsigned', 'signed', 'delegated', 'delivered', 'failed', 'refunded'].map((k) => `${k} ${n.get(k) ?? 0}`).join(', ');
+}
+
+/**
+ * Phases of each POST from timestamps: sent -> command stamped (batches.created_at: HTTP, auth, validation,
+ * route), stamped -> the processor's transaction began (command_results.processed_at is its now(): linger,
+ * produce, consumer fetch, decode), began -> answered (apply, commit, reply over Redis, HTTP answer).
+ */
+async function phases(pool: Pool, posts: Array<{ id: string; sentAt: number; answeredAt: number }>): Promise<string> {
+  const { rows } = await pool.query(
+    `SELECT b.id, extract(epoch FROM b.created_at) * 1000 AS stamped, extract(epoch FROM r.processed_at) * 1000 AS began
+       FROM batches b JOIN command_results r ON r.command_type = 'batch.create' AND r.body ->> 'id' = b.id WHERE b.id = ANY($1::text[])`,
+    [posts.map((p) => p.id)],
+  );
+  const at = new Map(rows.map((r: { id: string; stamped: string; began: string }) => [r.id, { stamped: Number(r.stamped), began: Number(r.began) }]));
+  const spans = { route: [] as number[], 'to the processor': [] as number[], 'apply and answer': [] as number[] };
+  for (const p of posts) {
+    const t = at.get(p.id);
+    if (!t) continue;
+    spans.route.push(t.stamped - p.sentAt);
+    spans['to the processor'].push(t.began - t.stamped);
+    spans['apply and answer'].push(p.answeredAt - t.began);
+  }
+  return Object.entries(spans).map(([name, v]) => {
+    v.sort((a, b) => a - b);
+    return `${name} p50 ${percentile(v, 50).toFixed(0)} / p99 ${percentile(v, 99).toFixed(0)} ms`;
+  }).join('; ');
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
@@ -34,9 +76,10 @@ async function main(): Promise<void> {
   // Enough staked pool wallets for every receiver of the run (three hold about 150 orders of 10,000 energy).
   const devnet = await startDevnet({ DEVNET_BLOCK_MS: BLOCK_MS, DEVNET_POOL: POOL });
   const world = newWorld('benchbatches', {
-    LOG_LEVEL: 'error', TRON_FULL_HOST: devnet.url, DEVNET_POOL: POOL, CHAIN_POLL_MS: '100', BUDGET_READS_PER_SEC: '1000000', BUDGET_WRITES_PER_SEC: '1000000',
+    LOG_LEVEL: 'error', TRON_FULL_HOST: devnet.url, DEVNET_POOL: POOL, CHAIN_POLL_MS: '100', BATCH_EXECUTOR_CONCURRENCY: process.env.BENCH_EXECUTOR_CONCURRENCY ?? '64', BUDGET_READS_PER_SEC: '1000000', BUDGET_WRITES_PER_SEC: '1000000',
   });
   const rt = await createRuntime(world.cfg);
+  console.log(`${os.cpus().length} cores, Node ${process.version}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   const bus = commandBusFor(rt, { timeoutMs: 30_000 });
   await bus.start();
   // The executor starts after the first figure: the POST answer time is the API and the processor's, not
@@ -65,17 +108,27 @@ async function main(): Promise<void> {
     const post = async (clientBatchId: string, onlyQueue = false, receivers = probeReceivers) => {
       const raw = JSON.stringify({ client_batch_id: clientBatchId, defaults: { resource: 'energy', amount: 10_000, tier: '1h', ...(onlyQueue ? { max_price_sun: 1 } : {}) }, items: receivers.map((receiver) => ({ receiver })) });
       const started = performance.now();
-      const res = await fetch(`${base}/v1/batches`, { method: 'POST', headers: { 'content-type': 'application/json', ...signedHeaders(customer.key, 'POST', '/v1/batches', raw, Date.now()) }, body: raw });
+      const sentAt = Date.now();
+      const res = await fetch(`${base}/v1/batches`, { method: 'POST', headers: { 'content-type': 'application/json', ...signedHeaders(customer.key, 'POST', '/v1/batches', raw) }, body: raw });
       const body = (await res.json()) as Record<string, unknown>;
       if (res.status !== 202) throw new Error(`POST /v1/batches: ${res.status} ${JSON.stringify(body)}`);
-      return { ms: performance.now() - started, id: body.id as string };
+      return { ms: performance.now() - started, id: body.id as string, sentAt, answeredAt: Date.now() };
+    };
+    // A latency probe's receivers are cancelled once it is answered (not timed): left queued, the executor
+    // would work through 100 receivers per probe (3 commands each) ahead of or beside the run.
+    const cancel = async (id: string) => {
+      const path = `/v1/batches/${id}/cancel`;
+      const res = await fetch(`${base}${path}`, { method: 'POST', headers: signedHeaders(customer.key, 'POST', path) });
+      if (res.status !== 200) throw new Error(`POST ${path}: ${res.status} ${await res.text()}`);
     };
 
     // 1. POST latency, the executor not running yet (each batch priced over its cap: once it runs, it fails them at once and charges nothing).
-    const times: number[] = [];
-    for (let i = 0; i < POSTS; i++) times.push((await post(`lat-${n++}`, true)).ms);
-    times.sort((a, b) => a - b);
-    console.log(`POST /v1/batches with ${RECEIVERS} items: p50 ${percentile(times, 50).toFixed(1)} ms, p99 ${percentile(times, 99).toFixed(1)} ms (${POSTS} sequential)`);
+    const sequential: Array<Awaited<ReturnType<typeof post>>> = [];
+    for (let i = 0; i < POSTS; i++) sequential.push(await post(`lat-${n++}`, true));
+    const times = sequential.map((p) => p.ms).sort((a, b) => a - b);
+    console.log(`POST /v1/batches with ${RECEIVERS} items: p50 ${percentile(times, 50).toFixed(1)} ms, p99 ${percentile(times, 99).toFixed(1)} ms (${POSTS} sequential, load ${os.loadavg()[0].toFixed(1)})`);
+    console.log(`  where the time goes: ${await phases(rt.pool, sequential)}`);
+    for (const p of sequential) await cancel(p.id);
 
     if (BATCHES === 0) return;
     roles.push(...(await startRoles(rt, ['batch-executor'])));
@@ -86,17 +139,26 @@ async function main(): Promise<void> {
     const ids = posted.map((r) => r.id);
     const atOnce = posted.map((r) => r.ms).sort((a, b) => a - b);
     console.log(`POST /v1/batches, ${BATCHES} at once: p50 ${percentile(atOnce, 50).toFixed(1)} ms, p99 ${percentile(atOnce, 99).toFixed(1)} ms`);
-    // While the executor works through them: sequential posts (over their cap, so they add little work).
+    // While the executor works through them: sequential posts, each cancelled once answered.
     const during: number[] = [];
     const probe = (async () => {
       while (during.length < POSTS) {
-        during.push((await post(`during-${n++}`, true)).ms);
+        const p = await post(`during-${n++}`, true);
+        during.push(p.ms);
+        await cancel(p.id);
         await sleep(100);
       }
     })();
+    // Where the receivers are, every BENCH_SAMPLE_MS: orders by stage of the delivery path (the executor
+    // places them, the broadcaster signs and broadcasts, the confirmer settles), to see which stage queues.
+    let sampledAt = 0;
     for (;;) {
       const { rows } = await rt.pool.query('SELECT count(*)::int AS n FROM batches WHERE id = ANY($1::text[]) AND finished_at IS NULL', [ids]);
       if (rows[0].n === 0) break;
+      if (Date.now() - sampledAt >= SAMPLE_MS) {
+        sampledAt = Date.now();
+        console.log(`  +${((sampledAt - t0) / 1000).toFixed(0)} s ${await stages(rt.pool, ids)} (load ${os.loadavg()[0].toFixed(1)})`);
+      }
       await sleep(200);
     }
     const seconds = (Date.now() - t0) / 1000;
@@ -118,6 +180,11 @@ async function main(): Promise<void> {
       "SELECT left(failure->>'message', 160) AS message, count(*)::int AS n FROM orders WHERE batch_id = ANY($1::text[]) AND failure IS NOT NULL GROUP BY 1 ORDER BY 2 DESC LIMIT 3", [ids],
     );
     for (const w of why) console.log(`  failed ${w.n}: ${w.message}`);
+    const { rows: lag } = await rt.pool.query(
+      `SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY ms) AS p50, percentile_disc(0.99) WITHIN GROUP (ORDER BY ms) AS p99, max(ms) AS max
+         FROM (SELECT extract(epoch FROM delegated_at - created_at) * 1000 AS ms FROM orders WHERE batch_id = ANY($1::text[]) AND delegated_at IS NOT NULL) t`, [ids],
+    );
+    console.log(`order placed -> confirmed (delegation verified on chain): p50 ${Number(lag[0].p50 ?? 0).toFixed(0)} ms, p99 ${Number(lag[0].p99 ?? 0).toFixed(0)} ms, max ${Number(lag[0].max ?? 0).toFixed(0)} ms`);
     console.log(`${BATCHES} batches x ${RECEIVERS} receivers at once: last batch finished after ${seconds.toFixed(1)} s; ${delivered[0].n} receivers delivered, ${(delivered[0].n / seconds).toFixed(0)} receivers/s; receivers charged twice: ${twice[0].n} (blocks every ${BLOCK_MS} ms)`);
   } finally {
     await new Promise((r) => api.close(r));

@@ -23,6 +23,7 @@ import { orderColumns, orderFromRow } from '../processor/order-store';
 import { accountLimits } from '../api/views/account-view';
 import { balancedChunks, bandwidthPlan, clientOrderIdFor, terminalItem, type BandwidthPlan, type Batch, type BatchItem, type ItemFailure } from './rules';
 import { openBatches, ordersOfBatches } from './store';
+import { OrderPacer, openOrders } from './pacing';
 import { itemChargedSun, itemStatusIn } from './view';
 
 export interface BatchExecutorDeps {
@@ -34,6 +35,8 @@ export interface BatchExecutorDeps {
   chain?: Pick<ChainReader, 'account' | 'bandwidthAvailable' | 'freeNetLimit'>;
   /** Receivers executed at once across all batches; default BATCH_EXECUTOR_CONCURRENCY. */
   concurrency?: number;
+  /** Orders awaiting delivery past which the executor waits; default BATCH_MAX_OPEN_ORDERS. */
+  maxOpenOrders?: number;
 }
 
 /** Refused (abandoned at a deadline) commands never apply; the next attempt id is tried, in order, up to this. */
@@ -48,6 +51,7 @@ export class BatchExecutor {
   private freeNetLimit: number | undefined;
   private readonly table: PriceTable;
   private readonly routing: RoutingFeeTable;
+  private readonly pacer: OrderPacer;
   private stopped = false;
   private loop: Promise<void> | undefined;
 
@@ -55,6 +59,10 @@ export class BatchExecutor {
     this.chain = deps.chain ?? ChainReader.fromConfig(deps.cfg);
     this.table = priceTable(deps.cfg.NETWORK, deps.cfg.ORDER_PRICES, deps.cfg.ACTIVATION_FEE_SUN);
     this.routing = routingFeeTable(deps.cfg.NETWORK, deps.cfg.ROUTING_FEE_BPS, deps.cfg.ROUTING_FEE_TIERS);
+    this.pacer = new OrderPacer({
+      read: () => openOrders(deps.pool), clock: deps.clock, maxOpen: deps.maxOpenOrders ?? deps.cfg.BATCH_MAX_OPEN_ORDERS,
+      waitWindowMs: deps.cfg.ORDER_WAIT_WINDOW_MS, everyMs: deps.cfg.CHAIN_POLL_MS,
+    });
   }
 
   start(): void {
@@ -78,20 +86,23 @@ export class BatchExecutor {
 
   /** One pass: start what can start, complete what is done. */
   async tick(): Promise<void> {
-    const batches = await openBatches(this.deps.pool, 200);
     const limit = this.deps.concurrency ?? this.deps.cfg.BATCH_EXECUTOR_CONCURRENCY;
-    for (const batch of batches) {
-      for (const item of batch.items) {
-        if (item.progress !== 'queued' && item.progress !== 'started') continue;
-        const key = `${batch.id}\u0000${item.receiver}`;
-        if (this.running.has(key) || this.running.size >= limit) continue;
-        this.running.add(key);
-        void this.runItem(batch, item)
-          .catch((err) => logger.warn({ err, batchId: batch.id, receiver: item.receiver }, 'batch item failed; retried next pass'))
-          .finally(() => this.running.delete(key));
+    // With every slot taken (receivers waiting for their answers or for the pacer) nothing can start: the
+    // batches' items are not read (50 open batches of 100 are 2 MB of JSON, every CHAIN_POLL_MS).
+    if (this.running.size < limit) {
+      for (const batch of await openBatches(this.deps.pool, 'start', 200)) {
+        for (const item of batch.items) {
+          if (item.progress !== 'queued' && item.progress !== 'started') continue;
+          const key = `${batch.id}\u0000${item.receiver}`;
+          if (this.running.has(key) || this.running.size >= limit) continue;
+          this.running.add(key);
+          void this.runItem(batch, item)
+            .catch((err) => err instanceof Stopped || logger.warn({ err, batchId: batch.id, receiver: item.receiver }, 'batch item failed; retried next pass'))
+            .finally(() => this.running.delete(key));
+        }
       }
-      if (batch.items.every((i) => i.progress === 'done' || i.progress === 'cancelled')) await this.complete(batch);
     }
+    for (const batch of await openBatches(this.deps.pool, 'complete', 200)) await this.complete(batch);
   }
 
   private async submit(body: NewCommand, ...idParts: Array<string | number>): Promise<CommandResult>;
@@ -106,6 +117,19 @@ export class BatchExecutor {
       if (result.outcome !== 'refused') return result;
     }
     throw new Error(`command refused ${MAX_ATTEMPTS} times: ${idParts.join('/')}`);
+  }
+
+  /**
+   * An order command, placed once the pacer has a slot (the delivery path keeps up). A repeat after a
+   * crash takes a slot too: it is answered from command_results at once.
+   */
+  private async placeOrder(body: NewCommand, attempts: { count: number }, ...idParts: Array<string | number>): Promise<CommandResult | null> {
+    if (!(await this.pacer.acquire(() => this.stopped))) return null;
+    try {
+      return await this.submit(body, attempts, ...idParts);
+    } finally {
+      this.pacer.release();
+    }
   }
 
   /** Whether the receiver is activated, and the bandwidth it can spend (a new address: the free daily allowance it will get). */
@@ -158,13 +182,14 @@ export class BatchExecutor {
     if (!row) return { failure: failureOf('tier_unavailable', 'No bandwidth tier is on sale for the top-up.') };
     const units = Math.min(Math.max(amount, row.min_amount), row.max_amount);
     const charge = chargeFor(row.price_sun_per_unit, units, active, this.table.activationFeeSun);
-    const result = await this.submit(orderCommandFrom({
+    const result = await this.placeOrder(orderCommandFrom({
       accountId: batch.accountId, clientOrderId: item.clientOrderIdPrefix === null ? null : `${item.clientOrderIdPrefix}-${item.receiver}-bandwidth`, idempotencyKey: null,
       quoteId: null, quoteExpiresAt: null, resource: 'bandwidth', amount: units, tier: row.tier, durationSeconds: tierSeconds[row.tier],
       receiver: item.receiver, receiverActive: active, activate: item.activate, maxPriceSun: null,
       priceSunPerUnit: row.price_sun_per_unit, paySun: charge.paySun, activateSun: charge.activateSun, source: 'batch', memo: null,
       supplier: this.deps.cfg.ORDER_SUPPLIER, batchId: batch.id,
     }), attempts, batch.id, item.receiver, 'bandwidth');
+    if (result === null) throw new Stopped();
     if (result.outcome === 'applied' && result.body) return { orderId: String(result.body.id), failure: null };
     return { failure: refusalOf(result) };
   }
@@ -188,13 +213,14 @@ export class BatchExecutor {
       }
       const charge = chargeFor(plan.priceSunPerUnit, amount, !activates, this.table.activationFeeSun);
       const paySun = charge.paySun + (await routingFeeFor(this.deps.pool, this.routing, this.deps.cfg.ORDER_SUPPLIER, batch.accountId, charge.paySun, this.deps.clock.now())).feeSun;
-      const result = await this.submit(orderCommandFrom({
+      const result = await this.placeOrder(orderCommandFrom({
         accountId: batch.accountId, clientOrderId: clientOrderIdFor(item.clientOrderIdPrefix, item.receiver, index), idempotencyKey: null,
         quoteId: null, quoteExpiresAt: null, resource: item.resource, amount, tier: item.tier, durationSeconds: item.tier ? tierSeconds[item.tier] : null,
         receiver: item.receiver, receiverActive: !activates, activate: item.activate, maxPriceSun: plan.amounts.length === 1 ? item.maxPriceSun : null,
         priceSunPerUnit: plan.priceSunPerUnit, paySun, activateSun: charge.activateSun, source: 'batch', memo: null,
         supplier: this.deps.cfg.ORDER_SUPPLIER, batchId: batch.id,
       }), attempts, batch.id, item.receiver, 'chunk', index);
+      if (result === null) throw new Stopped();
       if (result.outcome === 'applied' && result.body) {
         orderIds.push(String(result.body.id));
         continue;
@@ -242,6 +268,9 @@ export class BatchExecutor {
     await this.submit({ type: 'batch.complete', accountId: batch.accountId, batchId: batch.id, statuses, chargedSun: charged, at: this.deps.clock.now() }, batch.id, 'complete');
   }
 }
+
+/** The executor stopped while a receiver waited for the pacer: it stays `started`, picked up again at the next start. */
+class Stopped extends Error {}
 
 /** Why an order command was not applied, as the item's failure. */
 function refusalOf(result: CommandResult): ItemFailure {

@@ -120,8 +120,19 @@ export async function ordersOfBatches(db: Queryable, batches: Batch[]): Promise<
   return out;
 }
 
-/** The executor's work: batches not finished, oldest first. */
-export async function openBatches(db: Queryable, limit: number): Promise<Batch[]> {
-  const { rows } = await db.query(`${SELECT} FROM batches WHERE finished_at IS NULL ORDER BY created_at, id LIMIT $1`, [limit]);
+/** A receiver the executor still has to start or finish (decided in SQL, so other batches' items are never read). */
+const HAS_WORK = `jsonb_path_exists(items, '$[*] ? (@.progress == "queued" || @.progress == "started")')`;
+
+/** No order of the batch awaiting delivery (orders_batch index). */
+const SETTLED = `NOT EXISTS (SELECT 1 FROM orders o WHERE o.batch_id = batches.id AND o.status IN ('created', 'paid', 'allocating', 'delegated'))`;
+
+/**
+ * The executor's work, oldest first: `start`, open batches with a receiver to start or finish; `complete`,
+ * open batches whose every receiver is done or cancelled and whose orders are all settled (a batch still
+ * being delivered is never read in full).
+ */
+export async function openBatches(db: Queryable, which: 'start' | 'complete', limit: number): Promise<Batch[]> {
+  const where = which === 'start' ? HAS_WORK : `NOT ${HAS_WORK} AND ${SETTLED}`;
+  const { rows } = await db.query(`${SELECT} FROM batches WHERE finished_at IS NULL AND ${where} ORDER BY created_at, id LIMIT $1`, [limit]);
   return rows.map(batchFromRow);
 }

@@ -20,6 +20,9 @@ import {
   type ChainRoleDeps, type OwnedTx,
 } from './work';
 
+/** Orders of one pass signed and stored at the same time. */
+const SIGN_AT_ONCE = 8;
+
 export interface BroadcasterDeps extends ChainRoleDeps {
   writer?: ChainWriter;
   reader?: ChainReader;
@@ -64,21 +67,24 @@ export class Broadcaster {
     const commands: Command[] = [];
     const inactive = await this.inactiveReceivers(orders);
     const claimed = new Map<string, string>();
-    for (const order of orders) {
-      const command = await signedOnce(pool, order.id, 'allocate', async () => {
-        const supplier = this.suppliers[order.supplier];
-        const resource = chainResource(order);
-        const key = `${order.supplier}:${resource}`;
-        if (!ratios.has(key)) ratios.set(key, await supplier.ratio(resource));
-        const filled = await supplier.allocate(order, ref, ratios.get(key) as Ratio, this.activates(order, inactive, claimed));
-        if (!filled) return null;
-        return {
-          type: 'order.allocate', commandId: derivedId('command', 'order-allocate', order.id), accountId: order.accountId,
-          issuedAt: clock.now(), deadlineAt: null, replyTo: null,
-          orderId: order.id, txs: filled.txs, ratioLimit: filled.ratio.limit, ratioWeight: filled.ratio.weight,
-        };
-      }, order.receiver);
-      if (command) commands.push(command);
+    // Orders are signed and stored SIGN_AT_ONCE at a time: each costs a few database round trips (read,
+    // store in a transaction, read back) that overlap; the stake they take is promised before any await
+    // (StakeSupplier.allocate), and the activation claim is decided synchronously (activates).
+    const sign = async (order: Order): Promise<Command | null> => signedOnce(pool, order.id, 'allocate', async () => {
+      const supplier = this.suppliers[order.supplier];
+      const resource = chainResource(order);
+      const key = `${order.supplier}:${resource}`;
+      if (!ratios.has(key)) ratios.set(key, await supplier.ratio(resource));
+      const filled = await supplier.allocate(order, ref, ratios.get(key) as Ratio, this.activates(order, inactive, claimed));
+      if (!filled) return null;
+      return {
+        type: 'order.allocate', commandId: derivedId('command', 'order-allocate', order.id), accountId: order.accountId,
+        issuedAt: clock.now(), deadlineAt: null, replyTo: null,
+        orderId: order.id, txs: filled.txs, ratioLimit: filled.ratio.limit, ratioWeight: filled.ratio.weight,
+      };
+    }, order.receiver);
+    for (let i = 0; i < orders.length; i += SIGN_AT_ONCE) {
+      for (const command of await Promise.all(orders.slice(i, i + SIGN_AT_ONCE).map(sign))) if (command) commands.push(command);
     }
     if (commands.length > 0) await this.deps.bus.append(commands);
   }
@@ -134,7 +140,12 @@ export class Broadcaster {
     const live = new Set(orders.flatMap((o) => o.allocations.map((a) => a.txId)));
     for (const id of this.activated) if (!live.has(id)) this.activated.delete(id);
     const txs: OwnedTx[] = [];
-    for (const order of orders) txs.push(...(await this.ready(order)).map((a) => ({ orderId: order.id, txId: a.txId, signedTx: a.signedTx })));
+    for (const order of orders) {
+      // A delegation seen in a block (inFlight) is not sent again: the node would only answer DUP_TRANSACTION
+      // (and cost an owner lookup) every pass until the confirmer settles the order.
+      const sendable = (await this.ready(order)).filter((a) => !this.inBlock.has(a.txId));
+      txs.push(...sendable.map((a) => ({ orderId: order.id, txId: a.txId, signedTx: a.signedTx })));
+    }
     await this.sender.send(txs);
     await this.reportBroadcasts(orders);
   }
@@ -151,7 +162,7 @@ export class Broadcaster {
     for (const order of orders) {
       const delegations = order.allocations.filter((a) => a.kind === 'delegate');
       if (order.status !== 'allocating' || this.reported.has(order.id) || delegations.length === 0) continue;
-      if (!delegations.every((a) => this.sender.wasAccepted(a.txId))) continue;
+      if (!delegations.every((a) => this.sender.wasAccepted(a.txId) || this.inBlock.has(a.txId))) continue;
       commands.push({
         type: 'order.deliver', commandId: derivedId('command', 'order-broadcast', order.id), accountId: order.accountId, issuedAt: this.deps.clock.now(),
         deadlineAt: null, replyTo: null, orderId: order.id, step: 'broadcast', txIds: delegations.map((a) => a.txId), at: this.deps.clock.now(),

@@ -39,7 +39,7 @@ export class StakeSupplier implements OrderSupplier {
   private readonly byAddress: Map<string, Signer>;
   /** Stake promised by this process since the chain was last read, per address and resource. */
   private promised = new Map<string, bigint>();
-  private available = new Map<string, bigint>();
+  private available = new Map<string, Promise<bigint>>();
   /** Stake of stored delegations that may still land, per address and resource (see inFlightSun). */
   private inFlight = new Map<string, bigint>();
 
@@ -68,10 +68,17 @@ export class StakeSupplier implements OrderSupplier {
     this.inFlight = inFlight;
   }
 
-  private async availableSun(address: string, resource: ChainResource): Promise<bigint> {
-    const key = `${address}:${resource}`;
-    if (!this.available.has(key)) this.available.set(key, await this.writer.delegatableSun(address, resource));
-    return (this.available.get(key) as bigint) - (this.promised.get(key) ?? 0n);
+  /** What each address can delegate (in signer order), read once per pass; concurrent callers share the read. */
+  private delegatable(resource: ChainResource): Promise<bigint[]> {
+    return Promise.all(this.signers.map((s) => {
+      const key = `${s.address}:${resource}`;
+      if (!this.available.has(key)) {
+        const reading = this.writer.delegatableSun(s.address, resource);
+        this.available.set(key, reading);
+        reading.catch(() => this.available.delete(key));
+      }
+      return this.available.get(key) as Promise<bigint>;
+    }));
   }
 
   private async ref(ref: RefBlock): Promise<RefBlock> {
@@ -83,11 +90,18 @@ export class StakeSupplier implements OrderSupplier {
     const resource = chainResource(order);
     let parts: Array<{ from: string; amount: number; sun: bigint }> = [];
     if (order.resource !== 'activation') {
-      const sources = [];
-      for (const s of this.signers) sources.push({ address: s.address, availableSun: await this.availableSun(s.address, resource) });
+      const read = await this.delegatable(resource);
+      // From here to the promise below nothing is awaited: no other order of the pass plans in between.
+      const sources = this.signers.map((s, i) => ({ address: s.address, availableSun: read[i] - (this.promised.get(`${s.address}:${resource}`) ?? 0n) }));
       const plan = planDelegation(order.amount ?? 0, ratio, lessInFlight(sources, resource, this.inFlight), this.maxSunPerPart);
       if (!plan) return null;
       parts = plan;
+      // Orders of one pass are signed concurrently and must not plan on the same stake (a set that then
+      // fails to sign or store only leaves this pass filling less).
+      for (const p of parts) {
+        const key = `${p.from}:${resource}`;
+        this.promised.set(key, (this.promised.get(key) ?? 0n) + p.sun);
+      }
     }
     if (order.activateSun > 0n && activate) {
       const signer = this.signers[0];
@@ -97,8 +111,6 @@ export class StakeSupplier implements OrderSupplier {
     for (const p of parts) {
       const tx = await this.writer.signDelegate(this.byAddress.get(p.from) as Signer, order.receiver, resource, p.sun, await this.ref(ref));
       txs.push({ kind: 'delegate', from: p.from, amount: p.amount, sun: p.sun, ...tx });
-      const key = `${p.from}:${resource}`;
-      this.promised.set(key, (this.promised.get(key) ?? 0n) + p.sun);
     }
     return txs.length > 0 ? { txs, ratio } : null;
   }

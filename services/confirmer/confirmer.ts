@@ -121,14 +121,13 @@ export class Confirmer {
    * Per pool address, the receiver's delegated balance from it (head state) covers what every staying
    * order holds there plus these landed delegations of the order.
    */
-  private async covered(order: Order, delegations: Allocation[]): Promise<boolean> {
+  private async covered(order: Order, delegations: Allocation[], staying: () => Promise<Map<string, bigint>>): Promise<boolean> {
     if (delegations.length === 0) return true;
     const resource = chainResource(order);
-    const staying = await openStake(this.deps.pool, { receivers: [order.receiver], excludeOrder: order.id, leavingAt: this.deps.clock.now() });
     const need = new Map<string, bigint>();
     for (const a of delegations) need.set(a.from, (need.get(a.from) ?? 0n) + a.sun);
     for (const [from, sun] of need) {
-      const expected = sun + (staying.get(stakeKey(from, order.receiver, resource)) ?? 0n);
+      const expected = sun + ((await staying()).get(stakeKey(from, order.receiver, resource)) ?? 0n);
       const onChain = (await this.reader.delegated(from, order.receiver, 'full'))[resource];
       if (onChain < expected) {
         logger.warn({ orderId: order.id, from, receiver: order.receiver, onChain: String(onChain), expected: String(expected) }, 'confirmer: delegated balance does not cover the open orders');
@@ -144,21 +143,26 @@ export class Confirmer {
     const orders = await workList(pool, 'allocating', now);
     let head: Promise<{ timestamp: number }> | undefined;
     const headOnce = () => (head ??= this.writer.head());
+    // What the staying orders hold, for every receiver of the pass in one query (it scans the orders table:
+    // no index covers ended orders by receiver), read on first need. The orders settled here are awaiting
+    // delivery, which openStake never counts, so leaving each out (as a per-order read did) changes nothing.
+    let staying: Promise<Map<string, bigint>> | undefined;
+    const stayingOnce = () => (staying ??= openStake(pool, { receivers: [...new Set(orders.map((o) => o.receiver))], leavingAt: now }));
     // Orders are independent: ORDERS_AT_ONCE of them read the chain at the same time.
     const out: Array<Command | null> = [];
     for (let i = 0; i < orders.length; i += ORDERS_AT_ONCE) {
-      out.push(...(await Promise.all(orders.slice(i, i + ORDERS_AT_ONCE).map((o) => this.settleOne(o, now, headOnce)))));
+      out.push(...(await Promise.all(orders.slice(i, i + ORDERS_AT_ONCE).map((o) => this.settleOne(o, now, headOnce, stayingOnce)))));
     }
     return out.filter((c): c is Command => c !== null);
   }
 
-  private async settleOne(order: Order, now: number, head: () => Promise<{ timestamp: number }>): Promise<Command | null> {
+  private async settleOne(order: Order, now: number, head: () => Promise<{ timestamp: number }>, staying: () => Promise<Map<string, bigint>>): Promise<Command | null> {
     const windowOver = now - order.createdAt > this.deps.cfg.ORDER_WAIT_WINDOW_MS;
     if (order.allocations.length === 0) return windowOver ? this.settleCommand(order, []) : null;
     const states = await this.states(order.id, order.allocations.map((a) => a.txId), order.allocations.map((a) => this.expectation(order, a)));
     const landed = order.allocations.filter((_, i) => states[i] === 'landed');
     const allLanded = landed.length === order.allocations.length;
-    if (allLanded && (await this.covered(order, landed.filter((a) => a.kind === 'delegate')))) return this.settleCommand(order, landed.map((a) => a.txId));
+    if (allLanded && (await this.covered(order, landed.filter((a) => a.kind === 'delegate'), staying))) return this.settleCommand(order, landed.map((a) => a.txId));
     if (!windowOver) return null;
     const headTimestamp = (await head()).timestamp;
     const hopeless = allLanded || order.allocations.every((a, i) => states[i] !== 'pending' || headTimestamp > expirationOf(a.signedTx));
@@ -166,7 +170,7 @@ export class Confirmer {
     // Past the window, what landed counts only if the chain covers it; else the order fails and is refunded,
     // and its delegations that did land are named stranded: the scheduler takes that stake back by itself.
     const delegations = landed.filter((a) => a.kind === 'delegate');
-    if (await this.covered(order, delegations)) return this.settleCommand(order, landed.map((a) => a.txId));
+    if (await this.covered(order, delegations, staying)) return this.settleCommand(order, landed.map((a) => a.txId));
     return this.settleCommand(order, landed.filter((a) => a.kind !== 'delegate').map((a) => a.txId), delegations.map((a) => a.txId));
   }
 

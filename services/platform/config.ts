@@ -154,6 +154,12 @@ const schema = z.object({
   ROUTING_FEE_BPS: z.coerce.number().int().min(0).max(10_000).optional(),
   /** Routing fee volume tiers: JSON array of {min_volume_sun, fee_bps}; default per network (services/domain/routing-fee.ts). */
   ROUTING_FEE_TIERS: z.string().optional(),
+  /**
+   * Batches: the executor places an order only while fewer orders than this await delivery (allocating,
+   * delegated) across the service and the oldest is younger than a third of ORDER_WAIT_WINDOW_MS
+   * (services/batches/pacing.ts).
+   */
+  BATCH_MAX_OPEN_ORDERS: z.coerce.number().int().min(1).max(100_000).default(256),
 });
 
 export type Config = Omit<z.infer<typeof schema>, 'DEPOSIT_XPUB' | 'API_KEY_ENCRYPTION_KEY' | 'WEBHOOK_SECRET_KEY' | 'DATABASE_URL'> & {

@@ -6,7 +6,7 @@
 import { Router, type Request } from 'express';
 import type { CommandBus } from '../../platform/command-bus';
 import type { Runtime } from '../../platform/runtime';
-import { priceTable, type PriceTable } from '../../domain/pricing';
+import type { PriceTable } from '../../domain/pricing';
 import { batchJson } from '../../batches/view';
 import { batchRequestHash, duplicateReceiver, mergeItems, queuedBatch, type Batch, type ItemInput, type ItemSpec } from '../../batches/rules';
 import { batchByRef, listBatches, ordersOfBatches } from '../../batches/store';
@@ -84,8 +84,7 @@ export function batchesRouter(deps: BatchRouteDeps): Router {
     const duplicate = duplicateReceiver(inputs);
     if (duplicate) throw new ApiError('duplicate_receiver', `The receiver ${duplicate} appears twice.`, { field: 'items', receiver: duplicate });
     const items = mergeItems(itemInput(body.defaults ?? {}, 'defaults'), inputs);
-    const table = priceTable(rt.cfg.NETWORK, rt.cfg.ORDER_PRICES, rt.cfg.ACTIVATION_FEE_SUN);
-    items.forEach((item, k) => checkItem(table, item, `items[${k}]`));
+    items.forEach((item, k) => checkItem(rt.prices, item, `items[${k}]`));
     const clientBatchId = body.client_batch_id ?? null;
     const requestHash = batchRequestHash(clientBatchId, items);
     const result = await submitCommand(bus, { type: 'batch.create', accountId, batchKey, clientBatchId, requestHash, items });
