@@ -135,9 +135,23 @@ const watchedQuery = `SELECT s.*, (a.balance_sun - a.reserved_sun)::text AS avai
 
 const watchedFromRow = (r: Record<string, any>): WatchedSubscription => ({ ...subscriptionFromRow(r), availableSun: BigInt(r.available_sun) });
 
-/** The watcher's work: refills active or suspended, plans active; with the account's available balance. */
-export async function watchedSubscriptions(db: Queryable): Promise<WatchedSubscription[]> {
-  return (await db.query(watchedQuery)).rows.map(watchedFromRow);
+/** A watched refill's receiver and threshold: what the watcher's full pass reads of every watched subscription. */
+export interface WatchedThreshold {
+  receiver: string;
+  resource: string;
+  thresholdAmount: number | null;
+}
+
+/** Refills active or suspended: three columns each, so a full pass over 10,000 stays light. */
+export async function watchedThresholds(db: Queryable): Promise<WatchedThreshold[]> {
+  const { rows } = await db.query("SELECT receiver, resource, threshold_amount FROM subscriptions WHERE kind = 'refill' AND status IN ('active', 'suspended')");
+  return rows.map((r: Record<string, any>) => ({ receiver: r.receiver, resource: r.resource, thresholdAmount: num(r.threshold_amount) }));
+}
+
+/** The watcher's work on a full pass: plans active, refills suspended, refills of the receivers below a threshold; with the account's available balance. */
+export async function subscriptionsThatMayAct(db: Queryable, belowReceivers: string[]): Promise<WatchedSubscription[]> {
+  const { rows } = await db.query(`${watchedQuery} AND (s.kind = 'plan' OR s.status = 'suspended' OR s.receiver = ANY($1::text[]))`, [belowReceivers]);
+  return rows.map(watchedFromRow);
 }
 
 /** The same, for the receivers a block named only. */
