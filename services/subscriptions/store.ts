@@ -170,13 +170,17 @@ export async function orderStatuses(db: Queryable, orderIds: string[]): Promise<
 }
 
 /**
- * Plans paused or ended whose day is still delegated and not being taken back: the close asked when they
- * stopped found the day not delivered yet (or was lost), so the watcher asks again.
+ * Plan days to take back: every delivered, not yet closed day of a plan paused or ended (the close asked
+ * when it stopped may have found the day not delivered yet), and a plan's earlier day once its current day
+ * is delivered (renewal takes the previous day back only then, so the receiver is never left without one).
  */
 export async function plansToUndelegate(db: Queryable): Promise<Array<{ accountId: string; orderId: string }>> {
   const { rows } = await db.query(
-    `SELECT s.account_id, o.id AS order_id FROM subscriptions s JOIN orders o ON o.id = s.last_order_id
-     WHERE s.kind = 'plan' AND s.status IN ('paused', 'ended') AND o.status IN ('confirmed', 'active') AND o.close_reason IS NULL`,
+    `SELECT o.account_id, o.id AS order_id FROM subscriptions s
+       JOIN orders o ON o.subscription_id = s.id
+       LEFT JOIN orders cur ON cur.id = s.last_order_id
+     WHERE s.kind = 'plan' AND o.status IN ('confirmed', 'active') AND o.close_reason IS NULL
+       AND (s.status IN ('paused', 'ended') OR (o.id <> s.last_order_id AND cur.status IN ('confirmed', 'active')))`,
   );
   return rows.map((r) => ({ accountId: r.account_id, orderId: r.order_id }));
 }

@@ -23,6 +23,7 @@ import type { Subscription } from './rules';
 import {
   orderStatuses, plansToUndelegate, subscriptionsOfReceivers, subscriptionsThatMayAct, watchedThresholds, type WatchedSubscription, type WatchedThreshold,
 } from './store';
+import { stakeCovers, supplierAddresses } from './pool-cover';
 import { freeOf, planAction, refillPrice, touchedBy, watchAction, type FreeResources } from './watch-rules';
 
 export interface WatcherDeps {
@@ -55,12 +56,17 @@ export class SubscriptionWatcher {
   private watched = new Set<string>();
   /** Whether each receiver of the current pass's subscriptions is on chain (absent: unreadable). */
   private activeOf = new Map<string, boolean>();
+  /** Whether the stake covers the next day of each plan due in the current pass (absent: unreadable). */
+  private covered = new Map<string, boolean>();
+  private readonly supplierAddresses: string[];
   private position: number | null | undefined;
   private loop: Promise<void> | undefined;
   /** Blocks applied and their lag (ms from block time to applied), for the bench; the newest 10,000. */
   readonly applied: Array<{ block: number; lagMs: number; reads: number }> = [];
 
-  constructor(private readonly deps: WatcherDeps) {}
+  constructor(private readonly deps: WatcherDeps) {
+    this.supplierAddresses = supplierAddresses(deps.cfg);
+  }
 
   start(): void {
     this.loop = (async () => {
@@ -175,6 +181,7 @@ export class SubscriptionWatcher {
     const subs = all.filter((s) => this.mayAct(s));
     const orders = await orderStatuses(this.deps.pool, subs.flatMap((s) => (s.lastOrderId ? [s.lastOrderId] : [])));
     await this.knowActive(subs.map((s) => s.receiver));
+    await this.knowCover(subs.filter((s) => planAction(s, s.lastOrderId ? orders.get(s.lastOrderId) : undefined, now)?.kind === 'charge'));
     const commands: Command[] = [];
     for (const sub of subs) {
       const lastOrder = sub.lastOrderId ? orders.get(sub.lastOrderId) : undefined;
@@ -210,6 +217,21 @@ export class SubscriptionWatcher {
       : { ...meta, type: 'subscription.resume', subscriptionId: sub.id, ...pricing };
   }
 
+  /** Whether the supplier's stake covers each due plan's next day now (absent: the chain unreadable). */
+  private async knowCover(due: Subscription[]): Promise<void> {
+    this.covered = new Map();
+    const maxSunPerPart = this.deps.cfg.ORDER_SUPPLIER === 'provider' ? null : (this.deps.cfg.ORDER_MAX_DELEGATION_SUN ?? null);
+    for (let i = 0; i < due.length; i += 8) {
+      await Promise.all(due.slice(i, i + 8).map(async (sub) => {
+        try {
+          this.covered.set(sub.id, await stakeCovers(this.deps.reader, this.supplierAddresses, sub.resource, sub.amount, maxSunPerPart));
+        } catch (err) {
+          if (!(err instanceof ChainUnavailable)) throw err;
+        }
+      }));
+    }
+  }
+
   /** Whether each receiver of this pass's subscriptions is on chain (absent: unreadable); known-active ones are not read again. */
   private async knowActive(receivers: string[]): Promise<void> {
     this.activeOf = new Map();
@@ -234,6 +256,15 @@ export class SubscriptionWatcher {
     if (!action) return null;
     const meta = { commandId: action.commandId, accountId: sub.accountId, issuedAt: now, deadlineAt: null, replyTo: null };
     if (action.kind === 'reserve_exhausted') return { ...meta, type: 'subscription.pause', subscriptionId: sub.id, reason: 'reserve_exhausted', orderId: action.orderId };
+    const covered = this.covered.get(sub.id);
+    if (covered === undefined) return null;
+    // The pool cannot deliver the day: paused before charging (the day that ends is taken back by the full pass).
+    if (!covered && sub.lastOrderId !== null) {
+      return {
+        ...meta, commandId: derivedId('command', 'sub-reserve-ahead', sub.id, String(action.billingAt)), type: 'subscription.pause', subscriptionId: sub.id,
+        reason: 'reserve_exhausted', orderId: sub.lastOrderId,
+      };
+    }
     const row = this.deps.prices.plans?.find((r) => r.resource === sub.resource);
     const active = this.activeOf.get(sub.receiver);
     if (!row || active === undefined) return null;
