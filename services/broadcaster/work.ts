@@ -309,7 +309,10 @@ export class PollingRole {
     this.stopped = true;
     this.wake();
     await this.loop;
-    this.listen?.client?.release();
+    // Cleared first: the connection's later error (the database going away) must not release it twice.
+    const client = this.listen?.client;
+    if (this.listen) this.listen.client = undefined;
+    client?.release();
   }
 
   private wake(): void {

@@ -1,7 +1,7 @@
 /**
  * PollingRole.wakeOn: a NOTIFY on the channel starts the next pass without waiting out the poll (here an
  * hour, so only a wake-up can run a second pass), also when it arrives during a pass; stop releases the
- * LISTEN connection.
+ * LISTEN connection once (a later connection error does not release it again).
  */
 import { EventEmitter } from 'node:events';
 import { PollingRole } from '../../services/broadcaster/work';
@@ -15,6 +15,7 @@ class FakeClient extends EventEmitter {
     return { rows: [] };
   }
   release() {
+    if (this.released) throw new Error('Release called on client which has already been released to the pool.');
     this.released = true;
   }
 }
@@ -46,4 +47,6 @@ test('a notification wakes the next pass, also one arriving during a pass', asyn
   await role.stop();
   expect(client.released).toBe(true);
   expect(passes).toBe(3);
+  // The database going away after the stop: the connection's error does not release it again.
+  expect(() => client.emit('error', new Error('terminating connection'))).not.toThrow();
 });
