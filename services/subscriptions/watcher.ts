@@ -58,15 +58,14 @@ export class SubscriptionWatcher {
   private activeOf = new Map<string, boolean>();
   /** Whether the stake covers the next day of each plan due in the current pass (absent: unreadable). */
   private covered = new Map<string, boolean>();
-  private readonly supplierAddresses: string[];
+  /** The supplier's stake addresses, worked out when a plan is first due (a watcher of refills only needs no pool keys). */
+  private supplierAddresses: string[] | undefined;
   private position: number | null | undefined;
   private loop: Promise<void> | undefined;
   /** Blocks applied and their lag (ms from block time to applied), for the bench; the newest 10,000. */
   readonly applied: Array<{ block: number; lagMs: number; reads: number }> = [];
 
-  constructor(private readonly deps: WatcherDeps) {
-    this.supplierAddresses = supplierAddresses(deps.cfg);
-  }
+  constructor(private readonly deps: WatcherDeps) {}
 
   start(): void {
     this.loop = (async () => {
@@ -220,11 +219,13 @@ export class SubscriptionWatcher {
   /** Whether the supplier's stake covers each due plan's next day now (absent: the chain unreadable). */
   private async knowCover(due: Subscription[]): Promise<void> {
     this.covered = new Map();
+    if (due.length === 0) return;
+    const addresses = (this.supplierAddresses ??= supplierAddresses(this.deps.cfg));
     const maxSunPerPart = this.deps.cfg.ORDER_SUPPLIER === 'provider' ? null : (this.deps.cfg.ORDER_MAX_DELEGATION_SUN ?? null);
     for (let i = 0; i < due.length; i += 8) {
       await Promise.all(due.slice(i, i + 8).map(async (sub) => {
         try {
-          this.covered.set(sub.id, await stakeCovers(this.deps.reader, this.supplierAddresses, sub.resource, sub.amount, maxSunPerPart));
+          this.covered.set(sub.id, await stakeCovers(this.deps.reader, addresses, sub.resource, sub.amount, maxSunPerPart));
         } catch (err) {
           if (!(err instanceof ChainUnavailable)) throw err;
         }
