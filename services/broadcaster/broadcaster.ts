@@ -189,5 +189,7 @@ export class Broadcaster {
 
 export async function startBroadcaster(deps: BroadcasterDeps): Promise<PollingRole> {
   const b = new Broadcaster(deps);
-  return new PollingRole('broadcaster', deps.cfg.CHAIN_POLL_MS, () => b.tick()).start();
+  // Woken when the processor commits an order to allocate or a signed set to broadcast (the order_work
+  // trigger), so a new order does not wait out the poll twice; the poll stays the fallback.
+  return new PollingRole('broadcaster', deps.cfg.CHAIN_POLL_MS, () => b.tick()).wakeOn(deps.pool, 'order_work').start();
 }

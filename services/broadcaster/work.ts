@@ -11,7 +11,7 @@ import type { Order } from '../domain/orders';
 import type { Clock } from '../platform/clock';
 import { commandBusFor, type CommandBus } from '../platform/command-bus';
 import type { Config } from '../platform/config';
-import { inTransaction, type Pool } from '../platform/db/pool';
+import { inTransaction, type Pool, type PoolClient } from '../platform/db/pool';
 import { parseJson, stringifyJson } from '../platform/json';
 import { logger } from '../platform/logger';
 import type { Runtime } from '../platform/runtime';
@@ -282,10 +282,16 @@ export class Rebroadcaster {
   }
 }
 
-/** Runs `tick` every CHAIN_POLL_MS until stopped; a failed pass is logged and retried. */
+/**
+ * Runs `tick` every CHAIN_POLL_MS until stopped; a failed pass is logged and retried. With `wakeOn`, a
+ * NOTIFY on the channel starts the next pass at once (one arriving during a pass: right after it).
+ */
 export class PollingRole {
   private stopped = false;
   private loop: Promise<void> | undefined;
+  private woken = false;
+  private wakeUp: (() => void) | undefined;
+  private listen: { pool: Pool; channel: string; client?: PoolClient } | undefined;
 
   constructor(private readonly name: string, private readonly everyMs: number, private readonly tick: () => Promise<void>) {}
 
@@ -294,20 +300,70 @@ export class PollingRole {
     return this;
   }
 
+  /** Also woken by NOTIFY on `channel` (a held connection; lost, it is taken again at the next pass). */
+  wakeOn(pool: Pool, channel: string): this {
+    this.listen = { pool, channel };
+    return this;
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
+    this.wake();
     await this.loop;
+    // Cleared first: the connection's later error (the database going away) must not release it twice.
+    const client = this.listen?.client;
+    if (this.listen) this.listen.client = undefined;
+    client?.release();
+  }
+
+  private wake(): void {
+    this.woken = true;
+    this.wakeUp?.();
+  }
+
+  private sleep(ms: number): Promise<void> {
+    if (this.woken || this.stopped) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.wakeUp = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.wakeUp = done;
+    });
+  }
+
+  private async listening(): Promise<void> {
+    const l = this.listen;
+    if (!l || l.client) return;
+    const client = await l.pool.connect();
+    client.on('notification', () => this.wake());
+    client.on('error', (err) => {
+      if (l.client !== client) return;
+      l.client = undefined;
+      client.release(err);
+    });
+    try {
+      await client.query(`LISTEN ${l.channel}`);
+    } catch (err) {
+      client.release(err as Error);
+      throw err;
+    }
+    l.client = client;
   }
 
   private async run(): Promise<void> {
     while (!this.stopped) {
+      await this.listening().catch((err) => logger.warn({ err: (err as Error).message }, `${this.name}: LISTEN failed; polling`));
+      this.woken = false;
       try {
         await this.tick();
       } catch (err) {
         if (err instanceof ChainUnavailable) logger.warn({ err: err.message }, `${this.name}: chain unavailable; retrying`);
         else logger.error({ err }, `${this.name}: pass failed; retrying`);
       }
-      await new Promise((r) => setTimeout(r, this.everyMs));
+      await this.sleep(this.everyMs);
     }
   }
 }

@@ -88,11 +88,10 @@ export const chargePlan: Handler<CommandOf<'subscription.charge'>> = (state, c, 
     if (day.error.slug === 'insufficient_funds') return pausedPlan(c, sub, 'billing_failed', true);
     return day;
   }
-  // The next day counts from the one billed, not from when the watcher got to it. The new day's delegation
-  // replaces the previous day's, which is taken back (paid for up to now), so the receiver holds one.
-  const charged = chargedDay(c, sub, day, c.billingAt);
-  if (charged.kind !== 'applied') return charged;
-  return { ...charged, effects: { ...charged.effects, followUps: [...charged.effects.followUps, ...undelegateFollowUp(c, sub)] } };
+  // The next day counts from the one billed, not from when the watcher got to it. The previous day's
+  // delegation is taken back only once the new day's is delivered (the watcher's full pass, see
+  // plansToUndelegate): never a gap, and both held only until that undelegation lands.
+  return chargedDay(c, sub, day, c.billingAt);
 };
 
 export const pausePlan: Handler<CommandOf<'subscription.pause'>> = (state, c) => {

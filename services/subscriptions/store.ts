@@ -133,9 +133,23 @@ const watchedQuery = `SELECT s.*, (a.balance_sun - a.reserved_sun)::text AS avai
 
 const watchedFromRow = (r: Record<string, any>): WatchedSubscription => ({ ...subscriptionFromRow(r), availableSun: BigInt(r.available_sun) });
 
-/** The watcher's work: refills active or suspended, plans active; with the account's available balance. */
-export async function watchedSubscriptions(db: Queryable): Promise<WatchedSubscription[]> {
-  return (await db.query(watchedQuery)).rows.map(watchedFromRow);
+/** A watched refill's receiver and threshold: what the watcher's full pass reads of every watched subscription. */
+export interface WatchedThreshold {
+  receiver: string;
+  resource: string;
+  thresholdAmount: number | null;
+}
+
+/** Refills active or suspended: three columns each, so a full pass over 10,000 stays light. */
+export async function watchedThresholds(db: Queryable): Promise<WatchedThreshold[]> {
+  const { rows } = await db.query("SELECT receiver, resource, threshold_amount FROM subscriptions WHERE kind = 'refill' AND status IN ('active', 'suspended')");
+  return rows.map((r: Record<string, any>) => ({ receiver: r.receiver, resource: r.resource, thresholdAmount: num(r.threshold_amount) }));
+}
+
+/** The watcher's work on a full pass: plans active, refills suspended, refills of the receivers below a threshold; with the account's available balance. */
+export async function subscriptionsThatMayAct(db: Queryable, belowReceivers: string[]): Promise<WatchedSubscription[]> {
+  const { rows } = await db.query(`${watchedQuery} AND (s.kind = 'plan' OR s.status = 'suspended' OR s.receiver = ANY($1::text[]))`, [belowReceivers]);
+  return rows.map(watchedFromRow);
 }
 
 /** The same, for the receivers a block named only. */
@@ -154,13 +168,17 @@ export async function orderStatuses(db: Queryable, orderIds: string[]): Promise<
 }
 
 /**
- * Plans paused or ended whose day is still delegated and not being taken back: the close asked when they
- * stopped found the day not delivered yet (or was lost), so the watcher asks again.
+ * Plan days to take back: every delivered, not yet closed day of a plan paused or ended (the close asked
+ * when it stopped may have found the day not delivered yet), and a plan's earlier day once its current day
+ * is delivered (renewal takes the previous day back only then, so the receiver is never left without one).
  */
 export async function plansToUndelegate(db: Queryable): Promise<Array<{ accountId: string; orderId: string }>> {
   const { rows } = await db.query(
-    `SELECT s.account_id, o.id AS order_id FROM subscriptions s JOIN orders o ON o.id = s.last_order_id
-     WHERE s.kind = 'plan' AND s.status IN ('paused', 'ended') AND o.status IN ('confirmed', 'active') AND o.close_reason IS NULL`,
+    `SELECT o.account_id, o.id AS order_id FROM subscriptions s
+       JOIN orders o ON o.subscription_id = s.id
+       LEFT JOIN orders cur ON cur.id = s.last_order_id
+     WHERE s.kind = 'plan' AND o.status IN ('confirmed', 'active') AND o.close_reason IS NULL
+       AND (s.status IN ('paused', 'ended') OR (o.id <> s.last_order_id AND cur.status IN ('confirmed', 'active')))`,
   );
   return rows.map((r) => ({ accountId: r.account_id, orderId: r.order_id }));
 }

@@ -20,7 +20,10 @@ import { crashPoint } from '../platform/chaos';
 import { logger } from '../platform/logger';
 import { Waker } from '../platform/waker';
 import type { Subscription } from './rules';
-import { orderStatuses, plansToUndelegate, subscriptionsOfReceivers, watchedSubscriptions, type WatchedSubscription } from './store';
+import {
+  orderStatuses, plansToUndelegate, subscriptionsOfReceivers, subscriptionsThatMayAct, watchedThresholds, type WatchedSubscription, type WatchedThreshold,
+} from './store';
+import { stakeCovers, supplierAddresses } from './pool-cover';
 import { freeOf, planAction, refillPrice, touchedBy, watchAction, type FreeResources } from './watch-rules';
 
 export interface WatcherDeps {
@@ -41,12 +44,23 @@ const MAX_BLOCKS_PER_PASS = 20;
 const FULL_PASS_MS = 3000;
 
 export class SubscriptionWatcher {
-  /** Free resources by receiver; bounded by the watched set (receivers no longer watched are dropped each pass). */
+  /** Free resources by receiver; bounded by the watched set (receivers no longer watched are dropped each full pass). */
   private readonly free = new Map<string, FreeResources>();
+  /** Receivers seen on chain (an account, once created, stays): their refills pay no activation and need no read. */
+  private readonly activeReceivers = new Set<string>();
   private readonly waker = new Waker();
   private lastHead = -1;
   private lastFullAt = 0;
-  private cache: WatchedSubscription[] | undefined;
+  /** Refill receivers watched with their thresholds, as of the last full pass. */
+  private thresholds: WatchedThreshold[] | undefined;
+  private watched = new Set<string>();
+  /** Whether each receiver of the current pass's subscriptions is on chain (absent: unreadable). */
+  private activeOf = new Map<string, boolean>();
+  /** Whether the stake covers the next day of each plan due in the current pass (absent: unreadable). */
+  private covered = new Map<string, boolean>();
+  /** The supplier's stake addresses, worked out when a plan is first due (a watcher of refills only needs no pool keys). */
+  private supplierAddresses: string[] | undefined;
+  private position: number | null | undefined;
   private loop: Promise<void> | undefined;
   /** Blocks applied and their lag (ms from block time to applied), for the bench; the newest 10,000. */
   readonly applied: Array<{ block: number; lagMs: number; reads: number }> = [];
@@ -68,30 +82,35 @@ export class SubscriptionWatcher {
   }
 
   /**
-   * One pass: apply new blocks to the receivers they touch, then act. Every watched subscription is read
-   * (a full pass) at most every FULL_PASS_MS: new subscriptions, credits, plan days due, resumes. In between,
-   * only the subscriptions of the receivers the new blocks named are read again, so 10,000 watched rows are
-   * not parsed at every block.
+   * One pass: apply new blocks to the receivers they touch, then act on those receivers' subscriptions only
+   * (work in proportion to the touched receivers, not the watched ones). A full pass, at most every
+   * FULL_PASS_MS, reads the watched receivers' thresholds (three columns) and only the subscriptions that may
+   * act: refills below their threshold by the last read (new ones read first), suspended ones, plans.
    */
   async tick(): Promise<void> {
     const head = (await this.deps.reader.nowBlock('full')).number;
-    const full = this.cache === undefined || performance.now() - this.lastFullAt >= FULL_PASS_MS;
+    const full = this.thresholds === undefined || performance.now() - this.lastFullAt >= FULL_PASS_MS;
     if (head === this.lastHead && !full) return;
     this.lastHead = head;
     if (full) {
-      this.cache = await watchedSubscriptions(this.deps.pool);
+      this.thresholds = await watchedThresholds(this.deps.pool);
       this.lastFullAt = performance.now();
+      this.watched = new Set(this.thresholds.map((t) => t.receiver));
+      for (const r of this.free.keys()) if (!this.watched.has(r)) this.free.delete(r);
+      for (const r of this.activeReceivers) if (!this.watched.has(r)) this.activeReceivers.delete(r);
     }
-    const watched = new Set((this.cache ?? []).filter((s) => s.kind === 'refill').map((s) => s.receiver));
-    for (const r of this.free.keys()) if (!watched.has(r)) this.free.delete(r);
-    const touched = await this.followBlocks(watched, head);
-    await this.readAll([...watched].filter((r) => !this.free.has(r)));
-    await this.act(full ? (this.cache ?? []) : await subscriptionsOfReceivers(this.deps.pool, [...touched]), full);
-  }
-
-  private async position(): Promise<number | null> {
-    const { rows } = await this.deps.pool.query('SELECT block_number FROM subscription_watcher_position WHERE id = $1', [POSITION_ID]);
-    return rows[0] ? Number(rows[0].block_number) : null;
+    const touched = await this.followBlocks(head);
+    if (!full) {
+      await this.act(await subscriptionsOfReceivers(this.deps.pool, [...touched]), false);
+      return;
+    }
+    const unread = [...this.watched].filter((r) => !this.free.has(r));
+    await this.readAll(unread);
+    // Below by a read older than this pass: read again before acting (the last refill may have landed since).
+    const fresh = new Set([...touched, ...unread]);
+    const below = [...new Set((this.thresholds ?? []).filter((t) => this.isBelow(t.receiver, t.resource, t.thresholdAmount)).map((t) => t.receiver))];
+    await this.readAll(below.filter((r) => !fresh.has(r)));
+    await this.act(await subscriptionsThatMayAct(this.deps.pool, below), true);
   }
 
   private async savePosition(block: number): Promise<void> {
@@ -100,27 +119,38 @@ export class SubscriptionWatcher {
        ON CONFLICT (id) DO UPDATE SET block_number = EXCLUDED.block_number, updated_at = EXCLUDED.updated_at`,
       [POSITION_ID, block, new Date(this.deps.clock.now())],
     );
+    this.position = block;
   }
 
   /** Applies the blocks after the position; returns the watched receivers they named (now re-read). */
-  private async followBlocks(watched: Set<string>, head: number): Promise<Set<string>> {
+  private async followBlocks(head: number): Promise<Set<string>> {
     const seen = new Set<string>();
-    const from = await this.position();
+    // Read once; afterwards this watcher is the only writer of its position.
+    if (this.position === undefined) {
+      const { rows } = await this.deps.pool.query('SELECT block_number FROM subscription_watcher_position WHERE id = $1', [POSITION_ID]);
+      this.position = rows[0] ? Number(rows[0].block_number) : null;
+    }
+    const from = this.position;
     // First start: nothing before the head matters (every receiver is read directly once anyway).
     if (from === null) {
       await this.savePosition(head);
       return seen;
     }
-    for (let n = from + 1; n <= Math.min(head, from + MAX_BLOCKS_PER_PASS); n += 1) {
+    const last = Math.min(head, from + MAX_BLOCKS_PER_PASS);
+    let applied = from;
+    for (let n = from + 1; n <= last; n += 1) {
       const block = await this.deps.reader.blockByNumber(n, 'full');
-      if (!block) return seen;
-      const touched = [...touchedBy(block)].filter((a) => watched.has(a));
+      if (!block) break;
+      const named = touchedBy(block);
+      for (const tx of block.transactions) if (tx.owner && this.watched.has(tx.owner)) this.activeReceivers.add(tx.owner);
+      const touched = [...named].filter((a) => this.watched.has(a));
       await this.readAll(touched);
       for (const a of touched) seen.add(a);
-      await this.savePosition(n);
+      applied = n;
       this.applied.push({ block: n, lagMs: this.deps.clock.now() - block.timestamp, reads: touched.length });
       if (this.applied.length > 10_000) this.applied.splice(0, this.applied.length - 10_000);
     }
+    if (applied > from) await this.savePosition(applied);
     return seen;
   }
 
@@ -134,43 +164,28 @@ export class SubscriptionWatcher {
     }
   }
 
-  /** A refill below its threshold by the last read, a suspended one, a plan: the only ones that may act. */
-  private mayAct(s: WatchedSubscription): boolean {
-    const free = this.free.get(s.receiver);
-    const below = free !== undefined && s.thresholdAmount !== null && (s.resource === 'energy' ? free.energy : free.bandwidth) < s.thresholdAmount;
-    return s.kind === 'plan' || s.status === 'suspended' || below;
+  private isBelow(receiver: string, resource: string, threshold: number | null): boolean {
+    const free = this.free.get(receiver);
+    return free !== undefined && threshold !== null && (resource === 'energy' ? free.energy : free.bandwidth) < threshold;
   }
 
+  /** A refill below its threshold by the last read, a suspended one, a plan: the only ones that may act. */
+  private mayAct(s: WatchedSubscription): boolean {
+    return s.kind === 'plan' || s.status === 'suspended' || this.isBelow(s.receiver, s.resource, s.thresholdAmount);
+  }
+
+  /** Acts on the subscriptions that may (their receivers read in this pass); a full pass also asks again for undelegations. */
   private async act(all: WatchedSubscription[], full: boolean): Promise<void> {
     const now = this.deps.clock.now();
     const subs = all.filter((s) => this.mayAct(s));
     const orders = await orderStatuses(this.deps.pool, subs.flatMap((s) => (s.lastOrderId ? [s.lastOrderId] : [])));
+    await this.knowActive(subs.map((s) => s.receiver));
+    await this.knowCover(subs.filter((s) => planAction(s, s.lastOrderId ? orders.get(s.lastOrderId) : undefined, now)?.kind === 'charge'));
     const commands: Command[] = [];
     for (const sub of subs) {
-      if (sub.kind === 'plan') {
-        const plan = await this.planCommand(sub, sub.lastOrderId ? orders.get(sub.lastOrderId) : undefined, now);
-        if (plan) commands.push(plan);
-        continue;
-      }
-      const price = refillPrice(this.deps.prices, sub);
       const lastOrder = sub.lastOrderId ? orders.get(sub.lastOrderId) : undefined;
-      let action = watchAction(sub, this.free.get(sub.receiver), lastOrder, price, sub.availableSun, now);
-      if (action?.kind === 'refill') {
-        // Confirmed by a fresh read: the last refill may have landed in a block this watcher has not applied yet.
-        await this.readAll([sub.receiver]);
-        action = watchAction(sub, this.free.get(sub.receiver), lastOrder, price, sub.availableSun, now);
-      }
-      if (!action || !price) continue;
-      const active = await this.receiverActive(sub.receiver);
-      if (active === null) continue;
-      const pricing = {
-        receiverActive: active, priceSunPerUnit: price.priceSunPerUnit, paySun: price.paySun,
-        activateSun: active ? 0n : this.deps.prices.activationFeeSun, durationSeconds: price.durationSeconds, supplier: this.deps.cfg.ORDER_SUPPLIER,
-      };
-      const meta = { commandId: action.commandId, accountId: sub.accountId, issuedAt: now, deadlineAt: null, replyTo: null };
-      commands.push(action.kind === 'refill'
-        ? { ...meta, type: 'subscription.refill', subscriptionId: sub.id, triggerAvailable: action.free, ...pricing }
-        : { ...meta, type: 'subscription.resume', subscriptionId: sub.id, ...pricing });
+      const command = sub.kind === 'plan' ? this.planCommand(sub, lastOrder, now) : this.refillCommand(sub, lastOrder, now);
+      if (command) commands.push(command);
     }
     for (const left of full ? await plansToUndelegate(this.deps.pool) : []) {
       commands.push({
@@ -185,15 +200,75 @@ export class SubscriptionWatcher {
     crashPoint('subscription-watcher.after-append');
   }
 
+  /** A refill's `subscription.refill` or `subscription.resume`, priced now; null when nothing to do or the receiver is unreadable. */
+  private refillCommand(sub: WatchedSubscription, lastOrder: Order | undefined, now: number): Command | null {
+    const price = refillPrice(this.deps.prices, sub);
+    const action = watchAction(sub, this.free.get(sub.receiver), lastOrder, price, sub.availableSun, now);
+    const active = this.activeOf.get(sub.receiver);
+    if (!action || !price || active === undefined) return null;
+    const pricing = {
+      receiverActive: active, priceSunPerUnit: price.priceSunPerUnit, paySun: price.paySun,
+      activateSun: active ? 0n : this.deps.prices.activationFeeSun, durationSeconds: price.durationSeconds, supplier: this.deps.cfg.ORDER_SUPPLIER,
+    };
+    const meta = { commandId: action.commandId, accountId: sub.accountId, issuedAt: now, deadlineAt: null, replyTo: null };
+    return action.kind === 'refill'
+      ? { ...meta, type: 'subscription.refill', subscriptionId: sub.id, triggerAvailable: action.free, ...pricing }
+      : { ...meta, type: 'subscription.resume', subscriptionId: sub.id, ...pricing };
+  }
+
+  /** Whether the supplier's stake covers each due plan's next day now (absent: the chain unreadable). */
+  private async knowCover(due: Subscription[]): Promise<void> {
+    this.covered = new Map();
+    if (due.length === 0) return;
+    const addresses = (this.supplierAddresses ??= supplierAddresses(this.deps.cfg));
+    const maxSunPerPart = this.deps.cfg.ORDER_SUPPLIER === 'provider' ? null : (this.deps.cfg.ORDER_MAX_DELEGATION_SUN ?? null);
+    for (let i = 0; i < due.length; i += 8) {
+      await Promise.all(due.slice(i, i + 8).map(async (sub) => {
+        try {
+          this.covered.set(sub.id, await stakeCovers(this.deps.reader, addresses, sub.resource, sub.amount, maxSunPerPart));
+        } catch (err) {
+          if (!(err instanceof ChainUnavailable)) throw err;
+        }
+      }));
+    }
+  }
+
+  /** Whether each receiver of this pass's subscriptions is on chain (absent: unreadable); known-active ones are not read again. */
+  private async knowActive(receivers: string[]): Promise<void> {
+    this.activeOf = new Map();
+    const unknown = [...new Set(receivers)].filter((r) => {
+      if (this.activeReceivers.has(r)) this.activeOf.set(r, true);
+      return !this.activeReceivers.has(r);
+    });
+    const limit = this.deps.readConcurrency ?? 32;
+    for (let i = 0; i < unknown.length; i += limit) {
+      await Promise.all(unknown.slice(i, i + limit).map(async (r) => {
+        const active = await this.receiverActive(r);
+        if (active === null) return;
+        this.activeOf.set(r, active);
+        if (active && this.watched.has(r)) this.activeReceivers.add(r);
+      }));
+    }
+  }
+
   /** A plan's due day (priced at the plan row now) or its pause for an undeliverable day; null when nothing is due. */
-  private async planCommand(sub: Subscription, lastOrder: Order | undefined, now: number): Promise<Command | null> {
+  private planCommand(sub: Subscription, lastOrder: Order | undefined, now: number): Command | null {
     const action = planAction(sub, lastOrder, now);
     if (!action) return null;
     const meta = { commandId: action.commandId, accountId: sub.accountId, issuedAt: now, deadlineAt: null, replyTo: null };
     if (action.kind === 'reserve_exhausted') return { ...meta, type: 'subscription.pause', subscriptionId: sub.id, reason: 'reserve_exhausted', orderId: action.orderId };
+    const covered = this.covered.get(sub.id);
+    if (covered === undefined) return null;
+    // The pool cannot deliver the day: paused before charging (the day that ends is taken back by the full pass).
+    if (!covered && sub.lastOrderId !== null) {
+      return {
+        ...meta, commandId: derivedId('command', 'sub-reserve-ahead', sub.id, String(action.billingAt)), type: 'subscription.pause', subscriptionId: sub.id,
+        reason: 'reserve_exhausted', orderId: sub.lastOrderId,
+      };
+    }
     const row = this.deps.prices.plans?.find((r) => r.resource === sub.resource);
-    const active = row ? await this.receiverActive(sub.receiver) : null;
-    if (!row || active === null) return null;
+    const active = this.activeOf.get(sub.receiver);
+    if (!row || active === undefined) return null;
     return {
       ...meta, type: 'subscription.charge', subscriptionId: sub.id, billingAt: action.billingAt, priceSunPerUnit: row.price_sun_per_unit,
       dailyFeeSun: row.price_sun_per_unit * BigInt(sub.amount), receiverActive: active, activateSun: active ? 0n : this.deps.prices.activationFeeSun,

@@ -1,0 +1,52 @@
+/**
+ * PollingRole.wakeOn: a NOTIFY on the channel starts the next pass without waiting out the poll (here an
+ * hour, so only a wake-up can run a second pass), also when it arrives during a pass; stop releases the
+ * LISTEN connection once (a later connection error does not release it again).
+ */
+import { EventEmitter } from 'node:events';
+import { PollingRole } from '../../services/broadcaster/work';
+import type { Pool } from '../../services/platform/db/pool';
+
+class FakeClient extends EventEmitter {
+  readonly queries: string[] = [];
+  released = false;
+  async query(sql: string) {
+    this.queries.push(sql);
+    return { rows: [] };
+  }
+  release() {
+    if (this.released) throw new Error('Release called on client which has already been released to the pool.');
+    this.released = true;
+  }
+}
+
+function fakePool(client: FakeClient): Pool {
+  return { connect: async () => client } as unknown as Pool;
+}
+
+test('a notification wakes the next pass, also one arriving during a pass', async () => {
+  const client = new FakeClient();
+  let passes = 0;
+  const waiting: Array<{ n: number; resolve: () => void }> = [];
+  const until = (n: number) => new Promise<void>((resolve) => (passes >= n ? resolve() : waiting.push({ n, resolve })));
+  const role = new PollingRole('test', 3_600_000, async () => {
+    passes += 1;
+    // The second pass is notified while it runs: a third must follow at once.
+    if (passes === 2) client.emit('notification', { channel: 'order_work' });
+    for (const w of waiting.filter((x) => passes >= x.n)) w.resolve();
+  });
+  role.wakeOn(fakePool(client), 'order_work').start();
+  await until(1);
+  expect(client.queries).toEqual(['LISTEN order_work']);
+  expect(passes).toBe(1);
+
+  client.emit('notification', { channel: 'order_work' });
+  await until(3);
+  expect(passes).toBe(3);
+
+  await role.stop();
+  expect(client.released).toBe(true);
+  expect(passes).toBe(3);
+  // The database going away after the stop: the connection's error does not release it again.
+  expect(() => client.emit('error', new Error('terminating connection'))).not.toThrow();
+});
