@@ -145,6 +145,9 @@ async function main(): Promise<void> {
     }
   } finally {
     for (const v of versions) await v.pool.end();
+    const admin = createPool(Object.assign(new URL(process.env.DATABASE_URL as string), { pathname: '/postgres' }).toString(), 1);
+    for (const v of versions) await admin.query(`DROP DATABASE IF EXISTS stats_ab_${v.name}`);
+    await admin.end();
   }
 }
 
