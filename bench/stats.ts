@@ -6,13 +6,19 @@
  *   1. rebuild: `rebuild-stats` over BENCH_EVENTS events (default 200,000: BENCH_ORDERS orders of one
  *      account over 13 months, two events each, the rest spread over 1,000 other accounts), its rate and
  *      the time that rate gives for 1,000,000 events (run BENCH_EVENTS=1000000 to measure it: loading the
- *      topic alone takes minutes on the shared machine);
+ *      topic alone takes minutes on the shared machine). BENCH_PROF_DIR=dir writes a CPU profile of this
+ *      process during the rebuild there (open it in Chrome DevTools or speedscope);
  *   2. GET /v1/account/stats over 13 months for that account (signed request, real HTTP): p50/p99 over
- *      BENCH_REQUESTS requests at utc_offset_minutes 0, -300, +330 and +345 (all from the rollups);
+ *      BENCH_REQUESTS requests at utc_offset_minutes 0, -300, +330 and +345 (all from the rollups),
+ *      BENCH_ROUNDS (3) rounds each, printed as the median of the rounds' p50 and p99 and each round's;
  *   3. projection lag: BENCH_RATE orders per second (default 2,000; two events each) for BENCH_SECONDS
- *      (default 5) with the stats role running, then how long after the load stops until it is caught up.
+ *      (default 5) with the stats role running, then how long after the load stops until it is caught up;
+ *      BENCH_ROUNDS bursts, the median and each.
  */
+import { writeFile } from 'node:fs/promises';
+import { Session } from 'node:inspector/promises';
 import { availableParallelism, loadavg } from 'node:os';
+import { join } from 'node:path';
 import type { OrderEvent } from '../services/domain/order-events';
 import type { OutgoingRecord } from '../services/platform/kafka';
 import { replayAndVerify } from '../services/ops/replay';
@@ -30,6 +36,8 @@ const ORDERS = Number(process.env.BENCH_ORDERS ?? 100_000);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 200);
 const RATE = Number(process.env.BENCH_RATE ?? 2_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const PROF_DIR = process.env.BENCH_PROF_DIR;
 const DAY = 86_400_000;
 const RANGE_MS = 395 * DAY;
 
@@ -37,6 +45,26 @@ const RANGE_MS = 395 * DAY;
 const machine = () => `[load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} on ${availableParallelism()} cores]`;
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const ms = (x: number) => x.toFixed(1);
+
+/** Runs `fn` under the V8 CPU profiler when BENCH_PROF_DIR is set, and writes `<name>.cpuprofile` there. */
+async function profiled<T>(name: string, fn: () => Promise<T>): Promise<T> {
+  if (!PROF_DIR) return fn();
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  try {
+    return await fn();
+  } finally {
+    const { profile } = await session.post('Profiler.stop');
+    const file = join(PROF_DIR, `${name}-${Date.now()}.cpuprofile`);
+    await writeFile(file, JSON.stringify(profile));
+    process.stderr.write(`  CPU profile: ${file}\n`);
+    session.disconnect();
+  }
+}
 
 let seq = 0;
 function orderEvents(accountId: string, createdAt: number, n: number): OrderEvent[] {
@@ -88,7 +116,7 @@ async function main(): Promise<void> {
     console.log(`loaded ${total} order events (${ORDERS} orders of one account, ${others} of 1,000 others) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
     // 2. Rebuild.
-    const rebuilt = await rebuildStats(rt, (line) => process.stderr.write(`  ${line}\n`));
+    const rebuilt = await profiled('rebuild-stats', () => rebuildStats(rt, (line) => process.stderr.write(`  ${line}\n`)));
     const rate = rebuilt.events / (rebuilt.ms / 1000);
     console.log(`rebuild-stats: ${rebuilt.events} events in ${(rebuilt.ms / 1000).toFixed(1)} s = ${Math.round(rate)} events/s` +
       `${rebuilt.events < 1_000_000 ? `; 1,000,000 events at that rate: ${(1_000_000 / rate).toFixed(0)} s (extrapolated)` : ''} ${machine()}`);
@@ -97,17 +125,23 @@ async function main(): Promise<void> {
     for (const offset of [0, -300, 330, 345]) {
       // Each request's `to` differs by a millisecond: the API accepts a signature once.
       const path = (i: number) => `/v1/account/stats?from=${new Date(now - RANGE_MS).toISOString()}&to=${new Date(now + i).toISOString()}&utc_offset_minutes=${offset}`;
-      const first = await signedGet(stack.base, owner.key, path(REQUESTS));
+      const first = await signedGet(stack.base, owner.key, path(ROUNDS * REQUESTS));
       if (first.status !== 200 || first.body.totals.orders !== ORDERS) throw new Error(`unexpected answer: ${first.status} ${first.text.slice(0, 300)}`);
-      const times: number[] = [];
-      for (let i = 0; i < REQUESTS; i++) {
-        t0 = performance.now();
-        const res = await signedGet(stack.base, owner.key, path(i));
-        times.push(performance.now() - t0);
-        if (res.status !== 200) throw new Error(`status ${res.status}`);
+      const rounds: Array<{ p50: number; p99: number }> = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        const times: number[] = [];
+        for (let i = 0; i < REQUESTS; i++) {
+          t0 = performance.now();
+          const res = await signedGet(stack.base, owner.key, path(round * REQUESTS + i));
+          times.push(performance.now() - t0);
+          if (res.status !== 200) throw new Error(`status ${res.status}`);
+        }
+        times.sort((a, b) => a - b);
+        rounds.push({ p50: percentile(times, 50), p99: percentile(times, 99) });
       }
-      times.sort((a, b) => a - b);
-      console.log(`GET /v1/account/stats, 13 months, ${ORDERS} orders, utc_offset_minutes=${offset} (clamped=${first.body.clamped}, ${first.body.series.length} days): p50 ${percentile(times, 50).toFixed(1)} ms, p99 ${percentile(times, 99).toFixed(1)} ms over ${REQUESTS} requests ${machine()}`);
+      console.log(`GET /v1/account/stats, 13 months, ${ORDERS} orders, utc_offset_minutes=${offset} (clamped=${first.body.clamped}, ${first.body.series.length} days): ` +
+        `p50 ${ms(median(rounds.map((r) => r.p50)))} ms, p99 ${ms(median(rounds.map((r) => r.p99)))} ms (medians of ${ROUNDS} rounds of ${REQUESTS} requests: ` +
+        `${rounds.map((r) => `${ms(r.p50)}/${ms(r.p99)}`).join(', ')}) ${machine()}`);
     }
 
     // Context for the figures above: the same loop on a trivial signed read, and the stats work alone (no HTTP, no auth).
@@ -137,27 +171,33 @@ async function main(): Promise<void> {
     // 4. Projection lag at RATE orders per second.
     const roles = await startRoles(rt, ['stats']);
     try {
-      const perTick = Math.max(1, Math.round(RATE / 10));
-      const started = performance.now();
-      let sent = 0;
-      while (performance.now() - started < SECONDS * 1000) {
-        const tick = performance.now();
-        const batch: OrderEvent[] = [];
-        for (let i = 0; i < perTick; i++) batch.push(...orderEvents(`acc_bench${(sent + i) % 1_000}`, Date.now(), sent + i));
-        await send(batch);
-        sent += perTick;
-        const wait = 100 - (performance.now() - tick);
-        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      const bursts: Array<{ achieved: number; behind: bigint; caughtUpMs: number }> = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        const perTick = Math.max(1, Math.round(RATE / 10));
+        const started = performance.now();
+        let sent = 0;
+        while (performance.now() - started < SECONDS * 1000) {
+          const tick = performance.now();
+          const batch: OrderEvent[] = [];
+          for (let i = 0; i < perTick; i++) batch.push(...orderEvents(`acc_bench${(sent + i) % 1_000}`, Date.now(), sent + i));
+          await send(batch);
+          sent += perTick;
+          const wait = 100 - (performance.now() - tick);
+          if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+        }
+        const stopped = performance.now();
+        const achieved = sent / ((stopped - started) / 1000);
+        const end = await endTotal();
+        let behind: bigint | null = null;
+        for (let stored = await storedTotal(); stored < end; stored = await storedTotal()) {
+          behind ??= end - stored;
+          await new Promise((r) => setTimeout(r, 20));
+        }
+        bursts.push({ achieved, behind: behind ?? 0n, caughtUpMs: performance.now() - stopped });
+        console.log(`  burst ${round + 1}: ${sent} orders at ${Math.round(achieved)} orders/s (${2 * sent} events, target ${RATE}/s); ${behind ?? 0n} events behind when the load stopped, caught up ${bursts[round].caughtUpMs.toFixed(0)} ms after ${machine()}`);
       }
-      const stopped = performance.now();
-      const achieved = sent / ((stopped - started) / 1000);
-      const end = await endTotal();
-      let lagAtStop: bigint | null = null;
-      while ((await storedTotal()) < end) {
-        lagAtStop ??= end - (await storedTotal());
-        await new Promise((r) => setTimeout(r, 20));
-      }
-      console.log(`projection lag: ${sent} orders at ${Math.round(achieved)} orders/s (${2 * sent} events, target ${RATE}/s); ${lagAtStop ?? 0n} events behind when the load stopped, caught up ${(performance.now() - stopped).toFixed(0)} ms after ${machine()}`);
+      console.log(`projection lag after a ${SECONDS} s burst at ${RATE} orders/s: caught up ${median(bursts.map((b) => b.caughtUpMs)).toFixed(0)} ms after the load stopped (median of ${ROUNDS}; reached ` +
+        `${Math.round(median(bursts.map((b) => b.achieved)))} orders/s, ${median(bursts.map((b) => Number(b.behind)))} events behind at the stop) ${machine()}`);
     } finally {
       await Promise.allSettled(roles.map((r) => r.stop()));
     }

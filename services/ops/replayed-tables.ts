@@ -63,4 +63,6 @@ export const notReplayedTables = [
   'subscription_watcher_position',
   // Single-use request signatures recorded while Redis is away (services/api/auth/api-key-auth.ts).
   'used_signatures',
+  // Stats projection (as above): per account and UTC day, since migration 1764100000000 (replacing stats_day_blocks and stats_grid_daily).
+  'stats_days',
 ];

@@ -4,7 +4,7 @@
  * Days and hours are UTC shifted by utc_offset_minutes; the range covers orders created in [from, to).
  */
 import type { Sums } from './projection';
-import { dayStart, localCell, monthStart, nextMonthStart, quarterAligned, QUARTER_MS, splitCover, splitQuarter, type Block } from './rollups';
+import { dayStart, localCell, monthStart, nextMonthStart, quarterAligned, QUARTER_MS, splitQuarter } from './rollups';
 
 export const RETENTION_MONTHS = 13;
 export const DEFAULT_RANGE_DAYS = 30;
@@ -63,14 +63,15 @@ function monthsIn(days: Span): { months: Span | null; days: Span[] } {
 /**
  * Which stored rows answer which part of the range. Whole UTC days inside it come from the rollups
  * (services/stats/rollups.ts) when the offset is a whole number of quarter-hours: the series from day
- * blocks (the day plus the blocks of the side of `split` that needs fewer), weekday x hour from the grid
- * (monthly rows for whole months, daily rows for the other days). Top receivers come from receiver
+ * rows (the whole day, and its head up to the `split` quarter), weekday x hour from the grid (monthly
+ * rows for whole months, the day rows' quarters for the other days). Top receivers come from receiver
  * months and days whatever the offset. Per-order rows answer the rest: the partial days at the ends, or
  * the whole range at an offset that is not quarter-aligned (exact, and slower).
  */
 export interface StatsPlan {
   days: Span | null;
-  split: { quarter: number; side: 'head' | 'tail'; blocks: Block[] } | null;
+  /** Where local days start inside each UTC day (quarter 1..95), when not at midnight. */
+  split: { quarter: number } | null;
   gridMonths: Span | null;
   gridDays: Span[];
   /** Per-order rows feeding the series and weekday x hour: the range minus `days`. */
@@ -90,7 +91,7 @@ export function planFor(range: StatsRange): StatsPlan {
   const quarter = splitQuarter(utcOffsetMinutes);
   return {
     days,
-    split: days && quarter > 0 ? { quarter, ...splitCover(quarter) } : null,
+    split: days && quarter > 0 ? { quarter } : null,
     gridMonths: grid.months,
     gridDays: grid.days,
     timelineSpans: outside([from, to], days),
@@ -133,7 +134,11 @@ export function avgPricePer65k(priceEnergy: bigint, energy: bigint): bigint | nu
   return (2n * priceEnergy * 65_000n + energy) / (2n * energy);
 }
 
-/** A UTC day's row of the series read: the day's sums and the sums of the blocks of the plan's split side. */
+/**
+ * A UTC day's row of the series read: the day's sums and those of its head, the quarters before the plan's
+ * split. The price weight is kept per whole day only (it feeds the totals, never the series), so the
+ * head's priceEnergy is 0 and the tail carries the day's.
+ */
 export interface DayRow {
   day: number;
   total: Sums;
@@ -153,9 +158,8 @@ export function localDaysOf(rows: DayRow[], split: StatsPlan['split'], offsetMin
       out.push({ day: localDay(r.day, offsetMinutes), ...r.total });
       continue;
     }
-    const before = split.side === 'head' ? r.part : minus(r.total, r.part);
-    out.push({ day: localDay(r.day, offsetMinutes), ...before });
-    out.push({ day: localDay(r.day + split.quarter * QUARTER_MS, offsetMinutes), ...minus(r.total, before) });
+    out.push({ day: localDay(r.day, offsetMinutes), ...r.part });
+    out.push({ day: localDay(r.day + split.quarter * QUARTER_MS, offsetMinutes), ...minus(r.total, r.part) });
   }
   return out;
 }

@@ -32,12 +32,15 @@ export type StatsValue = { facts: OrderFacts } | { undecodable: string };
 
 /** apply(batch, tx): projects decoded records inside the caller's transaction; returns how many it projected. */
 export async function projectRecords(items: Item<StatsValue>[], client: PoolClient): Promise<number[]> {
+  // The projection's rows and its stored offset commit together, so a commit lost in a server crash loses
+  // both, and the role projects those records again: this transaction need not wait for its WAL flush.
+  await client.query('SET LOCAL synchronous_commit TO off');
   const facts: OrderFacts[] = [];
   for (const { record, value } of items) {
     if ('undecodable' in value) await recordUndecodableOrderEvent(client, record.topic, record.partition, record.offset, value.undecodable);
     else facts.push(value.facts);
   }
-  const previous = await loadContributions(client, [...new Set(facts.map((f) => f.orderId))]);
+  const previous = await loadContributions(client, [...new Map(facts.map((f) => [f.orderId, f])).values()]);
   await saveProjected(client, project(previous, facts));
   return [items.length];
 }

@@ -6,7 +6,7 @@
  * included; the price weight is price_sun_per_unit times that energy. An event carries the whole order, so
  * applying the same event twice changes nothing (the contribution is replaced, the deltas are zero).
  */
-import { BLOCK_SIZES, dayStart, monthStart, QUARTER_MS, quarterOfDay, QUARTERS_PER_DAY, utcWeekday } from './rollups';
+import { dayStart, monthStart, QUARTER_MS, quarterOfDay, QUARTERS_PER_DAY, utcWeekday } from './rollups';
 
 /** The fields of an order-events record the projection reads. */
 export interface OrderFacts {
@@ -40,20 +40,18 @@ export interface Sums {
   priceEnergy: bigint;
 }
 
-export interface DayBlockDelta extends Sums {
+/**
+ * What one batch adds to a stats_days row: prefix sums over the UTC day's quarter-hours (entry k - 1 is
+ * quarters [0, k), column o<k>/e<k>/s<k>), and the day's price weight.
+ */
+export interface DayDelta {
   accountId: string;
   /** UTC day start, epoch ms. */
   day: number;
-  /** Block size in quarter-hours (96: the whole day) and its index within the day. */
-  size: number;
-  block: number;
-}
-
-/** Orders per quarter-hour of the UTC day (96 entries) added to one grid row. */
-export interface GridDayDelta {
-  accountId: string;
-  day: number;
-  quarters: number[];
+  orders: number[];
+  energy: bigint[];
+  spentSun: bigint[];
+  priceEnergy: bigint;
 }
 
 export interface GridMonthDelta {
@@ -75,8 +73,7 @@ export interface ReceiverDelta extends Sums {
 export interface Projected {
   /** Final contribution of every order the batch touched. */
   contributions: Contribution[];
-  dayBlocks: DayBlockDelta[];
-  gridDays: GridDayDelta[];
+  days: DayDelta[];
   gridMonths: GridMonthDelta[];
   receiverDays: ReceiverDelta[];
   receiverMonths: ReceiverDelta[];
@@ -132,8 +129,8 @@ const nonZero = (s: Sums) => s.orders !== 0n || s.energy !== 0n || s.spentSun !=
 
 /**
  * Deltas of one batch. Events are summed per (account, UTC quarter-hour) and per (account, UTC day,
- * receiver) first, one map entry each, and only then spread over the rows they move (eight day runs, two
- * grid rows, two receiver rows), so a bulk rebuild does the spreading once per distinct bucket, and an
+ * receiver) first, one map entry each, and only then spread over the rows they move (a day row, a grid
+ * row, two receiver rows), so a bulk rebuild does the spreading once per distinct bucket, and an
  * event that changes nothing (a duplicate) nets to zero before it costs any row.
  */
 class Deltas {
@@ -156,29 +153,34 @@ class Deltas {
 
   /** The rollup rows the summed deltas move, zero rows left out. */
   rows(): Omit<Projected, 'contributions'> {
-    const dayBlocks = new Map<string, DayBlockDelta>();
-    const gridDays = new Map<string, GridDayDelta>();
+    const perDay = new Map<string, { accountId: string; day: number; orders: number[]; energy: bigint[]; spentSun: bigint[]; priceEnergy: bigint }>();
     const gridMonths = new Map<string, GridMonthDelta>();
     for (const { accountId, at, sums } of this.quarters.values()) {
       if (!nonZero(sums)) continue;
       const day = dayStart(at);
       const quarter = quarterOfDay(at);
-      for (const size of BLOCK_SIZES) {
-        const block = Math.floor(quarter / size);
-        const key = `${accountId}|${day}|${size}|${block}`;
-        const row = dayBlocks.get(key) ?? { accountId, day, size, block, ...zero() };
-        addSums(row, sums);
-        dayBlocks.set(key, row);
+      const dayKey = `${accountId}|${day}`;
+      let d = perDay.get(dayKey);
+      if (!d) {
+        d = { accountId, day, orders: new Array<number>(QUARTERS_PER_DAY).fill(0), energy: new Array<bigint>(QUARTERS_PER_DAY).fill(0n), spentSun: new Array<bigint>(QUARTERS_PER_DAY).fill(0n), priceEnergy: 0n };
+        perDay.set(dayKey, d);
       }
-      const gd = gridDays.get(`${accountId}|${day}`) ?? { accountId, day, quarters: new Array<number>(QUARTERS_PER_DAY).fill(0) };
-      gd.quarters[quarter] += Number(sums.orders);
-      gridDays.set(`${accountId}|${day}`, gd);
+      d.orders[quarter] += Number(sums.orders);
+      d.energy[quarter] += sums.energy;
+      d.spentSun[quarter] += sums.spentSun;
+      d.priceEnergy += sums.priceEnergy;
+      if (sums.orders === 0n) continue;
       const month = monthStart(at);
       const weekday = utcWeekday(at);
       const gmKey = `${accountId}|${month}|${weekday}`;
       const gm = gridMonths.get(gmKey) ?? { accountId, month, weekday, quarters: new Array<number>(QUARTERS_PER_DAY).fill(0) };
       gm.quarters[quarter] += Number(sums.orders);
       gridMonths.set(gmKey, gm);
+    }
+    const days: DayDelta[] = [];
+    for (const d of perDay.values()) {
+      if (!anyQuarter(d.orders) && !d.energy.some((x) => x !== 0n) && !d.spentSun.some((x) => x !== 0n) && d.priceEnergy === 0n) continue;
+      days.push({ ...d, orders: prefix(d.orders, 0), energy: prefix(d.energy, 0n), spentSun: prefix(d.spentSun, 0n) });
     }
     const receiverDays: ReceiverDelta[] = [];
     const receiverMonths = new Map<string, ReceiverDelta>();
@@ -192,8 +194,7 @@ class Deltas {
       receiverMonths.set(key, row);
     }
     return {
-      dayBlocks: [...dayBlocks.values()].filter(nonZero),
-      gridDays: [...gridDays.values()].filter((g) => anyQuarter(g.quarters)),
+      days,
       gridMonths: [...gridMonths.values()].filter((g) => anyQuarter(g.quarters)),
       receiverDays,
       receiverMonths: [...receiverMonths.values()].filter(nonZero),
@@ -209,6 +210,12 @@ function addSums(target: Sums, s: Sums): void {
 }
 
 const anyQuarter = (q: number[]) => q.some((n) => n !== 0);
+
+/** Running sums: entry i is the sum of entries 0..i. */
+function prefix<T extends number | bigint>(values: T[], zero: T): T[] {
+  let sum = zero;
+  return values.map((v) => (sum = ((sum as bigint) + (v as bigint)) as T));
+}
 
 /**
  * Applies events (in log order) over the stored contributions of their orders: each event replaces its

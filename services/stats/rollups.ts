@@ -3,22 +3,20 @@
  * quarter-hours (+330 India, +345 Nepal, -210 Newfoundland), so a quarter-hour is the finest bucket the
  * rollups keep; what each rollup is for:
  *
- * - day blocks (stats_day_blocks): per account and UTC day, the day's sums and the sums of its aligned
- *   power-of-two runs of quarter-hours (64, 32, ..., 1). At offset `o` a local day is the tail of one UTC
- *   day and the head of the next, split at the same quarter `m` every day; [0, m) or [m, 96) is a union of
- *   at most a handful of aligned runs, so a 13-month series reads ~400 day rows plus a few rows per day,
- *   never the ~38,000 quarter-hours.
- * - grid (stats_grid_daily, stats_grid_monthly): orders per quarter-hour of the UTC day, per day and per
- *   (month, UTC weekday), as 96 columns of one row; weekday x hour at any quarter offset is a shift of these
- *   (a quarter never straddles a local hour), and 13 months are ~90 monthly rows plus the days of the
- *   partial months at the ends.
+ * - days (stats_days): one row per account and UTC day holding prefix sums over its quarter-hours
+ *   (orders, energy and spent of quarters [0, k) for k = 1..96). At offset `o` a local day is the tail of
+ *   one UTC day and the head of the next, split at the same quarter `m` every day; the head is column m
+ *   and the tail the whole day minus it, so a 13-month series reads ~400 rows whatever the offset. A
+ *   batch of events moves one row per account and day it touches (before: eight block rows and a grid row).
+ * - grid (stats_grid_monthly): orders per quarter-hour of the UTC day per (month, UTC weekday), as 96
+ *   columns of one row; weekday x hour at any quarter offset is a shift of these (a quarter never
+ *   straddles a local hour). 13 months are ~90 monthly rows; the days of the partial months at the ends
+ *   come from stats_days (orders per quarter as differences of its prefix columns).
  */
 export const MINUTE_MS = 60_000;
 export const QUARTER_MS = 15 * MINUTE_MS;
 export const DAY_MS = 86_400_000;
 export const QUARTERS_PER_DAY = 96;
-/** Block sizes in quarter-hours; 96 is the whole day (block 0). */
-export const BLOCK_SIZES = [96, 64, 32, 16, 8, 4, 2, 1] as const;
 
 export const dayStart = (ms: number) => Math.floor(ms / DAY_MS) * DAY_MS;
 /** Quarter-hour of the UTC day, 0..95. */
@@ -45,33 +43,6 @@ export const quarterAligned = (offsetMinutes: number) => offsetMinutes % 15 === 
  */
 export function splitQuarter(offsetMinutes: number): number {
   return ((((-offsetMinutes / 15) % QUARTERS_PER_DAY) + QUARTERS_PER_DAY) % QUARTERS_PER_DAY);
-}
-
-export interface Block {
-  size: number;
-  block: number;
-}
-
-/** [a, b) of quarter-hours (0 <= a <= b <= 96) as the fewest aligned power-of-two blocks (greedy from a). */
-export function alignedCover(a: number, b: number): Block[] {
-  const out: Block[] = [];
-  let at = a;
-  while (at < b) {
-    const size = BLOCK_SIZES.slice(1).find((s) => at % s === 0 && at + s <= b) as number;
-    out.push({ size, block: at / size });
-    at += size;
-  }
-  return out;
-}
-
-/**
- * The blocks to read for one side of the split at `m` (0 < m < 96): the head [0, m) or, when fewer
- * blocks cover it, the tail [m, 96) (then head = day - tail).
- */
-export function splitCover(m: number): { side: 'head' | 'tail'; blocks: Block[] } {
-  const head = alignedCover(0, m);
-  const tail = alignedCover(m, QUARTERS_PER_DAY);
-  return tail.length < head.length ? { side: 'tail', blocks: tail } : { side: 'head', blocks: head };
 }
 
 /** Local (weekday Monday 0, hour) of a quarter-hour of a UTC day whose weekday is `weekday`, at a quarter offset. */

@@ -13,7 +13,7 @@ import {
   accountStats, avgPricePer65k, localCellsOf, localDay, localDaysOf, monthsBefore, planFor, resolveRange, type DayRow, type StatsInput, type StatsRange,
 } from '../../services/stats/account-stats';
 import { contributionOf, factsOf, project, type Contribution, type OrderFacts, type Projected } from '../../services/stats/projection';
-import { alignedCover, DAY_MS, splitCover, splitQuarter } from '../../services/stats/rollups';
+import { DAY_MS, splitQuarter } from '../../services/stats/rollups';
 
 const ctx = { network: 'nile' as const, brand: 'energy' };
 const DAY = 86_400_000;
@@ -122,11 +122,12 @@ test('projection: deltas move an order between states; replaying the same events
   const events = [order({ status: 'allocating', delivered_amount: null }), order({ status: 'active' }), order({ status: 'refunded', refunded_amount_sun: 2_600_000 })];
   const first = project(new Map(), events);
   expect(first.contributions).toEqual([contributionOf(events[2])]);
-  // 10:20 UTC is quarter 41: one row per block size, each with the refunded order's (zero) sums and one order.
+  // 10:20 UTC is quarter 41: one day row whose prefix sums hold the refunded order's (zero) sums and one order from quarter 41 on.
   const day = Date.parse('2026-03-01T00:00:00Z');
   const sums = { orders: 1n, energy: 0n, spentSun: 0n, priceEnergy: 0n };
-  expect(first.dayBlocks).toEqual([96, 64, 32, 16, 8, 4, 2, 1].map((size) => ({ accountId: 'acc_1', day, size, block: Math.floor(41 / size), ...sums })));
-  expect(first.gridDays).toEqual([{ accountId: 'acc_1', day, quarters: Array.from({ length: 96 }, (_, q) => (q === 41 ? 1 : 0)) }]);
+  expect(first.days).toEqual([{
+    accountId: 'acc_1', day, orders: Array.from({ length: 96 }, (_, i) => (i >= 41 ? 1 : 0)), energy: new Array(96).fill(0n), spentSun: new Array(96).fill(0n), priceEnergy: 0n,
+  }]);
   // 2026-03-01 is a Sunday (weekday 6).
   expect(first.gridMonths).toEqual([{ accountId: 'acc_1', month: day, weekday: 6, quarters: Array.from({ length: 96 }, (_, q) => (q === 41 ? 1 : 0)) }]);
   expect(first.receiverDays).toEqual([{ accountId: 'acc_1', at: day, receiver: 'TR', ...sums }]);
@@ -134,7 +135,7 @@ test('projection: deltas move an order between states; replaying the same events
   const stored = new Map<string, Contribution>(first.contributions.map((c) => [c.orderId, c]));
   const replayed = project(stored, events.slice(1));
   // Over a stored refunded order, active then refunded again nets to no change.
-  expect(replayed).toMatchObject({ dayBlocks: [], gridDays: [], gridMonths: [], receiverDays: [], receiverMonths: [] });
+  expect(replayed).toMatchObject({ days: [], gridMonths: [], receiverDays: [], receiverMonths: [] });
   expect(replayed.contributions).toEqual(first.contributions);
 });
 
@@ -217,7 +218,7 @@ function rollupsOf(orders: Item[]): Projected {
   const first = project(new Map(), orders.map((o) => ({ ...factsFor(o), status: 'allocating' })));
   const stored = new Map<string, Contribution>(first.contributions.map((c) => [c.orderId, c]));
   const second = project(stored, orders.map(factsFor));
-  return { ...second, dayBlocks: [...first.dayBlocks, ...second.dayBlocks], gridDays: [...first.gridDays, ...second.gridDays], gridMonths: [...first.gridMonths, ...second.gridMonths], receiverDays: [...first.receiverDays, ...second.receiverDays], receiverMonths: [...first.receiverMonths, ...second.receiverMonths] };
+  return { ...second, days: [...first.days, ...second.days], gridMonths: [...first.gridMonths, ...second.gridMonths], receiverDays: [...first.receiverDays, ...second.receiverDays], receiverMonths: [...first.receiverMonths, ...second.receiverMonths] };
 }
 
 /** What the store's three statements read for a plan, over in-memory rollups (the SQL's WHERE and GROUP BY, by hand). */
@@ -229,15 +230,19 @@ function inputFor(orders: Item[], range: StatsRange): StatsInput {
   const zero = () => ({ orders: 0n, energy: 0n, spentSun: 0n, priceEnergy: 0n });
   const add = (t: ReturnType<typeof zero>, x: ReturnType<typeof zero>) => { t.orders += x.orders; t.energy += x.energy; t.spentSun += x.spentSun; t.priceEnergy += x.priceEnergy; };
   const dayRows = new Map<number, DayRow>();
-  const wanted = plan.split?.blocks ?? [];
-  for (const b of r.dayBlocks.filter((x) => inSpan(x.day, plan.days))) {
-    const row = dayRows.get(b.day) ?? { day: b.day, total: zero(), part: zero() };
-    if (b.size === 96) add(row.total, b);
-    else if (wanted.some((w) => w.size === b.size && w.block === b.block)) add(row.part, b);
-    dayRows.set(b.day, row);
+  // Prefix column k is index k - 1: the whole day is index 95, the head before quarter m is index m - 1.
+  const at = (d: Projected['days'][number], k: number) => ({ orders: BigInt(d.orders[k - 1]), energy: d.energy[k - 1], spentSun: d.spentSun[k - 1], priceEnergy: 0n });
+  for (const d of r.days.filter((x) => inSpan(x.day, plan.days))) {
+    const row = dayRows.get(d.day) ?? { day: d.day, total: zero(), part: zero() };
+    add(row.total, { ...at(d, 96), priceEnergy: d.priceEnergy });
+    add(row.part, at(d, plan.split?.quarter ?? 96));
+    dayRows.set(d.day, row);
   }
   const grid = new Map<number, number[]>();
-  const gridRows = [...r.gridMonths.filter((g) => inSpan(g.month, plan.gridMonths)), ...r.gridDays.filter((g) => inSpans(g.day, plan.gridDays)).map((g) => ({ ...g, weekday: ((g.day / DAY_MS + 3) % 7) }))];
+  const gridRows = [
+    ...r.gridMonths.filter((g) => inSpan(g.month, plan.gridMonths)),
+    ...r.days.filter((d) => inSpans(d.day, plan.gridDays)).map((d) => ({ weekday: (d.day / DAY_MS + 3) % 7, quarters: d.orders.map((n, i) => n - (i === 0 ? 0 : d.orders[i - 1])) })),
+  ];
   for (const g of gridRows) {
     const q = grid.get(g.weekday) ?? new Array<number>(96).fill(0);
     g.quarters.forEach((n, i) => (q[i] += n));
@@ -255,24 +260,13 @@ function inputFor(orders: Item[], range: StatsRange): StatsInput {
   };
 }
 
-test('aligned covers: every split quarter is covered exactly by aligned blocks, the smaller side chosen', () => {
-  for (let m = 1; m < 96; m++) {
-    for (const [a, b] of [[0, m], [m, 96]]) {
-      const blocks = alignedCover(a, b);
-      const quarters = blocks.flatMap(({ size, block }) => Array.from({ length: size }, (_, i) => block * size + i));
-      expect(quarters).toEqual(Array.from({ length: b - a }, (_, i) => a + i));
-      expect(blocks.length).toBeLessThanOrEqual(7);
-    }
-    const chosen = splitCover(m);
-    expect(chosen.blocks.length).toBe(Math.min(alignedCover(0, m).length, alignedCover(m, 96).length));
-    // A local day never needs more than four block rows per UTC day besides the day itself.
-    expect(chosen.blocks.length).toBeLessThanOrEqual(4);
-  }
+test('split quarter: where local days start inside a UTC day', () => {
   expect(splitQuarter(0)).toBe(0);
   expect(splitQuarter(330)).toBe(74);
   expect(splitQuarter(-300)).toBe(20);
   expect(splitQuarter(840)).toBe(40);
-  expect(splitCover(74)).toEqual({ side: 'head', blocks: [{ size: 64, block: 0 }, { size: 8, block: 8 }, { size: 2, block: 36 }] });
+  expect(splitQuarter(345)).toBe(73);
+  expect(splitQuarter(-210)).toBe(14);
 });
 
 test.each([0, -300, 330, 345, -210, 60, 840, -720, 7])('rollups plus edges give exactly the brute-force answer at utc_offset_minutes=%i', (offset) => {

@@ -307,7 +307,7 @@ test('the example consumer decodes every record with the registry alone; duplica
   expect(afterDuplicates.map((r) => r.body)).toEqual(before.map((r) => r.body));
 
   // ./bin/ops rebuild-stats while the stats role runs: progress on stderr, the same answers after.
-  const digest = async () => Promise.all(['stats_orders', 'stats_day_blocks', 'stats_grid_daily', 'stats_grid_monthly', 'stats_receiver_daily', 'stats_receiver_monthly'].map(async (table) =>
+  const digest = async () => Promise.all(['stats_orders', 'stats_days', 'stats_grid_monthly', 'stats_receiver_daily', 'stats_receiver_monthly'].map(async (table) =>
     (await stack.rt.pool.query(`SELECT count(*)::int AS n, md5(coalesce(string_agg(x::text, ',' ORDER BY x::text), '')) AS h FROM ${table} x`)).rows[0]));
   const tablesBefore = await digest();
   expect(tablesBefore[0].n).toBe(6);
