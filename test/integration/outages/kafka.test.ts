@@ -4,37 +4,14 @@
  * 10 s command deadline with nothing charged, new orders are fast again soon after it is back, and
  * afterwards nothing is lost or applied twice (verifyAfterOutage, replay at stop).
  */
-import { privateKafka, type Outageable } from '../../support/private-infra';
-import { startLoad, startOutageStack, summary, verifyAfterOutage, type OutageStack } from '../../support/outage-stack';
+import { privateKafka } from '../../support/private-infra';
+import { outageTest, summary } from '../../support/outage-stack';
 
-let kafka: Outageable;
-let stack: OutageStack;
-
-beforeAll(async () => {
-  kafka = await privateKafka();
-  stack = await startOutageStack('kafkaout', { KAFKA_BROKERS: kafka.url });
-}, 180_000);
-
-afterAll(async () => {
-  // The private instance goes whatever the stack's stop says (its replay check may throw).
-  try {
-    await stack?.stop();
-  } finally {
-    await kafka?.destroy();
-  }
-}, 120_000);
-
-test('broker away 20 s: 503 5030 within the deadline, nothing charged, recovers by itself, nothing lost', async () => {
-  const load = await startLoad(stack);
-  await new Promise((r) => setTimeout(r, 4_000));
-  await kafka.stop();
-  const down = Date.now();
-  await new Promise((r) => setTimeout(r, 20_000));
-  await kafka.start();
-  const back = Date.now();
-  await new Promise((r) => setTimeout(r, 20_000));
-  await load.stop();
-
+outageTest('broker away 20 s: 503 5030 within the deadline, nothing charged, recovers by itself, nothing lost', {
+  label: 'kafkaout', part: 'kafka',
+  take: { open: privateKafka, env: (url) => ({ KAFKA_BROKERS: url }) },
+  leadMs: 4_000, awayMs: 20_000, afterMs: 20_000,
+}, ({ load, down, back }) => {
   const during = load.answers.filter((a) => a.at >= down + 1_000 && a.at + a.ms < back);
   const after = load.answers.filter((a) => a.at >= back + 10_000);
   console.log(`kafka outage: during ${summary(during)}; 10 s after back ${summary(after)}`);
@@ -47,6 +24,4 @@ test('broker away 20 s: 503 5030 within the deadline, nothing charged, recovers 
   expect(after.length).toBeGreaterThan(3);
   expect(after.filter((a) => a.status !== 201 && a.status !== 200)).toEqual([]);
   expect(after.filter((a) => a.ms > 5_000)).toEqual([]);
-
-  await verifyAfterOutage(stack, load);
-}, 300_000);
+});
