@@ -248,7 +248,7 @@ export interface OutageRun {
 }
 
 /** Longest a stop or start of the part may take (private-infra's own bounds are below it). */
-const PART_MS = 150_000;
+const PART_MS = 170_000;
 const LOAD_START_MS = 60_000;
 
 /**

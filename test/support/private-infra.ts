@@ -70,11 +70,11 @@ export async function privateKafka(): Promise<Outageable> {
     ...process.env,
     KAFKA_BROKERS: `127.0.0.1:${kafkaPort}`, KAFKA_CONTROLLER_PORT: String(controllerPort), STACK_DIR: dir,
     STACK_CACHE_DIR: process.env.OUTAGE_STACK_CACHE_DIR ?? path.join(ROOT, '.stack/test/cache'),
-    KAFKA_HEAP_OPTS: '-Xms64m -Xmx256m', KAFKA_START_TIMEOUT: '100',
+    KAFKA_HEAP_OPTS: '-Xms64m -Xmx256m', KAFKA_START_TIMEOUT: '120',
   };
   // ctl.sh bounds its own waits (start: KAFKA_START_TIMEOUT, then 10 s to stop what did not answer; stop: 60 s
   // grace, then SIGKILL); the margin covers the JVM storage format of a first start.
-  const ctl = (cmd: string) => control(`kafka ${cmd} (127.0.0.1:${kafkaPort})`, 'bash', [path.join(ROOT, 'infra/kafka/ctl.sh'), cmd], 140_000, { env });
+  const ctl = (cmd: string) => control(`kafka ${cmd} (127.0.0.1:${kafkaPort})`, 'bash', [path.join(ROOT, 'infra/kafka/ctl.sh'), cmd], 150_000, { env });
   await ctl('start');
   return {
     url: `127.0.0.1:${kafkaPort}`,
