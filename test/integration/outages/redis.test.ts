@@ -31,7 +31,8 @@ outageTest('Redis away 15 s: answers from PostgreSQL, signatures single-use, bud
 }, ({ load, down, back }) => {
   const during = load.answers.filter((a) => a.at >= down && a.at < back);
   console.log(`redis outage: during ${summary(during)}`);
-  expect(during.length).toBeGreaterThan(5);
+  // Both customers' orders accepted while Redis is away (a count of answers would judge the machine's speed).
+  expect(new Set(during.map((a) => a.clientOrderId.replace(/-\d+$/, ''))).size).toBe(2);
   expect(during.filter((a) => a.status !== 201 && a.status !== 200)).toEqual([]);
   expect(load.answers.filter((a) => a.status >= 500)).toEqual([]);
 });
