@@ -42,13 +42,14 @@ kafka_probe() {
   ' _ "$ADVERTISED_HOST" "$PORT" 2>/dev/null | grep -q '^........00000007$'
 }
 
-# Sockets other than a listener that hold PORT as their local port (ss; nothing when ss is missing).
+# Live connections that hold PORT as their local port (ss; nothing when ss is missing).
 # While no broker listens, a port inside the kernel's ephemeral range (Linux: 32768-60999) can be given
 # to any outgoing connection as its local port, even a client reconnecting to it (it then connects to
-# itself); the broker cannot bind it until that connection closes. TIME-WAIT does not block the bind.
+# itself); the broker cannot bind it until that connection closes. What a stopped broker leaves behind
+# (TIME-WAIT, FIN-WAIT of its own closed connections) does not block the bind and is not listed.
 port_holders() {
   command -v ss >/dev/null || return 0
-  ss -Htanp "( sport = :$1 )" 2>/dev/null | grep -v -e '^LISTEN' -e '^TIME-WAIT' || true
+  ss -Htanp state established state syn-sent state close-wait "( sport = :$1 )" 2>/dev/null || true
 }
 
 fetch() {
