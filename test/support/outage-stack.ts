@@ -261,6 +261,8 @@ export function outageTest(title: string, spec: OutageSpec, check: (run: OutageR
   let part: Outageable | undefined;
   let stack: OutageStack | undefined;
   let away = false;
+  /** The load while it runs: a test failing midway leaves it to afterAll, which stops it before the stack. */
+  let running: Load | undefined;
   const t0 = Date.now();
   const step = async <T>(what: string, ms: number, work: () => Promise<T>): Promise<T> => {
     console.log(`[outage ${spec.label} +${Math.round((Date.now() - t0) / 1000)} s] ${what}`);
@@ -282,14 +284,16 @@ export function outageTest(title: string, spec: OutageSpec, check: (run: OutageR
   afterAll(async () => {
     try {
       if (away) await step(`${spec.part} back for the stack's stop`, PART_MS, () => part!.start()).catch((err) => console.log(String(err)));
+      if (running) await step('stopping the load the test left running', WIND_DOWN_MS + 2 * ANSWER_WAIT_MS + 5_000, () => running!.stop()).catch((err) => console.log(String(err)));
       if (stack) await step('stopping the stack (replay check)', 150_000, () => stack!.stop());
     } finally {
       if (part) await step(`destroying the ${spec.part}`, PART_MS, () => part!.destroy());
     }
-  }, 2 * PART_MS + 150_000 + 10_000);
+  }, 2 * PART_MS + WIND_DOWN_MS + 2 * ANSWER_WAIT_MS + 150_000 + 15_000);
 
   test(title, async () => {
     const load = await step('starting the load', LOAD_START_MS, () => startLoad(stack!));
+    running = load;
     await sleep(spec.leadMs);
     away = true;
     await step(`stopping the ${spec.part}`, PART_MS, () => part!.stop());
@@ -301,6 +305,7 @@ export function outageTest(title: string, spec: OutageSpec, check: (run: OutageR
     away = false;
     const back = Date.now();
     await sleep(spec.afterMs);
+    running = undefined;
     await step('stopping the load', WIND_DOWN_MS + 2 * ANSWER_WAIT_MS + 5_000, () => load.stop());
     await check({ stack: stack!, load, down, back });
     await step('verifying', VERIFY_BUDGET_MS + 90_000, () => verifyAfterOutage(stack!, load));
