@@ -42,6 +42,16 @@ kafka_probe() {
   ' _ "$ADVERTISED_HOST" "$PORT" 2>/dev/null | grep -q '^........00000007$'
 }
 
+# Live connections that hold PORT as their local port (ss; nothing when ss is missing).
+# While no broker listens, a port inside the kernel's ephemeral range (Linux: 32768-60999) can be given
+# to any outgoing connection as its local port, even a client reconnecting to it (it then connects to
+# itself); the broker cannot bind it until that connection closes. What a stopped broker leaves behind
+# (TIME-WAIT, FIN-WAIT of its own closed connections) does not block the bind and is not listed.
+port_holders() {
+  command -v ss >/dev/null || return 0
+  ss -Htanp state established state syn-sent state close-wait "( sport = :$1 )" 2>/dev/null || true
+}
+
 fetch() {
   [[ -f "$LIBS/.complete" ]] && return 0
   # Locked: two starts (two profiles sharing a cache, or stack.sh and a direct call)
@@ -170,6 +180,10 @@ do_start() {
   if port_open "$ADVERTISED_HOST" "$CONTROLLER_PORT"; then
     die $PART "controller port $CONTROLLER_PORT is taken (set KAFKA_CONTROLLER_PORT)"
   fi
+  local holders; holders="$(port_holders "$PORT"; port_holders "$CONTROLLER_PORT")"
+  if [[ -n "$holders" ]]; then
+    die $PART "port $PORT or $CONTROLLER_PORT is the local port of a connection, so the broker cannot bind it (choose ports below the ephemeral range, $(cat /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null | tr '\t' -)):"$'\n'"$holders"
+  fi
   # A pid file whose process died (crash, reboot): the storage is fine, start again.
   rm -f "$PIDFILE"
 
@@ -194,6 +208,8 @@ do_start() {
   wait_for "$START_TIMEOUT" "$PIDFILE" kafka_probe || rc=$?
   if (( rc != 0 )); then
     tail -n 30 "$KDIR/logs/stdout.log" "$KDIR/logs/server.log" >&2 2>/dev/null || true
+    # The cause is often far above the shutdown lines of the tail.
+    grep -h -m 3 -e 'Address already in use' -e 'BindException' "$KDIR/logs/server.log" >&2 2>/dev/null || true
     (( rc == 2 )) && die $PART "the broker exited during start-up (logs above)"
     stop_pid $PART "$PIDFILE" 10 "$MARK"
     die $PART "not ready after ${START_TIMEOUT}s (logs above)"

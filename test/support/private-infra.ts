@@ -2,7 +2,15 @@
  * Infrastructure of an outage test's own, on ports nobody else uses, so stopping it never disturbs the
  * shared test stack (other engineers' tests): a Kafka broker (infra/kafka/ctl.sh with its own STACK_DIR),
  * a redis-server and a PostgreSQL cluster (initdb, pg_ctl). Each can be stopped and started again.
- * Ports: OUTAGE_KAFKA_PORT (49092, controller +1), OUTAGE_REDIS_PORT (49379), OUTAGE_PG_PORT (49432).
+ * Ports: OUTAGE_KAFKA_PORT (28092, controller +1), OUTAGE_REDIS_PORT (28379), OUTAGE_PG_PORT (28432).
+ *
+ * The ports lie below the kernel's ephemeral range (Linux: 32768-60999): while an instance is stopped,
+ * a port inside that range is free for the kernel to give to any outgoing connection on the machine as
+ * its local port (or to one of our own clients reconnecting to it, which then connects to itself), and
+ * the instance cannot bind it again when started. That is how the Kafka test failed after its broker's
+ * restart with the old 49092. A port inside the range is refused (portOutsideEphemeralRange).
+ *
+ * Every call to a control program is bounded (execFile's timeout) and fails with what it was doing.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -12,7 +20,37 @@ import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '../..');
-const port = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+const port = (name: string, fallback: number) => portOutsideEphemeralRange(name, Number(process.env[name] ?? fallback));
+
+/** The kernel's range of local ports for outgoing connections (Linux; elsewhere the IANA one). */
+export function ephemeralRange(): [number, number] {
+  try {
+    const [low, high] = fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+    if (low > 0 && high >= low) return [low, high];
+  } catch {
+    // not Linux
+  }
+  return [49152, 65535];
+}
+
+export function portOutsideEphemeralRange(name: string, value: number): number {
+  const [low, high] = ephemeralRange();
+  if (value >= low && value <= high) {
+    throw new Error(`${name}=${value} lies in the ephemeral port range ${low}-${high}: while the instance is stopped, an outgoing connection may take it and the restart cannot bind it; choose a port below ${low}`);
+  }
+  return value;
+}
+
+/** Runs a control program, bounded; a failure names what was asked and shows the end of its output. */
+async function control(what: string, file: string, args: string[], timeoutMs: number, options: { env?: NodeJS.ProcessEnv } = {}): Promise<void> {
+  try {
+    await run(file, args, { ...options, timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: 1 << 24 });
+  } catch (err) {
+    const e = err as { killed?: boolean; stdout?: string; stderr?: string; message: string };
+    const tail = `${e.stdout ?? ''}${e.stderr ?? ''}`.trim().split('\n').slice(-15).join('\n');
+    throw new Error(`${what}: ${e.killed ? `no answer within ${timeoutMs} ms` : e.message.split('\n')[0]}\n${tail}`);
+  }
+}
 
 export interface Outageable {
   /** What the service's config points at (KAFKA_BROKERS, REDIS_URL or DATABASE_URL). */
@@ -25,15 +63,18 @@ export interface Outageable {
 
 /** A single-node Kafka of this test; the jars come from the shared stack's cache (read only). */
 export async function privateKafka(): Promise<Outageable> {
-  const kafkaPort = port('OUTAGE_KAFKA_PORT', 49092);
+  const kafkaPort = port('OUTAGE_KAFKA_PORT', 28092);
+  const controllerPort = portOutsideEphemeralRange('OUTAGE_KAFKA_PORT + 1 (controller)', kafkaPort + 1);
   const dir = path.join(os.tmpdir(), `outage-kafka-${kafkaPort}`);
   const env = {
     ...process.env,
-    KAFKA_BROKERS: `127.0.0.1:${kafkaPort}`, KAFKA_CONTROLLER_PORT: String(kafkaPort + 1), STACK_DIR: dir,
+    KAFKA_BROKERS: `127.0.0.1:${kafkaPort}`, KAFKA_CONTROLLER_PORT: String(controllerPort), STACK_DIR: dir,
     STACK_CACHE_DIR: process.env.OUTAGE_STACK_CACHE_DIR ?? path.join(ROOT, '.stack/test/cache'),
-    KAFKA_HEAP_OPTS: '-Xms64m -Xmx256m',
+    KAFKA_HEAP_OPTS: '-Xms64m -Xmx256m', KAFKA_START_TIMEOUT: '120',
   };
-  const ctl = (cmd: string) => run('bash', [path.join(ROOT, 'infra/kafka/ctl.sh'), cmd], { env, maxBuffer: 1 << 24 }).then(() => undefined);
+  // ctl.sh bounds its own waits (start: KAFKA_START_TIMEOUT, then 10 s to stop what did not answer; stop: 60 s
+  // grace, then SIGKILL); the margin covers the JVM storage format of a first start.
+  const ctl = (cmd: string) => control(`kafka ${cmd} (127.0.0.1:${kafkaPort})`, 'bash', [path.join(ROOT, 'infra/kafka/ctl.sh'), cmd], 150_000, { env });
   await ctl('start');
   return {
     url: `127.0.0.1:${kafkaPort}`,
@@ -48,16 +89,17 @@ export async function privateKafka(): Promise<Outageable> {
 
 /** A redis-server without persistence: stopping it loses its keys, as losing a cache node would. */
 export async function privateRedis(): Promise<Outageable> {
-  const redisPort = port('OUTAGE_REDIS_PORT', 49379);
+  const redisPort = port('OUTAGE_REDIS_PORT', 28379);
   let child: ChildProcess | undefined;
   const start = async () => {
     child = spawn('/usr/bin/redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-    await waitFor(async () => (await run('redis-cli', ['-p', String(redisPort), 'ping'])).stdout.includes('PONG'), 'redis');
+    await waitFor(async () => (await run('redis-cli', ['-p', String(redisPort), 'ping'], { timeout: 2_000 })).stdout.includes('PONG'), `redis on ${redisPort}`);
   };
   const stop = async () => {
     const c = child;
     if (!c || c.exitCode !== null) return;
-    await new Promise((r) => (c.once('exit', r), c.kill('SIGKILL')));
+    c.kill('SIGKILL');
+    await waitFor(async () => c.exitCode !== null || c.signalCode !== null, `redis (pid ${c.pid}) to exit after SIGKILL`, 10_000);
   };
   await start();
   return { url: `redis://127.0.0.1:${redisPort}/0`, start, stop, destroy: stop };
@@ -65,16 +107,19 @@ export async function privateRedis(): Promise<Outageable> {
 
 /** A PostgreSQL cluster of this test (run as the postgres user, trust auth on loopback). */
 export async function privatePostgres(): Promise<Outageable> {
-  const pgPort = port('OUTAGE_PG_PORT', 49432);
+  const pgPort = port('OUTAGE_PG_PORT', 28432);
   const bin = process.env.OUTAGE_PG_BIN ?? (await pgBin());
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'outage-pg-'));
   fs.chmodSync(dir, 0o777);
   const data = path.join(dir, 'data');
-  const asPostgres = (cmd: string, args: string[]) =>
-    process.getuid?.() === 0 ? run('runuser', ['-u', 'postgres', '--', path.join(bin, cmd), ...args]) : run(path.join(bin, cmd), args);
-  await asPostgres('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
+  // pg_ctl -t bounds its own wait; the margin is for the process start on a loaded machine.
+  const asPostgres = (what: string, cmd: string, args: string[]) =>
+    process.getuid?.() === 0
+      ? control(what, 'runuser', ['-u', 'postgres', '--', path.join(bin, cmd), ...args], 90_000)
+      : control(what, path.join(bin, cmd), args, 90_000);
+  await asPostgres(`initdb ${data}`, 'initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
   const ctl = (cmd: string, extra: string[] = []) =>
-    asPostgres('pg_ctl', ['-D', data, '-l', path.join(dir, 'log'), '-w', '-t', '60', ...extra, cmd]).then(() => undefined);
+    asPostgres(`pg_ctl ${cmd} (port ${pgPort})`, 'pg_ctl', ['-D', data, '-l', path.join(dir, 'log'), '-w', '-t', '60', ...extra, cmd]);
   const start = () => ctl('start', ['-o', `-p ${pgPort} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`]);
   await start();
   return {
@@ -101,5 +146,5 @@ async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 
     if (await check().catch(() => false)) return;
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(`${what} did not start in time`);
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
 }

@@ -4,33 +4,15 @@
  * 500; afterwards every order is active or failed, charged once when active, delegated once (ops
  * reconcile agrees with the chain), every deposit credited once, every event delivered.
  */
-import { startLoad, startOutageStack, summary, verifyAfterOutage, type OutageStack } from '../../support/outage-stack';
+import { outageTest, summary } from '../../support/outage-stack';
 
-let stack: OutageStack;
-
-beforeAll(async () => {
-  stack = await startOutageStack('devnetout', {});
-}, 120_000);
-
-afterAll(async () => {
-  stack?.devnet.thaw();
-  await stack?.stop();
-}, 120_000);
-
-test('devnet silent 30 s: no 500, nothing delegated or charged twice, all delivered after', async () => {
-  const load = await startLoad(stack);
-  await new Promise((r) => setTimeout(r, 4_000));
-  stack.devnet.freeze();
-  const down = Date.now();
-  await new Promise((r) => setTimeout(r, 30_000));
-  stack.devnet.thaw();
-  const back = Date.now();
-  await new Promise((r) => setTimeout(r, 8_000));
-  await load.stop();
-
+outageTest('devnet silent 30 s: no 500, nothing delegated or charged twice, all delivered after', {
+  label: 'devnetout', part: 'devnet',
+  // Frozen, not stopped: SIGSTOP, then SIGCONT (also before the stack's stop, should the test fail midway).
+  take: { ofStack: (stack) => ({ url: stack.devnet.url, stop: async () => stack.devnet.freeze(), start: async () => stack.devnet.thaw(), destroy: async () => undefined }) },
+  leadMs: 4_000, awayMs: 30_000, afterMs: 8_000,
+}, ({ load, down, back }) => {
   const during = load.answers.filter((a) => a.at >= down && a.at < back);
   console.log(`devnet outage: during ${summary(during)}; all ${summary(load.answers)}`);
   expect(load.answers.filter((a) => ![200, 201, 503].includes(a.status))).toEqual([]);
-
-  await verifyAfterOutage(stack, load);
-}, 300_000);
+});

@@ -4,49 +4,31 @@
  * 10 s command deadline with nothing charged, new orders are fast again soon after it is back, and
  * afterwards nothing is lost or applied twice (verifyAfterOutage, replay at stop).
  */
-import { privateKafka, type Outageable } from '../../support/private-infra';
-import { startLoad, startOutageStack, summary, verifyAfterOutage, type OutageStack } from '../../support/outage-stack';
+import { privateKafka } from '../../support/private-infra';
+import { outageTest, summary, type Answer } from '../../support/outage-stack';
 
-let kafka: Outageable;
-let stack: OutageStack;
+/** Slowest accepted order before the outage: what a request costs on this machine now, before any waiting. */
+const baseline = (answers: Answer[], down: number) =>
+  answers.filter((a) => a.at + a.ms < down && (a.status === 201 || a.status === 200)).reduce((m, a) => Math.max(m, a.ms), 0);
 
-beforeAll(async () => {
-  kafka = await privateKafka();
-  stack = await startOutageStack('kafkaout', { KAFKA_BROKERS: kafka.url });
-}, 180_000);
-
-afterAll(async () => {
-  // The private instance goes whatever the stack's stop says (its replay check may throw).
-  try {
-    await stack?.stop();
-  } finally {
-    await kafka?.destroy();
-  }
-}, 120_000);
-
-test('broker away 20 s: 503 5030 within the deadline, nothing charged, recovers by itself, nothing lost', async () => {
-  const load = await startLoad(stack);
-  await new Promise((r) => setTimeout(r, 4_000));
-  await kafka.stop();
-  const down = Date.now();
-  await new Promise((r) => setTimeout(r, 20_000));
-  await kafka.start();
-  const back = Date.now();
-  await new Promise((r) => setTimeout(r, 20_000));
-  await load.stop();
-
+outageTest('broker away 20 s: 503 5030 within the deadline, nothing charged, recovers by itself, nothing lost', {
+  label: 'kafkaout', part: 'kafka',
+  take: { open: privateKafka, env: (url) => ({ KAFKA_BROKERS: url }) },
+  leadMs: 4_000, awayMs: 20_000, afterMs: 30_000,
+}, ({ load, down, back }) => {
   const during = load.answers.filter((a) => a.at >= down + 1_000 && a.at + a.ms < back);
   const after = load.answers.filter((a) => a.at >= back + 10_000);
-  console.log(`kafka outage: during ${summary(during)}; 10 s after back ${summary(after)}`);
+  // The command deadline counts from the command's stamp; authentication, the receiver's activation read and
+  // the price come before it and take longer on a loaded machine: the bounds add what an order took before.
+  const slack = baseline(load.answers, down);
+  console.log(`kafka outage: before, slowest accepted ${slack} ms; during ${summary(during)}; 10 s after back ${summary(after)}`);
   expect(during.length).toBeGreaterThan(0);
-  // Away: only 503 5030, each within the command deadline (10 s) plus the claim and the HTTP round trip.
+  // Away: only 503 5030, each within the command deadline (10 s) plus the claim and the request's own cost
+  // (before the fix: up to 42 s, kafkajs' retries).
   expect(during.filter((a) => a.status !== 503 || a.code !== 5030)).toEqual([]);
-  expect(during.filter((a) => a.ms > 11_000)).toEqual([]);
-  // Back: from 10 s after the broker answers again, orders are accepted and fast (before the fix: 6 to 11 s;
-  // 5 s leaves room for a machine shared with other test files).
+  expect(during.filter((a) => a.ms > 11_000 + slack)).toEqual([]);
+  // Back: from 10 s after the broker answers again, orders are accepted and fast (before the fix: 6 to 11 s).
   expect(after.length).toBeGreaterThan(3);
   expect(after.filter((a) => a.status !== 201 && a.status !== 200)).toEqual([]);
-  expect(after.filter((a) => a.ms > 5_000)).toEqual([]);
-
-  await verifyAfterOutage(stack, load);
-}, 300_000);
+  expect(after.filter((a) => a.ms > 5_000 + slack)).toEqual([]);
+});
