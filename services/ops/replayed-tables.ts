@@ -53,8 +53,7 @@ export const notReplayedTables = [
   'webhook_deliveries',
   'auth_challenges', 'bootstrap_tokens', 'sessions', 'sign_ins', 'audit_log',
   // Stats projection: built from order-events, not account-commands; `ops rebuild-stats` rebuilds it (services/stats).
-  'stats_orders', 'stats_receiver_daily', 'stats_undecodable',
-  'stats_day_blocks', 'stats_grid_daily', 'stats_grid_monthly', 'stats_receiver_monthly',
+  'stats_orders', 'stats_receiver_daily', 'stats_undecodable', 'stats_days', 'stats_grid_monthly', 'stats_receiver_monthly',
   // Chain roles: transaction ids of the stored signed sets (one order each) and activation claims per receiver.
   'order_tx_ids', 'receiver_activations',
   // Which log and network the database was built from: stamped at first start or by `ops restore` (services/platform/log-identity.ts).
@@ -63,6 +62,4 @@ export const notReplayedTables = [
   'subscription_watcher_position',
   // Single-use request signatures recorded while Redis is away (services/api/auth/api-key-auth.ts).
   'used_signatures',
-  // Stats projection (as above): per account and UTC day, since migration 1764100000000 (replacing stats_day_blocks and stats_grid_daily).
-  'stats_days',
 ];
