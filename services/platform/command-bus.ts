@@ -103,7 +103,9 @@ export class CommandBus {
   }
 
   /** Appends and waits for the answer; the answer is final (applied, rejected, or refused with nothing done). */
-  async submit(body: NewCommand, headers: Record<string, string> = traceHeaders(), commandId?: string): Promise<CommandResult> {
+  async submit(
+    body: NewCommand, headers: Record<string, string> = traceHeaders(), commandId?: string, onAppended?: () => void,
+  ): Promise<CommandResult> {
     // A derived commandId (batch executor) makes a repeat after a crash the same command: applied once, same answer.
     const command = this.stamp(body, true, commandId);
     // Shed load before appending: the 503 is true because nothing reached the log.
@@ -118,6 +120,7 @@ export class CommandBus {
       else logger.warn({ commandId: command.commandId }, 'append not acknowledged by the deadline; abandoning the command');
       return this.finish(command.commandId, await this.abandon(command));
     }
+    onAppended?.();
     while (true) {
       const waitMs = Math.min(POLL_EVERY_MS, this.deps.clock.realDelay(deadline - this.deps.clock.now()));
       const result = await Promise.race([reply, sleep(Math.max(0, waitMs)).then(() => undefined)]);

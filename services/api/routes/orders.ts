@@ -21,6 +21,7 @@ import { accountIdOf, authOf, requireAuth } from '../auth/require-auth';
 import { receiverActivation } from '../receiver-activation';
 import { BroadcastWatch, placedOrderAnswer } from '../sync-delivery';
 import { ApiError, sendJson } from '../errors';
+import { markStage } from '../stage-timing';
 import { cursorInstant, invalidCursor } from '../cursor';
 import { checkAddress } from '../identity-deps';
 import { insertQuote, listOrders, orderByRef, quoteById, type OrderCursor, type OrderFilter } from '../stores/orders';
@@ -90,8 +91,10 @@ function decodeCursor(text: string): OrderCursor {
   return { createdAt: cursorInstant(Number(m[1])), id: m[2] };
 }
 
-async function submit(bus: CommandBus, body: NewCommand): Promise<{ status: number; body: Record<string, unknown> }> {
-  const result = await bus.submit(body);
+/** Marks the stages `append` (acknowledged by the log) and `reply` (the processor's answer) when given `res`. */
+async function submit(bus: CommandBus, body: NewCommand, res?: Response): Promise<{ status: number; body: Record<string, unknown> }> {
+  const result = await bus.submit(body, undefined, undefined, res && (() => markStage(res, 'append')));
+  if (res) markStage(res, 'reply');
   if (result.outcome !== 'applied' || !result.body) throw result.error ? ApiError.from(result.error) : new ApiError('service_unavailable');
   return { status: result.status, body: result.body };
 }
@@ -139,6 +142,7 @@ export function ordersRouter(deps: OrderRouteDeps): Router {
   });
 
   router.post('/v1/orders', requireAuth(writer), validator.for('createOrder'), async (req, res) => {
+    markStage(res, 'auth');
     const accountId = accountIdOf(res);
     const idempotencyKey = idempotencyKeyOf(req);
     const body = req.body;
@@ -166,13 +170,17 @@ export function ordersRouter(deps: OrderRouteDeps): Router {
       paySun = await payWithRoutingFee(accountId, charge.paySun);
       activateSun = charge.activateSun;
     }
-    const result = await submit(bus, orderCommandFrom({
+    const command = orderCommandFrom({
       accountId, clientOrderId: body.client_order_id ?? null, idempotencyKey,
       resource: p.resource, amount: p.amount, tier: p.tier, durationSeconds: p.durationSeconds, receiver, receiverActive: active,
       activate: body.activate ?? null, maxPriceSun, quoteId: body.quote_id ?? null, quoteExpiresAt, priceSunPerUnit: p.priceSunPerUnit,
       paySun, activateSun, source: authOf(res).kind === 'session' ? 'dashboard' : 'api', memo: body.memo ?? null, supplier: rt.cfg.ORDER_SUPPLIER,
-    }));
-    sendJson(res, result.status, await placedOrderAnswer(rt.pool, watch, accountId, result.body, rt.cfg.ORDER_SYNC_WAIT_MS));
+    });
+    markStage(res, 'price');
+    const result = await submit(bus, command, res);
+    const answer = await placedOrderAnswer(rt.pool, watch, accountId, result.body, rt.cfg.ORDER_SYNC_WAIT_MS);
+    markStage(res, 'sync');
+    sendJson(res, result.status, answer);
   });
 
   router.get('/v1/orders', requireAuth(reader), validator.for('listOrders'), async (_req, res: Response) => {
