@@ -154,6 +154,11 @@ const schema = z.object({
   ROUTING_FEE_BPS: z.coerce.number().int().min(0).max(10_000).optional(),
   /** Routing fee volume tiers: JSON array of {min_volume_sun, fee_bps}; default per network (services/domain/routing-fee.ts). */
   ROUTING_FEE_TIERS: z.string().optional(),
+  /**
+   * Orders: most POST /v1/orders answers of one API process waiting for their broadcast at once (see
+   * ORDER_SYNC_WAIT_MS); past it, and while the broadcaster is behind, the answer is `allocating` at once.
+   */
+  ORDER_SYNC_MAX_WAITING: z.coerce.number().int().min(1).max(10_000).default(16),
 });
 
 export type Config = Omit<z.infer<typeof schema>, 'DEPOSIT_XPUB' | 'API_KEY_ENCRYPTION_KEY' | 'WEBHOOK_SECRET_KEY' | 'DATABASE_URL'> & {
