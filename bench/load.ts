@@ -12,6 +12,8 @@ export interface Outcome {
   /** 'timeout' | 'error' | null */
   failure: 'timeout' | 'error' | null;
   ms: number;
+  /** The answer's Server-Timing stages (services/api/stage-timing.ts), ms by name. */
+  stages?: Record<string, number>;
 }
 
 export type Send = (n: number) => Promise<Outcome>;
@@ -31,16 +33,16 @@ export function httpSender(base: string, make: (n: number) => Request, okStatus:
     const started = performance.now();
     return new Promise<Outcome>((resolve) => {
       let settled = false;
-      const done = (status: number | null, failure: Outcome['failure']) => {
+      const done = (status: number | null, failure: Outcome['failure'], timing?: string | string[]) => {
         if (settled) return;
         settled = true;
-        resolve({ ok: status === okStatus, status, failure, ms: performance.now() - started });
+        resolve({ ok: status === okStatus, status, failure, ms: performance.now() - started, stages: parseServerTiming(timing) });
       };
       const req = http.request(
         { host: url.hostname, port: url.port, method: r.method, path: r.path, agent, headers: { ...r.headers, 'content-length': Buffer.byteLength(r.body) } },
         (res) => {
           res.on('data', () => undefined);
-          res.on('end', () => done(res.statusCode ?? null, null));
+          res.on('end', () => done(res.statusCode ?? null, null, res.headers['server-timing']));
           res.on('error', () => done(null, 'error'));
         },
       );
@@ -54,6 +56,17 @@ export function httpSender(base: string, make: (n: number) => Request, okStatus:
       req.end(r.body);
     });
   };
+}
+
+/** `auth;dur=1.2, reply;dur=8` → { auth: 1.2, reply: 8 }; undefined without the header. */
+function parseServerTiming(header: string | string[] | undefined): Record<string, number> | undefined {
+  if (header === undefined) return undefined;
+  const out: Record<string, number> = {};
+  for (const part of String(header).split(',')) {
+    const m = /^\s*([\w-]+);dur=([\d.]+)/.exec(part);
+    if (m) out[m[1]] = Number(m[2]);
+  }
+  return out;
 }
 
 export const percentile = (sorted: number[], p: number) =>
@@ -70,6 +83,8 @@ export interface RunFigures {
   okPerSec: number;
   p50: number;
   p99: number;
+  /** Server-side stages of the ok answers (Server-Timing): p50 and p99 per stage, ms. */
+  stages: Record<string, { p50: number; p99: number }>;
 }
 
 function figures(outcomes: Outcome[], elapsedMs: number): RunFigures {
@@ -84,7 +99,19 @@ function figures(outcomes: Outcome[], elapsedMs: number): RunFigures {
     okPerSec: ok.length / (elapsedMs / 1000),
     p50: Math.round(percentile(times, 50)),
     p99: Math.round(percentile(times, 99)),
+    stages: stageFigures(ok),
   };
+}
+
+function stageFigures(ok: Outcome[]): RunFigures['stages'] {
+  const byName = new Map<string, number[]>();
+  for (const o of ok) for (const [name, ms] of Object.entries(o.stages ?? {})) (byName.get(name) ?? byName.set(name, []).get(name)!).push(ms);
+  const out: RunFigures['stages'] = {};
+  for (const [name, list] of byName) {
+    list.sort((a, b) => a - b);
+    out[name] = { p50: percentile(list, 50), p99: percentile(list, 99) };
+  }
+  return out;
 }
 
 /** Closed loop: `concurrency` requests in flight for `seconds`. */
@@ -116,5 +143,7 @@ export async function offered(send: Send, start: number, rate: number, seconds: 
 
 export function line(name: string, f: RunFigures): string {
   const failed = f.wrongStatus + f.timeouts + f.errors;
-  return `${name}: ${f.okPerSec.toFixed(0)}/s answered ok, p50 ${f.p50} ms, p99 ${f.p99} ms (${f.sent} sent, ${failed} failed: ${f.wrongStatus} other status, ${f.timeouts} timeouts, ${f.errors} connection errors)`;
+  const stages = Object.entries(f.stages).map(([s, v]) => `${s} ${v.p50.toFixed(1)}/${v.p99.toFixed(1)}`).join(', ');
+  return `${name}: ${f.okPerSec.toFixed(0)}/s answered ok, p50 ${f.p50} ms, p99 ${f.p99} ms (${f.sent} sent, ${failed} failed: ${f.wrongStatus} other status, ${f.timeouts} timeouts, ${f.errors} connection errors)`
+    + (stages ? `\n  server stages p50/p99 ms: ${stages}` : '');
 }

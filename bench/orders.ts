@@ -52,7 +52,7 @@ function spawnNode(script: string, args: string[], env: Record<string, string>):
 }
 
 async function waitReady(url: string, child: ChildProcess): Promise<void> {
-  for (let i = 0; i < 600; i++) {
+  for (let i = 0; i < 1500; i++) {
     if (child.exitCode !== null) throw new Error(`${url}: process exited with ${child.exitCode}`);
     try {
       if ((await fetch(url)).status === 200) return;
@@ -61,7 +61,7 @@ async function waitReady(url: string, child: ChildProcess): Promise<void> {
     }
     await sleep(200);
   }
-  throw new Error(`${url} not ready after 120 s`);
+  throw new Error(`${url} not ready after 300 s`);
 }
 
 function stop(child: ChildProcess): Promise<void> {

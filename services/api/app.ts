@@ -18,6 +18,7 @@ import { batchesRouter } from './routes/batches';
 import { subscriptionsRouter } from './routes/subscriptions';
 import { buildDocument } from './openapi/document';
 import { requestId } from './request-id';
+import { stageTiming } from './stage-timing';
 import { dashboardStatic } from './dashboard';
 import { RequestValidator } from './validate';
 
@@ -42,6 +43,7 @@ export function createApp(deps: ApiDeps): Express {
   const validator = new RequestValidator(doc);
 
   app.use(requestId);
+  app.use(stageTiming);
   app.use((req, res, next) => {
     res.on('finish', () => httpRequests.inc({ method: req.method, route: req.route?.path ?? 'unmatched', status: res.statusCode }));
     next();

@@ -4,6 +4,7 @@ import { errorCatalog, type DomainError, type ErrorSlug } from '../domain/errors
 import { stringifyJson } from '../platform/json';
 import { isConnectionError } from '../platform/db/pool';
 import { logger } from '../platform/logger';
+import { serverTiming } from './stage-timing';
 
 export class ApiError extends Error {
   constructor(
@@ -21,6 +22,8 @@ export class ApiError extends Error {
 }
 
 export function sendJson(res: Response, status: number, body: unknown): void {
+  const timing = serverTiming(res);
+  if (timing) res.setHeader('Server-Timing', timing);
   res.status(status).type('application/json; charset=utf-8').send(stringifyJson(body));
 }
 

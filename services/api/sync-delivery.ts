@@ -31,13 +31,27 @@ interface Waiter {
 
 /**
  * Orders whose POST is waiting for their broadcast. One loop reads all of them every POLL_MS, so a burst
- * of waiting requests costs one query per tick, not one per request. Bounded by the requests in flight.
+ * of waiting requests costs one query per tick, not one per request.
+ *
+ * The wait is a courtesy, worth its time only while the broadcaster keeps up. Once a wait ran out with its
+ * order still `allocating` (the broadcaster is behind), new answers do not wait: they would say
+ * `allocating` anyway, a whole ORDER_SYNC_WAIT_MS later, and under load those waits were what bounded the
+ * orders answered per second (a client with N requests in flight got N per wait). One wait at a time goes
+ * on as a probe; the first that sees its order broadcast in time lets answers wait again. At most
+ * `maxWaiting` answers wait at once, so a burst does not hold thousands of answers before the first wait
+ * has run out.
  */
 export class BroadcastWatch {
   private readonly waiters = new Set<Waiter>();
   private running = false;
+  private behind = false;
 
-  constructor(private readonly pool: Pool) {}
+  constructor(private readonly pool: Pool, private readonly maxWaiting: number) {}
+
+  /** Whether a new answer waits for its broadcast now. */
+  admits(): boolean {
+    return this.waiters.size < (this.behind ? 1 : this.maxWaiting);
+  }
 
   /** The order once it left `allocating`, or as it stands when `waitMs` ran out (undefined: not readable). */
   wait(accountId: string, orderId: string, waitMs: number): Promise<Order | undefined> {
@@ -75,19 +89,22 @@ export class BroadcastWatch {
   }
 
   private settle(w: Waiter, order: Order | undefined): void {
+    this.behind = !order || order.status === 'allocating';
     this.waiters.delete(w);
     w.resolve(order);
   }
 }
 
 /**
- * The answer to POST /v1/orders given the processor's result: a new order waits for its broadcast; a
- * repeat (idempotent 200, or the Idempotency-Key's original 201) answers the order's current state.
+ * The answer to POST /v1/orders given the processor's result: a new order waits for its broadcast (when
+ * the watch admits a wait; otherwise the processor's answer, `allocating`, at once); a repeat (idempotent
+ * 200, or the Idempotency-Key's original 201) answers the order's current state.
  */
 export async function placedOrderAnswer(
   pool: Pool, watch: BroadcastWatch, accountId: string, body: Record<string, unknown>, waitMs: number,
 ): Promise<Record<string, unknown>> {
   const id = String(body.id);
+  if (body.status === 'allocating' && waitMs > 0 && !watch.admits()) return body;
   const order = body.status === 'allocating' && waitMs > 0 ? await watch.wait(accountId, id, waitMs) : await orderById(pool, accountId, id);
   return order ? placedOrderJson(order) : body;
 }

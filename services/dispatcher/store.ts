@@ -113,30 +113,50 @@ export async function failoverCandidate(pool: Pool, delivery: ClaimedDelivery): 
   return failoverTarget(routes, delivery.endpointId, delivery.eventType)?.id ?? null;
 }
 
-/** Writes an attempt's outcome, if this sender still holds the claim; stamps the endpoint's last delivery. */
-export async function recordOutcome(
-  pool: Pool, delivery: ClaimedDelivery, step: NextStep, answer: { status: number | null; error: string | null }, now: number,
-): Promise<boolean> {
-  const failover = 'failoverTo' in step ? step.failoverTo : null;
-  const { rowCount } = await pool.query(
-    `UPDATE webhook_deliveries SET
-        state = $3, response_status = $4, error = $5,
-        next_attempt_at = $6, delivered_at = $7,
-        endpoint_id = coalesce($8::text, endpoint_id), failed_over = failed_over OR $8::text IS NOT NULL,
-        target_attempt = CASE WHEN $8::text IS NULL THEN target_attempt ELSE 0 END,
-        claim_token = NULL, lease_until = NULL, updated_at = $9
-      WHERE id = $1 AND claim_token = $2`,
+export interface AttemptOutcomeRow {
+  delivery: ClaimedDelivery;
+  step: NextStep;
+  answer: { status: number | null; error: string | null };
+  now: number;
+}
+
+/**
+ * Writes the outcomes of several attempts in two statements (the deliveries, then each endpoint's last
+ * delivery), each delivery only if this sender still holds its claim. Returns the ids written.
+ */
+export async function recordOutcomes(pool: Pool, outcomes: AttemptOutcomeRow[]): Promise<Set<string>> {
+  if (outcomes.length === 0) return new Set();
+  const col = <T>(f: (o: AttemptOutcomeRow) => T) => outcomes.map(f);
+  const { rows } = await pool.query(
+    `UPDATE webhook_deliveries d SET
+        state = o.state, response_status = o.status, error = o.error,
+        next_attempt_at = o.next_at, delivered_at = o.delivered_at,
+        endpoint_id = coalesce(o.failover, d.endpoint_id), failed_over = d.failed_over OR o.failover IS NOT NULL,
+        target_attempt = CASE WHEN o.failover IS NULL THEN d.target_attempt ELSE 0 END,
+        claim_token = NULL, lease_until = NULL, updated_at = o.at
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::timestamptz[], $7::timestamptz[], $8::text[], $9::timestamptz[])
+            AS o(id, token, state, status, error, next_at, delivered_at, failover, at)
+      WHERE d.id = o.id AND d.claim_token = o.token
+      RETURNING d.id`,
     [
-      delivery.id, delivery.claimToken, step.state, answer.status, answer.error,
-      'nextAttemptAt' in step ? new Date(step.nextAttemptAt) : null,
-      step.state === 'delivered' ? new Date(step.deliveredAt) : null,
-      failover, new Date(now),
+      col((o) => o.delivery.id), col((o) => o.delivery.claimToken), col((o) => o.step.state), col((o) => o.answer.status), col((o) => o.answer.error),
+      col((o) => ('nextAttemptAt' in o.step ? new Date(o.step.nextAttemptAt) : null)),
+      col((o) => (o.step.state === 'delivered' ? new Date(o.step.deliveredAt) : null)),
+      col((o) => ('failoverTo' in o.step ? o.step.failoverTo : null)), col((o) => new Date(o.now)),
     ],
   );
-  await pool.query('UPDATE webhook_endpoints SET last_delivery_at = $2, last_delivery_status = $3 WHERE id = $1', [
-    delivery.endpointId, new Date(now), answer.status,
-  ]);
-  return rowCount === 1;
+  // Each endpoint's latest attempt of the batch; rows locked in id order, so two senders never deadlock.
+  const latest = new Map<string, AttemptOutcomeRow>();
+  for (const o of outcomes) if ((latest.get(o.delivery.endpointId)?.now ?? -Infinity) <= o.now) latest.set(o.delivery.endpointId, o);
+  const endpoints = [...latest.keys()].sort();
+  await pool.query(
+    `WITH locked AS (SELECT id FROM webhook_endpoints WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE)
+     UPDATE webhook_endpoints e SET last_delivery_at = o.at, last_delivery_status = o.status
+       FROM unnest($1::text[], $2::timestamptz[], $3::int[]) AS o(id, at, status), locked
+      WHERE e.id = o.id AND locked.id = o.id`,
+    [endpoints, endpoints.map((id) => new Date(latest.get(id)!.now)), endpoints.map((id) => latest.get(id)!.answer.status)],
+  );
+  return new Set(rows.map((r) => r.id as string));
 }
 
 /** When the next delivery falls due (clock ms), or null when none waits. */

@@ -22,6 +22,8 @@ import { AppendBatcher } from './append-batcher';
 /** Extra wait past the deadline before giving up, so a result committed right at the deadline is still seen. */
 const GRACE_MS = 1_000;
 const POLL_EVERY_MS = 500;
+/** Most command results read in one query. */
+const READ_MAX = 1_000;
 
 export type NewCommand = CommandBody & { accountId: string };
 
@@ -59,6 +61,8 @@ export class CommandBus {
   private readonly waiting = new Map<string, (result: CommandResult) => void>();
   private subscriber: Redis | undefined;
   private readonly batcher: AppendBatcher;
+  private readonly pendingReads = new Map<string, Array<(result: CommandResult | undefined) => void>>();
+  private reading = false;
 
   constructor(private readonly deps: CommandBusDeps) {
     const topic = deps.codec.topicName('accountCommands');
@@ -103,7 +107,9 @@ export class CommandBus {
   }
 
   /** Appends and waits for the answer; the answer is final (applied, rejected, or refused with nothing done). */
-  async submit(body: NewCommand, headers: Record<string, string> = traceHeaders(), commandId?: string): Promise<CommandResult> {
+  async submit(
+    body: NewCommand, headers: Record<string, string> = traceHeaders(), commandId?: string, onAppended?: () => void,
+  ): Promise<CommandResult> {
     // A derived commandId (batch executor) makes a repeat after a crash the same command: applied once, same answer.
     const command = this.stamp(body, true, commandId);
     // Shed load before appending: the 503 is true because nothing reached the log.
@@ -118,6 +124,7 @@ export class CommandBus {
       else logger.warn({ commandId: command.commandId }, 'append not acknowledged by the deadline; abandoning the command');
       return this.finish(command.commandId, await this.abandon(command));
     }
+    onAppended?.();
     while (true) {
       const waitMs = Math.min(POLL_EVERY_MS, this.deps.clock.realDelay(deadline - this.deps.clock.now()));
       const result = await Promise.race([reply, sleep(Math.max(0, waitMs)).then(() => undefined)]);
@@ -133,13 +140,36 @@ export class CommandBus {
     return result;
   }
 
-  /** The stored answer; none while PostgreSQL is away (the wait goes on until the deadline). */
-  private async readResult(commandId: string): Promise<CommandResult | undefined> {
+  /**
+   * The stored answer; none while PostgreSQL is away (the wait goes on until the deadline). Reads asked
+   * for while one is under way go together in the next, one query for all: under load every waiting
+   * command polls at once, and one read each held the pool the requests' authentication needs.
+   */
+  private readResult(commandId: string): Promise<CommandResult | undefined> {
+    return new Promise((resolve) => {
+      const readers = this.pendingReads.get(commandId);
+      if (readers) readers.push(resolve);
+      else this.pendingReads.set(commandId, [resolve]);
+      if (!this.reading) void this.readPending();
+    });
+  }
+
+  private async readPending(): Promise<void> {
+    this.reading = true;
     try {
-      return (await readResults(this.deps.pool, [commandId])).get(commandId);
-    } catch (err) {
-      logger.warn({ err, commandId }, 'reading the command result failed; still waiting');
-      return undefined;
+      while (this.pendingReads.size > 0) {
+        const batch = [...this.pendingReads].slice(0, READ_MAX);
+        for (const [id] of batch) this.pendingReads.delete(id);
+        let found = new Map<string, CommandResult>();
+        try {
+          found = await readResults(this.deps.pool, batch.map(([id]) => id));
+        } catch (err) {
+          logger.warn({ err, commands: batch.length }, 'reading command results failed; still waiting');
+        }
+        for (const [id, readers] of batch) for (const r of readers) r(found.get(id));
+      }
+    } finally {
+      this.reading = false;
     }
   }
 

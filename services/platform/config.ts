@@ -160,6 +160,11 @@ const schema = z.object({
    * (services/batches/pacing.ts).
    */
   BATCH_MAX_OPEN_ORDERS: z.coerce.number().int().min(1).max(100_000).default(256),
+  /**
+   * Orders: most POST /v1/orders answers of one API process waiting for their broadcast at once (see
+   * ORDER_SYNC_WAIT_MS); past it, and while the broadcaster is behind, the answer is `allocating` at once.
+   */
+  ORDER_SYNC_MAX_WAITING: z.coerce.number().int().min(1).max(10_000).default(16),
 });
 
 export type Config = Omit<z.infer<typeof schema>, 'DEPOSIT_XPUB' | 'API_KEY_ENCRYPTION_KEY' | 'WEBHOOK_SECRET_KEY' | 'DATABASE_URL'> & {

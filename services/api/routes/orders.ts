@@ -22,6 +22,7 @@ import { receiverActivation } from '../receiver-activation';
 import { BroadcastWatch, placedOrderAnswer } from '../sync-delivery';
 import { ApiError, sendJson } from '../errors';
 import { createdCursorCodec } from '../cursor';
+import { markStage } from '../stage-timing';
 import { checkAddress } from '../identity-deps';
 import { insertQuote, listOrders, orderByRef, quoteById, type OrderCursor, type OrderFilter } from '../stores/orders';
 import type { RequestValidator } from '../validate';
@@ -82,8 +83,10 @@ function priced(table: PriceTable, body: { resource: OrderResource; amount?: num
 
 const { encode: encodeCursor, decode: decodeCursor } = createdCursorCodec('ord');
 
-async function submit(bus: CommandBus, body: NewCommand): Promise<{ status: number; body: Record<string, unknown> }> {
-  const result = await bus.submit(body);
+/** Marks the stages `append` (acknowledged by the log) and `reply` (the processor's answer) when given `res`. */
+async function submit(bus: CommandBus, body: NewCommand, res?: Response): Promise<{ status: number; body: Record<string, unknown> }> {
+  const result = await bus.submit(body, undefined, undefined, res && (() => markStage(res, 'append')));
+  if (res) markStage(res, 'reply');
   if (result.outcome !== 'applied' || !result.body) throw result.error ? ApiError.from(result.error) : new ApiError('service_unavailable');
   return { status: result.status, body: result.body };
 }
@@ -98,7 +101,7 @@ export function ordersRouter(deps: OrderRouteDeps): Router {
   /** The resource's pay plus the routing fee in force (provider-routed orders only; docs/routing-fee.md). */
   const payWithRoutingFee = async (accountId: string, paySun: bigint): Promise<bigint> =>
     paySun + (await routingFeeFor(rt.pool, routing, rt.cfg.ORDER_SUPPLIER, accountId, paySun, rt.clock.now())).feeSun;
-  const watch = new BroadcastWatch(rt.pool);
+  const watch = new BroadcastWatch(rt.pool, rt.cfg.ORDER_SYNC_MAX_WAITING);
 
   // Contract §5: the dashboard reads and places orders with its session (editor or owner to write; CSRF checked).
   const reader = { apiKey: { scope: 'orders.read' as const }, session: { minRole: 'viewer' as const } };
@@ -131,6 +134,7 @@ export function ordersRouter(deps: OrderRouteDeps): Router {
   });
 
   router.post('/v1/orders', requireAuth(writer), validator.for('createOrder'), async (req, res) => {
+    markStage(res, 'auth');
     const accountId = accountIdOf(res);
     const idempotencyKey = idempotencyKeyOf(req);
     const body = req.body;
@@ -158,13 +162,17 @@ export function ordersRouter(deps: OrderRouteDeps): Router {
       paySun = await payWithRoutingFee(accountId, charge.paySun);
       activateSun = charge.activateSun;
     }
-    const result = await submit(bus, orderCommandFrom({
+    const command = orderCommandFrom({
       accountId, clientOrderId: body.client_order_id ?? null, idempotencyKey,
       resource: p.resource, amount: p.amount, tier: p.tier, durationSeconds: p.durationSeconds, receiver, receiverActive: active,
       activate: body.activate ?? null, maxPriceSun, quoteId: body.quote_id ?? null, quoteExpiresAt, priceSunPerUnit: p.priceSunPerUnit,
       paySun, activateSun, source: authOf(res).kind === 'session' ? 'dashboard' : 'api', memo: body.memo ?? null, supplier: rt.cfg.ORDER_SUPPLIER,
-    }));
-    sendJson(res, result.status, await placedOrderAnswer(rt.pool, watch, accountId, result.body, rt.cfg.ORDER_SYNC_WAIT_MS));
+    });
+    markStage(res, 'price');
+    const result = await submit(bus, command, res);
+    const answer = await placedOrderAnswer(rt.pool, watch, accountId, result.body, rt.cfg.ORDER_SYNC_WAIT_MS);
+    markStage(res, 'sync');
+    sendJson(res, result.status, answer);
   });
 
   router.get('/v1/orders', requireAuth(reader), validator.for('listOrders'), async (_req, res: Response) => {
