@@ -11,8 +11,8 @@ import { call, signedHeaders, signUp, startIdentityStack, type Customer, type Id
 import { privateRedis, type Outageable } from '../../support/private-infra';
 import { eventually } from '../../support/world';
 
-// Not the outage test's port (49379): CI runs two files at once.
-process.env.OUTAGE_REDIS_PORT ??= '49383';
+// Not the outage test's port (28379): CI runs two files at once. Below the ephemeral range (private-infra.ts).
+process.env.OUTAGE_REDIS_PORT ??= '28383';
 
 let redis: Outageable;
 let stack: IdentityStack;
