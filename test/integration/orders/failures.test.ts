@@ -75,8 +75,10 @@ test('an order filled by the provider is delivered but answers 3008 on reclaim',
   stack.rt.cfg.ORDER_SUPPLIER = 'pool';
   expect(created.status).toBe(201);
   const active = await orderUntil(stack, customer, created.body.id, (o) => o.status === 'active', 60_000);
-  // What really filled it: the provider's class, at the price per unit.
-  expect(active.fills).toEqual([{ class: 'market', amount: 20_000, price_sun: active.price_sun_per_unit }]);
+  // What really filled it: the provider's class, at what the customer pays per unit there (the price row's
+  // plus the routing fee, docs/routing-fee.md), so amount x price_sun is the resource charge.
+  expect(active.fills).toEqual([{ class: 'market', amount: 20_000, price_sun: Number(active.pay_amount_sun) / 20_000 }]);
+  expect(active.fills[0].price_sun).toBeGreaterThan(active.price_sun_per_unit);
   const reclaim = await orderCall(stack, customer, 'POST', `/v1/orders/${created.body.id}/reclaim`);
   expect([reclaim.status, reclaim.body.error.code, reclaim.body.error.slug]).toEqual([409, 3008, 'reclaim_unavailable']);
 }, 60_000);
