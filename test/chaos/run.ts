@@ -76,6 +76,8 @@ async function main(): Promise<void> {
   const statuses = new Map<string, number>();
   for (const a of load.answers) statuses.set(String(a.code ?? a.status), (statuses.get(String(a.code ?? a.status)) ?? 0) + 1);
   console.log(`order answers by status/code: ${JSON.stringify(Object.fromEntries(statuses))}${loadFailure ? `; load failed: ${loadFailure}` : ''}`);
+  const { rows: open } = await rt.pool.query("SELECT status, count(*)::int AS n FROM orders WHERE status NOT IN ('active', 'failed') GROUP BY status");
+  if (open.length > 0) console.log(`orders not settled by status: ${JSON.stringify(Object.fromEntries(open.map((r) => [r.status, r.n])))}`);
 
   await Promise.allSettled([...children.values()].map((c) => c.kill('SIGKILL')));
   await receiver.close();
