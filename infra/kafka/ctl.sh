@@ -145,11 +145,15 @@ format_storage() {
   # or the node would get a new cluster id and refuse its own data.
   [[ -f "$KDIR/data/meta.properties" ]] && return 0
   local cluster_id
-  if [[ -s "$KDIR/cluster.id" ]]; then
+  if [[ -s "$KDIR/cluster.id" && "$(<"$KDIR/cluster.id")" != -* ]]; then
     cluster_id="$(<"$KDIR/cluster.id")"
   else
-    # A Kafka cluster id is 16 random bytes, base64url without padding.
-    cluster_id="$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=\n')"
+    # A Kafka cluster id is 16 random bytes, base64url without padding; like Kafka's own Uuid.randomUuid, never
+    # one starting with '-', which the storage tool's argument parser takes for an option (1 in 64 first starts failed).
+    cluster_id="-"
+    while [[ "$cluster_id" == -* ]]; do
+      cluster_id="$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=\n')"
+    done
     echo "$cluster_id" >"$KDIR/cluster.id"
   fi
   log $PART "formatting storage in $KDIR/data (cluster id $cluster_id)"

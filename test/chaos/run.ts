@@ -78,6 +78,13 @@ async function main(): Promise<void> {
   console.log(`order answers by status/code: ${JSON.stringify(Object.fromEntries(statuses))}${loadFailure ? `; load failed: ${loadFailure}` : ''}`);
   const { rows: open } = await rt.pool.query("SELECT status, count(*)::int AS n FROM orders WHERE status NOT IN ('active', 'failed') GROUP BY status");
   if (open.length > 0) console.log(`orders not settled by status: ${JSON.stringify(Object.fromEntries(open.map((r) => [r.status, r.n])))}`);
+  // A role group that died by itself (not one of the storm's kills) leaves its work undone: say which, and why.
+  for (const [group, child] of children) {
+    const errors = child.output().split('\n').filter((l) => /"level":"(error|fatal)"/.test(l));
+    const gone = child.child.exitCode !== null || child.child.signalCode !== null;
+    if (gone) console.log(`role group ${group} exited by itself (${child.child.exitCode ?? child.child.signalCode}):\n${child.output().slice(-2_000)}`);
+    if (errors.length > 0) console.log(`role group ${group}: ${errors.length} error lines since its last start, the last:\n  ${errors.slice(-5).join('\n  ')}`);
+  }
 
   await Promise.allSettled([...children.values()].map((c) => c.kill('SIGKILL')));
   await receiver.close();
