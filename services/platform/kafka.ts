@@ -97,6 +97,25 @@ export function clampKafkaThrottleCheck(): boolean {
 }
 clampKafkaThrottleCheck();
 
+/** Broker answers meaning "not yet" about a topic created a moment ago, which kafkajs does not retry. */
+const NOT_YET = new Set(['UNKNOWN_TOPIC_OR_PARTITION', 'LEADER_NOT_AVAILABLE']);
+
+/**
+ * Calls `ask` until it answers without a not-yet error and `ready` holds, at most `tries` times with a
+ * growing pause (100 ms per try, at most 1 s); the last answer is returned as it is, the last error thrown.
+ */
+async function whileNotYet<T>(tries: number, ask: () => Promise<T>, ready: (answer: T) => boolean = () => true): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const answer = await ask();
+      if (ready(answer) || attempt >= tries) return answer;
+    } catch (err) {
+      if (!NOT_YET.has((err as { type?: string }).type ?? '') || attempt >= tries) throw err;
+    }
+    await new Promise((r) => setTimeout(r, Math.min(100 * attempt, 1_000)));
+  }
+}
+
 function headersToStrings(headers: IHeaders | undefined): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(headers ?? {})) {
@@ -181,19 +200,9 @@ export class KafkaLog {
     }
   }
 
-  /** The topics' metadata once every partition has a leader; bounded, retrying the broker's not-yet answers. */
-  private async waitForTopics(admin: Admin, names: string[]): Promise<Awaited<ReturnType<Admin['fetchTopicMetadata']>>> {
-    const retryable = new Set(['UNKNOWN_TOPIC_OR_PARTITION', 'LEADER_NOT_AVAILABLE']);
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const metadata = await admin.fetchTopicMetadata({ topics: names });
-        const leaderless = metadata.topics.some((t) => t.partitions.some((p) => p.leader < 0));
-        if (!leaderless || attempt >= 30) return metadata;
-      } catch (err) {
-        if (!retryable.has((err as { type?: string }).type ?? '') || attempt >= 30) throw err;
-      }
-      await new Promise((r) => setTimeout(r, Math.min(100 * attempt, 1_000)));
-    }
+  /** The topics' metadata once every partition has a leader (bounded: after the last try, as it is). */
+  private waitForTopics(admin: Admin, names: string[]): Promise<Awaited<ReturnType<Admin['fetchTopicMetadata']>>> {
+    return whileNotYet(30, () => admin.fetchTopicMetadata({ topics: names }), (m) => m.topics.every((t) => t.partitions.every((p) => p.leader >= 0)));
   }
 
   /** The broker's effective value of the named settings, per topic. */
@@ -218,15 +227,8 @@ export class KafkaLog {
     const admin = await this.admin();
     // A topic created a moment ago may not be in every broker's metadata yet (UNKNOWN_TOPIC_OR_PARTITION),
     // which kafkajs does not retry: ask again for a bounded time before giving up.
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const offsets = await admin.fetchTopicOffsets(topic);
-        return new Map(offsets.map((o) => [o.partition, BigInt(o.high)]));
-      } catch (err) {
-        if ((err as { type?: string }).type !== 'UNKNOWN_TOPIC_OR_PARTITION' || attempt >= 10) throw err;
-        await new Promise((r) => setTimeout(r, 100 * attempt));
-      }
-    }
+    const offsets = await whileNotYet(10, () => admin.fetchTopicOffsets(topic));
+    return new Map(offsets.map((o) => [o.partition, BigInt(o.high)]));
   }
 
   private producer(): Promise<Producer> {
