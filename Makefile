@@ -138,7 +138,8 @@ bench-poison: install test-stack-up
 # ------------------------------------------------------------------ chaos (not in make test)
 # A few minutes of mixed load with SIGKILL storms across every role and outages of Kafka, Redis, the devnet
 # and PostgreSQL (its own instances; only the registry is the test stack's), then the invariants with their
-# counts (test/chaos/run.ts). CHAOS_ROUNDS=4 by default.
+# counts (test/chaos/run.ts). CHAOS_ROUNDS=4 by default. Every role group's whole log is kept in
+# CHAOS_LOG_DIR (default /tmp/chaos-logs, one file per group); an order left unsettled is described.
 .PHONY: chaos
 chaos: install test-stack-up
 	infra/env/load.sh test -- npx tsx test/chaos/run.ts

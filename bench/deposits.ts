@@ -17,6 +17,7 @@ import { createRuntime } from '../services/platform/runtime';
 import { startRoles } from '../services/roles';
 import { startDevnet } from '../test/devnet/start-devnet';
 import { dropWorld, newWorld } from '../test/support/world';
+import { percentile } from './figures';
 
 const DEPOSITS = Number(process.env.BENCH_DEPOSITS ?? 1000);
 const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 50);
@@ -24,7 +25,6 @@ const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 20);
 const CONFIRMATIONS = 3;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 async function main(): Promise<void> {
   const devnet = await startDevnet({ DEVNET_BLOCK_MS: '3600000' });

@@ -15,6 +15,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { TronWeb, utils } from 'tronweb';
+import { median } from './figures';
 
 const args = process.argv.slice(2);
 const option = (name: string, fallback: string) => {
@@ -144,8 +145,6 @@ async function run(url: string, senders: Wallet[], salt: number) {
     blocks: scanned - startHead,
   };
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function main(): Promise<void> {
   const external = option('url', '');

@@ -8,10 +8,10 @@
  * (reclaimed_at - expires_at, in real ms) p50 / p99 / max, and how many expired.
  */
 import { fundedCustomer, postOrder, startDeliveryStack } from '../test/support/orders';
+import { percentile } from './figures';
 
 const ORDERS = Number(process.env.BENCH_ORDERS ?? 300);
 const SCALE = Number(process.env.BENCH_SCALE ?? 10);
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 async function main(): Promise<void> {
   const stack = await startDeliveryStack('benchexpiry', SCALE, { ORDER_WAIT_WINDOW_MS: String(60_000 * SCALE), COMMAND_TIMEOUT_MS: '120000' });

@@ -5,6 +5,7 @@
  * closed loop (`sustained`): N requests in flight, the next leaves when one is answered.
  */
 import http from 'node:http';
+import { percentile } from './figures';
 
 export interface Outcome {
   ok: boolean;
@@ -69,8 +70,6 @@ function parseServerTiming(header: string | string[] | undefined): Record<string
   return out;
 }
 
-export const percentile = (sorted: number[], p: number) =>
-  sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 export interface RunFigures {
   sent: number;

@@ -16,6 +16,7 @@ import type { Config } from '../services/platform/config';
 import { startRoles } from '../services/roles';
 import type { CommandBus } from '../services/platform/command-bus';
 import { dropWorld, newWorld, openBus, openRuntime } from '../test/support/world';
+import { percentile } from './figures';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const VICTIMS = Number(process.env.BENCH_VICTIMS ?? 16);
@@ -61,10 +62,6 @@ async function run(bus: CommandBus, victims: string[], attacker: string, poisonP
   await Promise.all([...victimLoops, attack]);
   await Promise.all(poisons);
   return figures;
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
 function row(label: string, f: Figures): string {

@@ -16,15 +16,12 @@ import { commandBusFor, type CommandBus } from '../services/platform/command-bus
 import { createRuntime, type Runtime } from '../services/platform/runtime';
 import { startRoles } from '../services/roles';
 import { dropWorld, newWorld, type World } from '../test/support/world';
+import { percentile } from './figures';
 
 const COMMANDS = Number(process.env.BENCH_COMMANDS ?? 4000);
 const RATES = (process.env.BENCH_RATES ?? '50,200,500').split(',').map(Number);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const BATCH_SIZES = [1, 10, 100, 500];
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
 
 async function withWorld<T>(label: string, env: Record<string, string>, fn: (rt: Runtime, bus: CommandBus, world: World) => Promise<T>): Promise<T> {
   const world = newWorld(label, { LOG_LEVEL: 'error', ...env });

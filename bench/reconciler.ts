@@ -25,6 +25,7 @@ import { openStake } from '../services/broadcaster/open-stake';
 import { ordersStakeCheck } from '../services/reconciler/orders-check';
 import { startDevnet } from '../test/devnet/start-devnet';
 import { dropWorld, newWorld } from '../test/support/world';
+import { median } from './figures';
 
 const ORDERS = Number(process.env.BENCH_ORDERS ?? 10_000);
 const RECEIVERS = Number(process.env.BENCH_RECEIVERS ?? 1_000);
@@ -32,7 +33,6 @@ const PASSES = Number(process.env.BENCH_PASSES ?? 5);
 const GOAL_ORDERS_PER_S = 2_000;
 const SUN_PER_ORDER = 455_000_000n; // about 10,000 energy at the devnet's ratio
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function main(): Promise<void> {
   const devnet = await startDevnet({ DEVNET_BLOCK_MS: '300', DEVNET_CUSTOMERS: String(RECEIVERS) });

@@ -17,7 +17,6 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
-import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import type { OrderEvent } from '../services/domain/order-events';
 import type { OutgoingRecord } from '../services/platform/kafka';
@@ -30,22 +29,13 @@ import { readStatsInput } from '../services/stats/store';
 import { stringifyJson } from '../services/platform/json';
 import { signUp, startIdentityStack } from '../test/support/identity';
 import { signedGet } from '../test/support/stats';
+import { median, percentile } from './figures';
+import { machine, ORDERS, orderEvents, RANGE_MS, REQUESTS, ROUNDS, spreadAt } from './stats-world';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 200_000);
-const ORDERS = Number(process.env.BENCH_ORDERS ?? 100_000);
-const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 200);
 const RATE = Number(process.env.BENCH_RATE ?? 2_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const PROF_DIR = process.env.BENCH_PROF_DIR;
-const DAY = 86_400_000;
-const RANGE_MS = 395 * DAY;
-
-/** The machine's state beside each figure: on a shared machine it moves the figures more than the code. */
-const machine = () => `[load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} on ${availableParallelism()} cores]`;
-
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const ms = (x: number) => x.toFixed(1);
 
 /** Runs `fn` under the V8 CPU profiler when BENCH_PROF_DIR is set, and writes `<name>.cpuprofile` there. */
@@ -67,24 +57,7 @@ async function profiled<T>(name: string, fn: () => Promise<T>): Promise<T> {
 }
 
 let seq = 0;
-function orderEvents(accountId: string, createdAt: number, n: number): OrderEvent[] {
-  const id = `ord_bench${(seq++).toString(16).padStart(16, '0')}`;
-  const failed = n % 10 === 0;
-  const order = {
-    id, client_order_id: null, account_id: accountId, batch_id: null, subscription_id: null, resource: 'energy', amount: 65_000n, delivered_amount: null,
-    partial: false, tier: '5m', duration_seconds: 300, receiver: `TBenchReceiver${n % 40}`, source: 'api', status: 'allocating', confirm_status: 'unconfirmed',
-    price_sun_per_unit: 40n + BigInt(n % 7), pay_amount_sun: 2_600_000n, activate_amount_sun: 0n, total_amount_sun: 2_600_000n, refunded_amount_sun: 0n,
-    delegate_hash: null, delegate_hashes: [], delegated_at: null, reclaim_hash: null, reclaimed_at: null, expires_at: null,
-    activation: { performed: false, hash: null, amount_sun: 0n }, memo: null, created_at: new Date(createdAt).toISOString(), updated_at: new Date(createdAt).toISOString(), failure: null,
-  };
-  const after = failed
-    ? { ...order, status: 'failed', confirm_status: 'confirm_failed', refunded_amount_sun: 2_600_000n, failure: { code: 5002, slug: 'delegation_failed', message: 'x', at: order.created_at } }
-    : { ...order, status: 'active', confirm_status: 'confirmed', delivered_amount: 65_000n, delegate_hash: `h${id}`, delegate_hashes: [`h${id}`] };
-  return [
-    { eventId: `evt_${id}_0`, type: 'order.created', accountId, occurredAt: createdAt, order },
-    { eventId: `evt_${id}_1`, type: failed ? 'order.failed' : 'order.active', accountId, occurredAt: createdAt + 30_000, order: after },
-  ];
-}
+const nextId = () => `ord_bench${(seq++).toString(16).padStart(16, '0')}`;
 
 async function main(): Promise<void> {
   const stack = await startIdentityStack('benchstats', { LOG_LEVEL: 'error' });
@@ -104,12 +77,12 @@ async function main(): Promise<void> {
     const others = Math.max(0, Math.floor(EVENTS / 2) - ORDERS);
     for (let i = 0; i < ORDERS; i += 10_000) {
       const chunk: OrderEvent[] = [];
-      for (let n = i; n < Math.min(ORDERS, i + 10_000); n++) chunk.push(...orderEvents(owner.accountId, now - RANGE_MS + Math.floor((n / ORDERS) * (RANGE_MS - DAY)), n));
+      for (let n = i; n < Math.min(ORDERS, i + 10_000); n++) chunk.push(...orderEvents(nextId(), owner.accountId, spreadAt(now, n), n));
       await send(chunk);
     }
     for (let i = 0; i < others; i += 10_000) {
       const chunk: OrderEvent[] = [];
-      for (let n = i; n < Math.min(others, i + 10_000); n++) chunk.push(...orderEvents(`acc_bench${(n % 1_000).toString().padStart(4, '0')}`, now - Math.floor((n / others) * RANGE_MS), n));
+      for (let n = i; n < Math.min(others, i + 10_000); n++) chunk.push(...orderEvents(nextId(), `acc_bench${(n % 1_000).toString().padStart(4, '0')}`, now - Math.floor((n / others) * RANGE_MS), n));
       await send(chunk);
     }
     const total = await endTotal();
@@ -179,7 +152,7 @@ async function main(): Promise<void> {
         while (performance.now() - started < SECONDS * 1000) {
           const tick = performance.now();
           const batch: OrderEvent[] = [];
-          for (let i = 0; i < perTick; i++) batch.push(...orderEvents(`acc_bench${(sent + i) % 1_000}`, Date.now(), sent + i));
+          for (let i = 0; i < perTick; i++) batch.push(...orderEvents(nextId(), `acc_bench${(sent + i) % 1_000}`, Date.now(), sent + i));
           await send(batch);
           sent += perTick;
           const wait = 100 - (performance.now() - tick);

@@ -6,19 +6,27 @@
  * (default 10,000, 100 per account); BENCH_ACTIVE of them are real wallets that first get a refill, then, in
  * each of BENCH_ROUNDS rounds, burn energy with USDT transfers (all landing in one block) until below the
  * threshold. Prints, with the load average:
- *   1. the watcher's lag per block (block time to the block's receivers re-read): p50, p99, max, reads per block;
+ *   1. the watcher's lag per block (block time to the block read, and to its receivers re-read): p50, p99, max,
+ *      reads per block; the full pass's duration;
  *   2. per round, crossing to refill broadcast: from the crossing block's time to the node accepting the refill's
  *      delegation, in ms and in blocks (ms / block interval, rounded up: 2 means broadcast before the second
  *      block after the crossing one was sealed, so the delegation lands in it), p50 and p99 (target p99 <= 2);
- *   3. where the time goes, per stage (ms from the crossing block, medians over all refills): watcher append,
- *      processor applied the refill (order row seen), broadcaster signed (order_signatures), processor applied
- *      the allocation, broadcast accepted, landed (block time), confirmed (status seen).
+ *   3. where the time goes, per stage (ms from the crossing block, p50 / p99 over all refills) and per hop (the
+ *      time between consecutive stages, p50 / p99): the watcher read the crossing block (`seen`), re-read its
+ *      receivers (`reread`), began and finished its append (`append-start`, `append`), the processor applied
+ *      the refill (order row seen: `applied`), the broadcaster began its allocation pass (its head read:
+ *      `alloc-pass`), stored the signed set (order_signatures.created_at: `signed`), appended it (`alloc-append`),
+ *      the processor applied it (`allocated`), the node accepted the delegation (`broadcast`), its block's
+ *      time (`landed`), the order delivered (`confirmed`). Rows are watched through LISTEN order_work (the
+ *      broadcaster's own wake-up) and a 25 ms poll; nothing is added to the services' paths.
  */
 import { loadavg } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { TronWeb } from 'tronweb';
 import type { Command } from '../services/domain/commands';
 import { randomId } from '../services/domain/ids';
+import { startBroadcaster } from '../services/broadcaster/broadcaster';
+import { appendOnlyBus } from '../services/broadcaster/work';
 import { commandBusFor } from '../services/platform/command-bus';
 import { parseJson } from '../services/platform/json';
 import { createRuntime } from '../services/platform/runtime';
@@ -28,6 +36,7 @@ import { SubscriptionWatcher } from '../services/subscriptions/watcher';
 import { startDevnet } from '../test/devnet/start-devnet';
 import { newWallet } from '../test/support/identity';
 import { dropWorld, newWorld } from '../test/support/world';
+import { median, percentile, sorted } from './figures';
 
 const RECEIVERS = Number(process.env.BENCH_RECEIVERS ?? 10_000);
 const ACTIVE = Number(process.env.BENCH_ACTIVE ?? 20);
@@ -40,8 +49,6 @@ const AMOUNT = 40_000;
 const TRANSFER_ENERGY = 14_650;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
 const stats = (xs: number[]) => {
   const s = sorted(xs);
   return `p50 ${percentile(s, 50)}, p99 ${percentile(s, 99)}, max ${s[s.length - 1]} (n=${s.length})`;
@@ -56,17 +63,9 @@ async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 
   }
 }
 
-/** Wall-clock ms at which each stage of one refill was first seen (absent: not seen). */
-interface Stages {
-  append?: number;
-  applied?: number;
-  signed?: number;
-  allocated?: number;
-  broadcast?: number;
-  landed?: number;
-  confirmed?: number;
-}
-const stageNames: Array<keyof Stages> = ['append', 'applied', 'signed', 'allocated', 'broadcast', 'landed', 'confirmed'];
+/** Wall-clock ms at which each stage of one refill was first seen (absent: not seen); in path order. */
+const stageNames = ['seen', 'reread', 'append-start', 'append', 'applied', 'alloc-pass', 'signed', 'alloc-append', 'allocated', 'broadcast', 'landed', 'confirmed'] as const;
+type Stages = Partial<Record<(typeof stageNames)[number], number>>;
 
 async function main(): Promise<void> {
   console.log(`start: ${load()}`);
@@ -85,7 +84,31 @@ async function main(): Promise<void> {
     if ((outcome.kind === 'accepted' || outcome.kind === 'duplicate') && !acceptedAt.has(txId)) acceptedAt.set(txId, Date.now());
     return outcome;
   };
-  const roles = await startRoles(rt, ['processor', 'relay', 'broadcaster', 'confirmer']);
+  // The broadcaster's head reads (one per allocation pass with work) and its appends of signed sets, timed.
+  const passStarts: number[] = [];
+  const refBlock = writer.refBlock.bind(writer);
+  writer.refBlock = async (lifetimeMs: number) => {
+    passStarts.push(Date.now());
+    return refBlock(lifetimeMs);
+  };
+  const allocAppendedAt = new Map<string, number>();
+  const chainBus = appendOnlyBus(rt);
+  const roles = await startRoles(rt, ['processor', 'relay', 'confirmer']);
+  roles.push(await startBroadcaster({
+    cfg: rt.cfg, pool: rt.pool, clock: rt.clock, chain: { reader: rt.chain.reader, writer, suppliers: rt.chain.suppliers },
+    bus: {
+      append: async (commands: Command[]) => {
+        await chainBus.append(commands);
+        const at = Date.now();
+        for (const c of commands) if (c.type === 'order.allocate' && !allocAppendedAt.has(c.orderId)) allocAppendedAt.set(c.orderId, at);
+      },
+    },
+  }));
+  // Order rows seen at the broadcaster's own wake-up (NOTIFY order_work) as well as by the poll.
+  const listener = await rt.pool.connect();
+  let notified: (() => void) | undefined;
+  listener.on('notification', () => notified?.());
+  await listener.query('LISTEN order_work');
   const tronWeb = new TronWeb({ fullHost: devnet.url });
   let watcher: SubscriptionWatcher | undefined;
   try {
@@ -115,24 +138,28 @@ async function main(): Promise<void> {
     const activeSubs = [...subOf.values()];
 
     // The watcher's appends, timed: the first refill append per subscription in the current round.
-    const appendedAt = new Map<string, number>();
+    const appendedAt = new Map<string, { start: number; end: number }>();
     const watcherBus = {
       append: async (commands: Command[]) => {
+        const start = Date.now();
         await bus.append(commands);
-        const at = Date.now();
-        for (const c of commands) if (c.type === 'subscription.refill' && !appendedAt.has(c.subscriptionId)) appendedAt.set(c.subscriptionId, at);
+        const end = Date.now();
+        for (const c of commands) if (c.type === 'subscription.refill' && !appendedAt.has(c.subscriptionId)) appendedAt.set(c.subscriptionId, { start, end });
       },
     };
     watcher = new SubscriptionWatcher({ cfg: rt.cfg, pool: rt.pool, bus: watcherBus, clock: rt.clock, reader: rt.chain.reader, prices: rt.prices });
+    // Started as the role starts it: the head loop follows the chain while the first full pass reads every receiver.
     const t1 = Date.now();
-    await watcher.tick();
-    console.log(`first pass (every receiver read once): ${Date.now() - t1} ms`);
     watcher.start();
+    const firstPassDone = () => watcher?.fullPassMs.length ?? 0;
+    await waitFor('first full pass', async () => firstPassDone() > 0, 600_000);
+    console.log(`first pass (every receiver read once): ${Date.now() - t1} ms`);
 
     // The active receivers start at 0 energy: their first refill, delivered.
     const delivered = "status IN ('confirmed', 'active')";
     await waitFor('first refills delivered', async () => (await rt.pool.query(`SELECT count(*)::int AS n FROM orders WHERE ${delivered}`)).rows[0].n === ACTIVE, 180_000);
     watcher.applied.length = 0;
+    if (watcher.fullPassMs) watcher.fullPassMs.length = 0;
 
     const usdtOf = new Map<string, any>();
     for (const w of active) usdtOf.set(w.address, await new TronWeb({ fullHost: devnet.url, privateKey: w.privateKey }).contract().at(devnet.accounts.usdt_contract));
@@ -145,6 +172,8 @@ async function main(): Promise<void> {
     const allStages: Array<Stages & { crossingAt: number }> = [];
     for (let round = 1; round <= ROUNDS; round += 1) {
       appendedAt.clear();
+      allocAppendedAt.clear();
+      passStarts.length = 0;
       const roundStart = Date.now();
       // Each receiver sends just enough transfers (at once, so in one block) to fall below the threshold.
       const crossings = await Promise.all(active.map(async (w) => {
@@ -162,18 +191,27 @@ async function main(): Promise<void> {
       };
       await waitFor(`round ${round} refills delivered`, async () => {
         for (let i = 0; i < 8; i += 1) {
+          // The notification's arrival is when the row was committed (near enough); the poll catches the rest.
+          let at = Date.now();
+          const woken = new Promise<void>((resolve) => {
+            notified = () => {
+              at = Date.now();
+              resolve();
+            };
+          });
           const { rows } = await rt.pool.query(
             "SELECT id, subscription_id, status, allocations <> '[]'::jsonb AS allocated FROM orders WHERE subscription_id = ANY($1::text[]) AND created_at >= $2",
             [activeSubs, new Date(roundStart)],
           );
-          const at = Date.now();
+          at = Math.min(at, Date.now());
           for (const r of rows) {
             mark(r.subscription_id, r.id, 'applied', at);
             if (r.allocated) mark(r.subscription_id, r.id, 'allocated', at);
             if (r.status === 'confirmed' || r.status === 'active') mark(r.subscription_id, r.id, 'confirmed', at);
           }
           if ([...seen.values()].filter((s) => s.confirmed !== undefined).length === ACTIVE) return true;
-          await sleep(25);
+          await Promise.race([sleep(25), woken]);
+          notified = undefined;
         }
         return false;
       }, 180_000);
@@ -191,8 +229,16 @@ async function main(): Promise<void> {
         );
         const tx = (rows[0].allocations as any[]).find((a) => a.kind === 'delegate');
         const landed: any = await tronWeb.trx.getTransactionInfo(tx.txId);
-        s.append = appendedAt.get(c.subscriptionId);
+        const block = watcher?.applied.find((a) => a.block === crossing.blockNumber);
+        if (block) {
+          s.seen = crossing.blockTimeStamp + block.seenLagMs;
+          s.reread = crossing.blockTimeStamp + block.lagMs;
+        }
+        s['append-start'] = appendedAt.get(c.subscriptionId)?.start;
+        s.append = appendedAt.get(c.subscriptionId)?.end;
         s.signed = rows[0].signed_at.getTime();
+        s['alloc-pass'] = [...passStarts].reverse().find((t) => t <= (s.signed as number) && t >= (s.applied ?? 0));
+        s['alloc-append'] = allocAppendedAt.get(s.orderId);
         s.broadcast = acceptedAt.get(tx.txId);
         s.landed = landed.blockTimeStamp;
         allStages.push({ ...s, crossingAt: crossing.blockTimeStamp });
@@ -206,18 +252,26 @@ async function main(): Promise<void> {
       console.log(`round ${round} (${load()}): crossing block -> refill delegation broadcast: ${stats(toBroadcastMs)} ms; ${stats(toBroadcastBlocks)} blocks; landed in crossing block + ${stats(toLandedBlocks)}`);
     }
     const lags = watcher.applied.map((a) => a.lagMs);
+    const seenLags = watcher.applied.map((a) => a.seenLagMs);
     const reads = watcher.applied.map((a) => a.reads);
-    console.log(`watcher lag per block (${BLOCK_MS} ms blocks, ${RECEIVERS} watched): ${stats(lags)} ms; receivers re-read per block: ${stats(reads)}`);
-    console.log('where the time goes (ms from the crossing block, median / p99 over every refill):');
+    console.log(`watcher lag per block (${BLOCK_MS} ms blocks, ${RECEIVERS} watched): block read ${stats(seenLags)} ms; receivers re-read ${stats(lags)} ms; receivers re-read per block: ${stats(reads)}; full pass (after the blocks) ${watcher.fullPassMs?.length ? stats(watcher.fullPassMs.map(Math.round)) : 'none'} ms`);
+    console.log('where the time goes, p50 / p99 over every refill: ms from the crossing block to each stage | ms of the hop from the stage before');
+    let before: (typeof stageNames)[number] | null = null;
     for (const stage of stageNames) {
       const xs = allStages.flatMap((s) => (s[stage] === undefined ? [] : [(s[stage] as number) - s.crossingAt]));
-      console.log(`  ${stage.padEnd(10)} ${xs.length ? `${percentile(sorted(xs), 50)} / ${percentile(sorted(xs), 99)}` : 'not seen'}`);
+      const hops = allStages.flatMap((s) => {
+        const from = before === null ? s.crossingAt : s[before];
+        return s[stage] === undefined || from === undefined ? [] : [(s[stage] as number) - from];
+      });
+      const pair = (ys: number[]) => (ys.length ? `${percentile(sorted(ys), 50)} / ${percentile(sorted(ys), 99)}` : 'not seen');
+      console.log(`  ${stage.padEnd(13)} ${pair(xs).padEnd(14)} | ${pair(hops)}`);
+      before = stage;
     }
-    const median = (xs: number[]) => percentile(sorted(xs), 50);
     console.log(`crossing -> broadcast, median of the ${ROUNDS} rounds: p50 ${median(roundP50)} blocks, p99 ${median(roundP99)} blocks (${load()})`);
     const { rows: extra } = await rt.pool.query('SELECT subscription_id FROM orders WHERE subscription_id IS NOT NULL GROUP BY subscription_id HAVING count(*) > $1', [1 + ROUNDS]);
     console.log(`subscriptions with more than the ${1 + ROUNDS} expected refills: ${extra.length}`);
   } finally {
+    listener.release();
     await watcher?.stop();
     await Promise.allSettled(roles.map((r) => r.stop()));
     await bus.stop();

@@ -63,17 +63,17 @@ export async function startRoles(rt: Runtime, roles: Role[]): Promise<Stoppable[
   const chainRoles = { broadcaster: startBroadcaster, confirmer: startConfirmer, scheduler: startScheduler } as const;
   for (const role of ['broadcaster', 'confirmer', 'scheduler'] as const) {
     if (roles.includes(role)) {
-      running.push(await chainRoles[role]({ cfg: rt.cfg, pool: rt.pool, bus: appendBus, clock: rt.clock, reader: rt.chain.reader, writer: rt.chain.writer }));
+      running.push(await chainRoles[role]({ cfg: rt.cfg, pool: rt.pool, bus: appendBus, clock: rt.clock, reader: rt.chain.reader, writer: rt.chain.writer, chain: rt.chain }));
     }
   }
   if (roles.includes('promo-granter')) running.push(await startPromoGranter({ cfg: rt.cfg, pool: rt.pool, bus: appendBus, clock: rt.clock, reader: rt.chain.reader, writer: rt.chain.writer }));
-  if (roles.includes('promo-forward-watcher')) running.push(await startForwardWatcher({ cfg: rt.cfg, pool: rt.pool, bus: appendBus, clock: rt.clock }));
-  if (roles.includes('reconciler')) running.push(await startReconciler({ cfg: rt.cfg, pool: rt.pool, clock: rt.clock }));
+  if (roles.includes('promo-forward-watcher')) running.push(await startForwardWatcher({ cfg: rt.cfg, pool: rt.pool, bus: appendBus, clock: rt.clock, chain: rt.chain.trc10 }));
+  if (roles.includes('reconciler')) running.push(await startReconciler({ cfg: rt.cfg, pool: rt.pool, clock: rt.clock, reader: rt.chain.reader }));
   if (roles.includes('batch-executor')) {
     // Waits for the answers of the orders it places, so its bus subscribes to replies.
     const bus = commandBusFor(rt);
     await bus.start();
-    const executor = await startBatchExecutor({ cfg: rt.cfg, pool: rt.pool, bus, clock: rt.clock });
+    const executor = await startBatchExecutor({ cfg: rt.cfg, pool: rt.pool, bus, clock: rt.clock, chain: rt.chain.reader });
     running.push({ stop: async () => (await executor.stop(), await bus.stop()) });
   }
   if (roles.includes('subscription-watcher')) {

@@ -42,6 +42,35 @@ export interface BatchItemCommand {
   attempts?: number;
 }
 
+/** One receiver's part of a `batch.items` step: the fields `batch.item` carries for it. */
+export interface ItemStepEntry {
+  receiver: string;
+  /** start: the activation read at pickup; done: as the executor last knew it. */
+  receiverActive: boolean | null;
+  /** start: the top-up decision. */
+  bandwidthPlan?: BandwidthPlan | null;
+  /** done: the receiver's orders, why it stopped, its top-up, the order commands sent. */
+  orderIds?: string[];
+  failure?: ItemFailure | null;
+  bandwidthOrderId?: string | null;
+  bandwidthFailure?: ItemFailure | null;
+  attempts?: number;
+}
+
+/**
+ * `batch.item` for many receivers of one batch in one command (the executor starts a batch's receivers
+ * together and records them done in waves): one apply and one row write instead of one per receiver. Each
+ * entry is decided alone, exactly as `batch.item` would: a cancelled receiver is not started (the others
+ * are), a repeat changes nothing, so a restart that groups receivers differently decides the same.
+ */
+export interface BatchItemsCommand {
+  type: 'batch.items';
+  batchId: string;
+  step: 'start' | 'done';
+  entries: ItemStepEntry[];
+  at: number;
+}
+
 /** Every receiver terminal, as the executor read the orders: statuses in item order and the charge. */
 export interface CompleteBatchCommand {
   type: 'batch.complete';
@@ -51,8 +80,8 @@ export interface CompleteBatchCommand {
   at: number;
 }
 
-export type BatchCommand = CreateBatchCommand | CancelBatchCommand | BatchItemCommand | CompleteBatchCommand;
-export const batchCommandTypes: ReadonlySet<string> = new Set(['batch.create', 'batch.cancel', 'batch.item', 'batch.complete']);
+export type BatchCommand = CreateBatchCommand | CancelBatchCommand | BatchItemCommand | CompleteBatchCommand | BatchItemsCommand;
+export const batchCommandTypes: ReadonlySet<string> = new Set(['batch.create', 'batch.cancel', 'batch.item', 'batch.complete', 'batch.items']);
 
 export interface BatchStepWire {
   kind: string;

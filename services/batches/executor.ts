@@ -4,6 +4,7 @@
  * derives from (batch, receiver, step, chunk, attempt), so a restart repeats the same commands and the
  * processor answers them from command_results: no receiver is ever ordered twice.
  */
+import { createHash } from 'node:crypto';
 import { ChainUnavailable } from '../chain/errors';
 import { ChainReader } from '../chain/reads';
 import type { CommandResult } from '../domain/command-result';
@@ -22,6 +23,7 @@ import { logger } from '../platform/logger';
 import { orderColumns, orderFromRow } from '../processor/order-store';
 import { accountLimits } from '../api/views/account-view';
 import { balancedChunks, bandwidthPlan, clientOrderIdFor, terminalItem, type BandwidthPlan, type Batch, type BatchItem, type ItemFailure } from './rules';
+import type { ItemStepEntry } from './commands';
 import { openBatches, ordersOfBatches } from './store';
 import { OrderPacer, openOrders } from './pacing';
 import { itemChargedSun, itemStatusIn } from './view';
@@ -33,7 +35,7 @@ export interface BatchExecutorDeps {
   bus: CommandBus;
   clock: Clock;
   chain?: Pick<ChainReader, 'account' | 'bandwidthAvailable' | 'freeNetLimit'>;
-  /** Receivers executed at once across all batches; default BATCH_EXECUTOR_CONCURRENCY. */
+  /** Receivers being read or ordered at once across all batches (one whose orders are placed waits for its done step without a slot); default BATCH_EXECUTOR_CONCURRENCY. */
   concurrency?: number;
   /** Orders awaiting delivery past which the executor waits; default BATCH_MAX_OPEN_ORDERS. */
   maxOpenOrders?: number;
@@ -45,7 +47,10 @@ const MAX_ATTEMPTS = 20;
 const ACTIVATION_WAIT_MS = 120_000;
 
 export class BatchExecutor {
+  /** Receivers picked up and not yet recorded done (never picked twice at once). */
   private readonly running = new Set<string>();
+  /** Of those, receivers still being read or ordered: what the concurrency bounds (a receiver whose orders are placed waits for its done wave without a slot). */
+  private busy = 0;
   private readonly chain: Pick<ChainReader, 'account' | 'bandwidthAvailable' | 'freeNetLimit'>;
   /** The chain's free daily bandwidth of a new address (a chain parameter): read once. */
   private freeNetLimit: number | undefined;
@@ -71,7 +76,7 @@ export class BatchExecutor {
         try {
           await this.tick();
         } catch (err) {
-          logger.warn({ err }, 'batch executor tick failed; retrying');
+          if (!(err instanceof Stopped)) logger.warn({ err }, 'batch executor tick failed; retrying');
         }
         await sleep(this.deps.cfg.CHAIN_POLL_MS);
       }
@@ -89,17 +94,27 @@ export class BatchExecutor {
     const limit = this.deps.concurrency ?? this.deps.cfg.BATCH_EXECUTOR_CONCURRENCY;
     // With every slot taken (receivers waiting for their answers or for the pacer) nothing can start: the
     // batches' items are not read (50 open batches of 100 are 2 MB of JSON, every CHAIN_POLL_MS).
-    if (this.running.size < limit) {
+    if (this.busy < limit) {
       for (const batch of await openBatches(this.deps.pool, 'start', 200)) {
+        // A batch's free receivers go together: one start command and done commands in waves (runGroup).
+        const picked: BatchItem[] = [];
         for (const item of batch.items) {
+          if (this.busy >= limit) break;
           if (item.progress !== 'queued' && item.progress !== 'started') continue;
-          const key = `${batch.id}\u0000${item.receiver}`;
-          if (this.running.has(key) || this.running.size >= limit) continue;
+          const key = runKey(batch, item);
+          if (this.running.has(key)) continue;
           this.running.add(key);
-          void this.runItem(batch, item)
-            .catch((err) => err instanceof Stopped || logger.warn({ err, batchId: batch.id, receiver: item.receiver }, 'batch item failed; retried next pass'))
-            .finally(() => this.running.delete(key));
+          this.busy += 1;
+          picked.push(item);
         }
+        if (picked.length === 0) continue;
+        const slots = { held: picked.length };
+        void this.runGroup(batch, picked, slots)
+          .catch((err) => err instanceof Stopped || logger.warn({ err, batchId: batch.id, receivers: picked.length }, 'batch receivers failed; retried next pass'))
+          .finally(() => {
+            this.busy -= slots.held;
+            picked.forEach((item) => this.running.delete(runKey(batch, item)));
+          });
       }
     }
     for (const batch of await openBatches(this.deps.pool, 'complete', 200)) await this.complete(batch);
@@ -115,6 +130,8 @@ export class BatchExecutor {
       if (counter) counter.count += 1;
       const result = await this.deps.bus.submit(body, undefined, derivedId('command', 'batch', ...idParts, attempt));
       if (result.outcome !== 'refused') return result;
+      // Stopping (the processor may be gone too): no further attempt; the next executor repeats the step.
+      if (this.stopped) throw new Stopped();
     }
     throw new Error(`command refused ${MAX_ATTEMPTS} times: ${idParts.join('/')}`);
   }
@@ -134,46 +151,99 @@ export class BatchExecutor {
 
   /** Whether the receiver is activated, and the bandwidth it can spend (a new address: the free daily allowance it will get). */
   private async readReceiver(address: string): Promise<{ active: boolean; bandwidthFree: number | null }> {
-    const active = (await this.chain.account(address)).exists;
-    const bandwidthFree = active ? await this.chain.bandwidthAvailable(address) : (this.freeNetLimit ??= await this.chain.freeNetLimit());
-    return { active, bandwidthFree };
+    // Both reads at once (half the wait): the resource read of an address not on chain is simply not used.
+    const [account, available] = await Promise.all([this.chain.account(address), this.chain.bandwidthAvailable(address)]);
+    const bandwidthFree = account.exists ? available : (this.freeNetLimit ??= await this.chain.freeNetLimit());
+    return { active: account.exists, bandwidthFree };
   }
 
-  async runItem(batch: Batch, item: BatchItem): Promise<void> {
-    const { accountId } = batch;
-    let active = item.receiverActive;
-    let plan = item.bandwidthPlan ?? null;
-    if (item.progress === 'queued') {
-      const read = await this.readReceiver(item.receiver).catch((err) => {
-        if (err instanceof ChainUnavailable) return null;
-        throw err;
-      });
-      if (read === null) return;
-      const chosen = this.chunks(item, read.active);
-      const decided = bandwidthPlan(item, 'failure' in chosen ? Number.MAX_SAFE_INTEGER : chosen.maxPerOrder, read.bandwidthFree);
-      const started = await this.submit(
-        {
-          type: 'batch.item', accountId, batchId: batch.id, receiver: item.receiver, step: 'start', orderIds: [], failure: null,
-          receiverActive: read.active, bandwidthPlan: decided, at: this.deps.clock.now(),
-        },
-        batch.id, item.receiver, 'start',
-      );
-      if (started.outcome !== 'applied' || !started.body) return; // cancelled first
-      active = started.body.receiver_active as boolean;
-      plan = (started.body.bandwidth_plan as BandwidthPlan | null | undefined) ?? decided;
+  /**
+   * Receivers of one batch, each independent of the others: the queued ones picked up in one `batch.items`
+   * start (their chain reads made side by side), then each one's orders placed on its own, and the done
+   * steps recorded in waves (whoever finished while the previous wave was on its way goes in the next). A
+   * receiver that fails or meets a stop is left `started` and picked up again at a later pass.
+   */
+  async runGroup(batch: Batch, items: BatchItem[], slots: { held: number }): Promise<void> {
+    const free = (n: number) => {
+      this.busy -= n;
+      slots.held -= n;
+    };
+    const started = items.filter((i) => i.progress === 'started');
+    const queued = items.filter((i) => i.progress === 'queued');
+    if (queued.length > 0) started.push(...(await this.startItems(batch, queued)));
+    free(items.length - started.length); // cancelled, or not read: nothing more to do with them in this group
+    const ready: ItemStepEntry[] = [];
+    let wake: (() => void) | undefined;
+    let left = started.length;
+    for (const item of started) {
+      void this.runItem(batch, item)
+        .then((entry) => ready.push(entry), (err) => err instanceof Stopped || logger.warn({ err, batchId: batch.id, receiver: item.receiver }, 'batch item failed; retried next pass'))
+        .finally(() => {
+          left -= 1;
+          free(1);
+          wake?.();
+        });
     }
+    while (left > 0 || ready.length > 0) {
+      if (ready.length === 0) await new Promise<void>((resolve) => (wake = resolve));
+      wake = undefined;
+      const wave = ready.splice(0);
+      if (wave.length === 0) continue;
+      // A wave not recorded leaves its receivers `started`: picked up again (same order command ids) at a later pass.
+      await this.submitItems(batch, 'done', wave).catch((err) => err instanceof Stopped || logger.warn({ err, batchId: batch.id, receivers: wave.length }, 'batch done step failed; retried next pass'));
+      for (const e of wave) this.running.delete(runKey(batch, e));
+    }
+  }
+
+  /** Picks queued receivers up: the chain reads of each (32 receivers at a time), then one start command; answers the items started (not the cancelled). */
+  private async startItems(batch: Batch, queued: BatchItem[]): Promise<BatchItem[]> {
+    const entries: ItemStepEntry[] = [];
+    for (let i = 0; i < queued.length; i += 32) {
+      await Promise.all(queued.slice(i, i + 32).map(async (item) => {
+        const read = await this.readReceiver(item.receiver).catch((err) => {
+          if (err instanceof ChainUnavailable) return null;
+          throw err;
+        });
+        if (read === null) return; // the next pass reads it again
+        const chosen = this.chunks(item, read.active);
+        const decided = bandwidthPlan(item, 'failure' in chosen ? Number.MAX_SAFE_INTEGER : chosen.maxPerOrder, read.bandwidthFree);
+        entries.push({ receiver: item.receiver, receiverActive: read.active, bandwidthPlan: decided });
+      }));
+    }
+    if (entries.length === 0) return [];
+    const answer = await this.submitItems(batch, 'start', entries);
+    const byReceiver = new Map(queued.map((i) => [i.receiver, i]));
+    const out: BatchItem[] = [];
+    for (const a of answer) {
+      const item = byReceiver.get(a.receiver);
+      if (!item || a.progress !== 'started') continue; // cancelled first
+      out.push({ ...item, progress: 'started', receiverActive: a.receiver_active, bandwidthPlan: a.bandwidth_plan });
+    }
+    return out;
+  }
+
+  /** One `batch.items` step; its id derives from the batch, the step and the receivers, so a repeat of the same set applies once. */
+  private async submitItems(batch: Batch, step: 'start' | 'done', entries: ItemStepEntry[]): Promise<ItemAnswer[]> {
+    const receivers = entries.map((e) => e.receiver).sort().join(',');
+    const set = createHash('sha256').update(receivers).digest('hex').slice(0, 32);
+    const result = await this.submit({ type: 'batch.items', accountId: batch.accountId, batchId: batch.id, step, entries, at: this.deps.clock.now() }, batch.id, 'items', step, set);
+    if (result.outcome !== 'applied' || !result.body) throw new Error(`batch.items ${step} not applied: ${result.error?.slug ?? result.outcome}`);
+    return result.body.items as ItemAnswer[];
+  }
+
+  /** A started receiver's orders (top-up, chunks); answers its done step. */
+  private async runItem(batch: Batch, item: BatchItem): Promise<ItemStepEntry> {
+    const active = item.receiverActive;
+    const plan = item.bandwidthPlan ?? null;
     const attempts = { count: 0 };
     const topUp = plan?.kind === 'top-up' ? await this.topUp(batch, item, plan.amount, active ?? false, attempts) : null;
     // A top-up that carried the activation: the resource orders go to an active receiver once it has landed.
     const activatedByTopUp = !active && topUp?.orderId !== undefined && (await this.activationSettled(topUp.orderId));
     const { orderIds, failure } = await this.placeOrders(batch, item, (active ?? false) || activatedByTopUp, attempts);
-    await this.submit(
-      {
-        type: 'batch.item', accountId, batchId: batch.id, receiver: item.receiver, step: 'done', orderIds, failure, receiverActive: active, at: this.deps.clock.now(),
-        bandwidthOrderId: topUp?.orderId ?? null, bandwidthFailure: topUp?.failure ?? null, attempts: attempts.count,
-      },
-      batch.id, item.receiver, 'done',
-    );
+    return {
+      receiver: item.receiver, orderIds, failure, receiverActive: active,
+      bandwidthOrderId: topUp?.orderId ?? null, bandwidthFailure: topUp?.failure ?? null, attempts: attempts.count,
+    };
   }
 
   /** The bandwidth top-up, an ordinary bandwidth order (it carries the activation when the receiver has none). */
@@ -269,7 +339,16 @@ export class BatchExecutor {
   }
 }
 
-/** The executor stopped while a receiver waited for the pacer: it stays `started`, picked up again at the next start. */
+interface ItemAnswer {
+  receiver: string;
+  progress: string | null;
+  receiver_active: boolean | null;
+  bandwidth_plan: BandwidthPlan | null;
+}
+
+const runKey = (batch: Batch, item: { receiver: string }) => `${batch.id}\u0000${item.receiver}`;
+
+/** The executor stopped while a receiver waited for the pacer or a command was refused: it stays `started`, picked up again at the next start. */
 class Stopped extends Error {}
 
 /** Why an order command was not applied, as the item's failure. */

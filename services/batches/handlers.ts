@@ -8,6 +8,7 @@ import { domainError } from '../domain/errors';
 import { eventIdFor } from '../domain/events';
 import { derivedId } from '../domain/ids';
 import { noEffects, rejected, type BatchView, type Handler, type Outcome, type StateView } from '../domain/outcome';
+import type { ItemStepEntry } from './commands';
 import { batchStatus, queuedBatch, summaryOf, type Batch, type BatchItem } from './rules';
 
 function batchesOf(state: StateView): BatchView {
@@ -56,25 +57,55 @@ export const cancelBatch: Handler<CommandOf<'batch.cancel'>> = (state, c) => {
   return changed(200, { id: batch.id, cancelled: queued }, next);
 };
 
+/** One receiver's step, alone: the item after it, or the same item when the step changes nothing (a repeat). */
+function stepItem(item: BatchItem, step: 'start' | 'done', e: ItemStepEntry, at: number): BatchItem {
+  if (step === 'start') {
+    if (item.progress !== 'queued') return item;
+    return { ...item, progress: 'started', startedAt: at, receiverActive: e.receiverActive, bandwidthPlan: e.bandwidthPlan ?? null };
+  }
+  if (item.progress !== 'started') return item;
+  const orderIds = e.orderIds ?? [];
+  return {
+    ...item, progress: 'done', orderIds, failure: e.failure ?? null, receiverActive: e.receiverActive ?? item.receiverActive, finishedAt: at,
+    bandwidthOrderId: e.bandwidthOrderId ?? null, bandwidthFailure: e.bandwidthFailure ?? null, attempts: e.attempts ?? orderIds.length,
+  };
+}
+
+const ackOf = (batchId: string, item: BatchItem) => ({
+  id: batchId, receiver: item.receiver, progress: item.progress, receiver_active: item.receiverActive, bandwidth_plan: item.bandwidthPlan ?? null,
+});
+
 export const stepBatchItem: Handler<CommandOf<'batch.item'>> = (state, c) => {
   const batch = ownBatch(state, c.accountId, c.batchId);
   if (!batch) return rejected(domainError('not_found', 'No such batch.'));
   const index = batch.items.findIndex((i) => i.receiver === c.receiver);
   if (index < 0) return rejected(domainError('not_found', 'No such receiver in this batch.'));
   const item = batch.items[index];
-  const ack = { id: batch.id, receiver: item.receiver, progress: item.progress, receiver_active: item.receiverActive, bandwidth_plan: item.bandwidthPlan ?? null };
-  if (c.step === 'start') {
-    if (item.progress === 'cancelled') return rejected(domainError('order_not_cancellable', 'The receiver was cancelled.'));
-    if (item.progress !== 'queued') return { kind: 'applied', status: 200, body: ack, effects: noEffects() };
-    const started: BatchItem = { ...item, progress: 'started', startedAt: c.at, receiverActive: c.receiverActive, bandwidthPlan: c.bandwidthPlan ?? null };
-    return changed(200, { ...ack, progress: started.progress, receiver_active: started.receiverActive, bandwidth_plan: started.bandwidthPlan }, { ...batch, items: batch.items.map((x, k) => (k === index ? started : x)) });
-  }
-  if (item.progress !== 'started') return { kind: 'applied', status: 200, body: ack, effects: noEffects() };
-  const done: BatchItem = {
-    ...item, progress: 'done', orderIds: c.orderIds, failure: c.failure, receiverActive: c.receiverActive ?? item.receiverActive, finishedAt: c.at,
-    bandwidthOrderId: c.bandwidthOrderId ?? null, bandwidthFailure: c.bandwidthFailure ?? null, attempts: c.attempts ?? c.orderIds.length,
-  };
-  return changed(200, { ...ack, progress: done.progress }, { ...batch, items: batch.items.map((x, k) => (k === index ? done : x)) });
+  if (c.step === 'start' && item.progress === 'cancelled') return rejected(domainError('order_not_cancellable', 'The receiver was cancelled.'));
+  const next = stepItem(item, c.step, c, c.at);
+  if (next === item) return { kind: 'applied', status: 200, body: ackOf(batch.id, item), effects: noEffects() };
+  return changed(200, ackOf(batch.id, next), { ...batch, items: batch.items.map((x, k) => (k === index ? next : x)) });
+};
+
+/**
+ * Many receivers of one batch, each decided as `batch.item` decides it; the answer lists every entry's item
+ * as it stands after the step (`cancelled`: not started; `progress: null`: no such receiver in the batch).
+ */
+export const stepBatchItems: Handler<CommandOf<'batch.items'>> = (state, c) => {
+  const batch = ownBatch(state, c.accountId, c.batchId);
+  if (!batch) return rejected(domainError('not_found', 'No such batch.'));
+  const at = new Map(batch.items.map((item, k) => [item.receiver, k]));
+  const items = [...batch.items];
+  let moved = false;
+  const answers = c.entries.map((e) => {
+    const k = at.get(e.receiver);
+    if (k === undefined) return { id: batch.id, receiver: e.receiver, progress: null, receiver_active: null, bandwidth_plan: null };
+    const next = stepItem(items[k], c.step, e, c.at);
+    if (next !== items[k]) (items[k] = next), (moved = true);
+    return ackOf(batch.id, next);
+  });
+  const body = { id: batch.id, items: answers };
+  return moved ? changed(200, body, { ...batch, items }) : { kind: 'applied', status: 200, body, effects: noEffects() };
 };
 
 export const completeBatch: Handler<CommandOf<'batch.complete'>> = (state, c) => {

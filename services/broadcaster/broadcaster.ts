@@ -7,27 +7,21 @@
  * appends `order.deliver` broadcast (the order becomes `delegated`; POST /v1/orders may answer with it).
  */
 import { inFlightSun, type Ratio } from '../chain/allocation';
-import { ChainReader } from '../chain/reads';
-import { poolSigners } from '../chain/pool-keys';
-import { ChainWriter, expirationOf } from '../chain/writes';
+import type { ChainReader } from '../chain/reads';
+import { expirationOf, type ChainWriter } from '../chain/writes';
 import type { Command } from '../domain/commands';
 import { derivedId } from '../domain/ids';
 import type { Order } from '../domain/orders';
-import { SequenceNonces } from './nonces';
-import { chainResource, suppliersFor, type Suppliers } from './suppliers';
+import { chainResource, type Suppliers } from './suppliers';
 import {
-  activationClaimants, PollingRole, Rebroadcaster, signedOnce, storedDelegations, txLifetimeMs, txOwner, workList,
-  type ChainRoleDeps, type OwnedTx,
+  activationClaimants, orderChainOf, PollingRole, Rebroadcaster, signedOnce, storedDelegations, txLifetimeMs, workList,
+  type OrderChainDeps, type OwnedTx,
 } from './work';
 
 /** Orders of one pass signed and stored at the same time. */
 const SIGN_AT_ONCE = 8;
 
-export interface BroadcasterDeps extends ChainRoleDeps {
-  writer?: ChainWriter;
-  reader?: ChainReader;
-  suppliers?: Suppliers;
-}
+export type BroadcasterDeps = OrderChainDeps;
 
 export class Broadcaster {
   private readonly writer: ChainWriter;
@@ -42,10 +36,7 @@ export class Broadcaster {
   private readonly reported = new Set<string>();
 
   constructor(private readonly deps: BroadcasterDeps) {
-    this.writer = deps.writer ?? ChainWriter.fromConfig(deps.cfg);
-    this.reader = deps.reader ?? ChainReader.fromConfig(deps.cfg);
-    this.suppliers = deps.suppliers ?? suppliersFor(this.writer, poolSigners(deps.cfg), deps.cfg.ORDER_MAX_DELEGATION_SUN ?? null, new SequenceNonces(deps.pool));
-    this.sender = new Rebroadcaster(this.writer, 3_000, (txId) => txOwner(deps.pool, txId));
+    ({ writer: this.writer, reader: this.reader, suppliers: this.suppliers, sender: this.sender } = orderChainOf(deps));
   }
 
   async tick(): Promise<void> {

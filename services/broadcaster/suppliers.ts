@@ -5,11 +5,13 @@
  * client would replace. Both sign every transaction of an order against one reference block.
  */
 import { lessInFlight, planDelegation, type Ratio } from '../chain/allocation';
-import type { Signer } from '../chain/pool-keys';
+import { poolSigners, type Signer } from '../chain/pool-keys';
 import { uniqueRef, type ChainResource, type ChainWriter, type RefBlock } from '../chain/writes';
 import type { SignedTxFact } from '../domain/commands';
 import type { Order } from '../domain/orders';
-import type { NonceSource } from './nonces';
+import type { Config } from '../platform/config';
+import type { Pool } from '../platform/db/pool';
+import { SequenceNonces, type NonceSource } from './nonces';
 
 /** SUN sent to an inactive receiver to activate it (the chain's creation fee is paid by the sender). */
 export const ACTIVATION_TRANSFER_SUN = 1n;
@@ -140,6 +142,11 @@ export class StakeSupplier implements OrderSupplier {
 export interface Suppliers {
   pool: StakeSupplier;
   provider: StakeSupplier;
+}
+
+/** The suppliers of the configured pool keys, signing with `writer`, nonces from PostgreSQL. */
+export function orderSuppliers(cfg: Parameters<typeof poolSigners>[0] & Pick<Config, 'ORDER_MAX_DELEGATION_SUN'>, writer: ChainWriter, pool: Pool): Suppliers {
+  return suppliersFor(writer, poolSigners(cfg), cfg.ORDER_MAX_DELEGATION_SUN ?? null, new SequenceNonces(pool));
 }
 
 /** The pool fills from every pool key; the stand-in provider from the last one alone, never split. */

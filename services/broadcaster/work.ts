@@ -14,7 +14,7 @@ import type { Config } from '../platform/config';
 import { inTransaction, type Pool, type PoolClient } from '../platform/db/pool';
 import { parseJson, stringifyJson } from '../platform/json';
 import { logger } from '../platform/logger';
-import type { Runtime } from '../platform/runtime';
+import { chainClients, type ChainClients, type Runtime } from '../platform/runtime';
 import { orderColumns, orderFromRow } from '../processor/order-store';
 
 export interface ChainRoleDeps {
@@ -22,6 +22,18 @@ export interface ChainRoleDeps {
   pool: Pool;
   bus: Pick<CommandBus, 'append'>;
   clock: Clock;
+}
+
+/** A chain role that signs and sends orders' transactions (broadcaster, scheduler). */
+export interface OrderChainDeps extends ChainRoleDeps {
+  /** The process's shared clients (roles.ts passes `rt.chain`); default: built from the config for this role. */
+  chain?: Pick<ChainClients, 'reader' | 'writer' | 'suppliers'>;
+}
+
+/** The shared reader, writer and suppliers, and a sender of the role's own (its resend times and refusals are the role's). */
+export function orderChainOf(deps: OrderChainDeps): Pick<ChainClients, 'reader' | 'writer' | 'suppliers'> & { sender: Rebroadcaster } {
+  const { reader, writer, suppliers } = deps.chain ?? chainClients(deps.cfg, deps.pool);
+  return { reader, writer, suppliers, sender: new Rebroadcaster(writer, 3_000, (txId) => txOwner(deps.pool, txId)) };
 }
 
 /** A bus for roles that append chain facts only (no replies awaited, so no reply subscription). */

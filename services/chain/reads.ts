@@ -161,6 +161,11 @@ export class ChainReader {
     return headerOf(await this.call(view, 'getnowblock'));
   }
 
+  /** The newest block of the view with its transactions (one read where nowBlock and blockByNumber take two). */
+  async headBlock(view: ChainView = 'full'): Promise<Block> {
+    return blockOf(await this.call(view, 'getnowblock'));
+  }
+
   async solidifiedBlockNumber(): Promise<number> {
     return (await this.nowBlock('solid')).number;
   }

@@ -13,6 +13,7 @@ import type { Pool } from '../platform/db/pool';
 import { startCheckpointedConsumer } from '../platform/checkpointed-consumer';
 import type { KafkaLog, RunningConsumer } from '../platform/kafka';
 import { logger } from '../platform/logger';
+import { openedOnce } from '../platform/secret-box';
 import { Waker } from '../platform/waker';
 import type { LogCodec } from '../platform/wire/codec';
 import { sendAttempt, webhookAgent, type SendOptions } from '../webhooks/http-client';
@@ -22,15 +23,16 @@ import { derivedId } from '../domain/ids';
 import { signedRequest } from '../webhooks/signing';
 import type { Resolver } from '../webhooks/url-check';
 import { EVENT_VERSION } from '../domain/events';
-import { GroupWriter } from '../platform/group-writer';
 import {
-  claimDue, failoverCandidate, insertDeliveries, nextDueAt, recordOutcomes, type AttemptOutcomeRow, type ClaimedDelivery, type IncomingEvent,
+  failoverCandidate, insertDeliveries, nextDueAt, sendCycle, type AttemptOutcomeRow, type ClaimedDelivery, type CycleResult, type IncomingEvent,
 } from './store';
 
 export const DISPATCHER_GROUP = 'webhook-dispatcher';
 /** A scaled test clock never shrinks the real answer limit below this (TLS set-up on a busy machine). */
 const MIN_REAL_ANSWER_MS = 250;
 const MAX_IDLE_MS = 1_000;
+/** Shortest wait for a retry falling due (a delivery due but held back or on a paused endpoint must not spin the loop). */
+const MIN_IDLE_MS = 100;
 
 export interface DispatcherDeps {
   log: KafkaLog;
@@ -98,25 +100,35 @@ async function startIntake(deps: DispatcherDeps, wake: () => void): Promise<Runn
   });
 }
 
+/**
+ * The sender: one loop of cycles, each ONE statement that writes the outcomes of the attempts finished
+ * since the last cycle and claims as many due deliveries as there are free slots. A slot is held from
+ * the claim until its outcome is written (an earlier event's outcome is what lets the next event of its
+ * stream go). Attempts run alongside the cycles, so slots refill as attempts finish, not in waves of the
+ * whole concurrency; under load a cycle carries whatever finished while the previous one ran.
+ */
 function startSender(deps: DispatcherDeps): { wake: () => void; stop: () => Promise<void> } {
   const answerLimitMs = realAnswerLimitMs(deps.clock);
   const leaseMs = answerLimitMs + 5_000;
   const agent: https.Agent = webhookAgent(deps.ca);
   const token = randomBytes(8).toString('hex');
-  const inFlight = new Set<Promise<void>>();
+  const sends = new Set<Promise<void>>();
+  /** Attempts sent whose outcome is not written yet (their slots are still held). */
+  let finished: AttemptOutcomeRow[] = [];
+  let held = 0;
   const waker = new Waker();
-  const wake = () => waker.wake();
+  // A wake while the loop is busy (not sleeping) is kept, so the loop runs another cycle at once.
+  let woken = false;
+  const wake = () => {
+    woken = true;
+    waker.wake();
+  };
   const sleep = (ms: number) => waker.sleep(ms);
-  // Outcomes finished while one write is under way go together in the next: two statements per group,
-  // not two per attempt (at 1,000 deliveries/s the per-attempt writes were the sender's main cost).
-  const outcomes = new GroupWriter<AttemptOutcomeRow>((rows) => recordOutcomes(deps.pool, rows));
-  // Claims go in chunks of a quarter of the slots: one claim query (the sender's heaviest statement) per
-  // chunk, not one per finished attempt.
-  const refillAt = Math.max(1, Math.ceil(deps.concurrency / 4));
+  // Each endpoint's signing secret opened once per sealed value (a rotated secret is a new sealed value).
+  const signer = openedOnce((endpointId, sealed) => deps.secrets.open(endpointId, sealed));
 
-  const deliver = async (d: ClaimedDelivery) => {
-    const secret = deps.secrets.open(d.endpointId, d.secretSealed);
-    const request = signedRequest(secret, d.body, {
+  const attempt = async (d: ClaimedDelivery): Promise<AttemptOutcomeRow> => {
+    const request = signedRequest(signer(d.endpointId, d.secretSealed), d.body, {
       eventId: d.eventId, eventType: d.eventType, eventVersion: EVENT_VERSION,
       deliveryId: derivedId('delivery', d.id, d.attempt), attempt: d.attempt,
       timestampSeconds: Math.floor(deps.clock.now() / 1000), userAgent: deps.userAgent,
@@ -131,32 +143,60 @@ function startSender(deps: DispatcherDeps): { wake: () => void; stop: () => Prom
       { ok: answer.ok },
       now,
     );
-    await outcomes.add({ delivery: d, step, answer, now });
-    if (step.state === 'delivered') deps.onDelivered?.(d, now);
+    return { delivery: d, step, answer, now };
+  };
+
+  const start = (d: ClaimedDelivery) => {
+    held++;
+    const p: Promise<void> = attempt(d)
+      .then((row) => void finished.push(row), (err) => {
+        held--;
+        logger.error({ err, deliveryId: d.id }, 'webhook attempt not recorded; its claim will lapse');
+      })
+      .finally(() => {
+        sends.delete(p);
+        wake();
+      });
+    sends.add(p);
+  };
+
+  /**
+   * One round trip: writes what finished (freeing those slots whatever the write's fate: an outcome not
+   * written lapses) and claims up to the free slots. Returns how many were claimed of how many asked.
+   */
+  const cycle = async (claim: boolean): Promise<{ claimed: number; asked: number }> => {
+    const rows = finished;
+    finished = [];
+    const asked = claim ? Math.max(0, deps.concurrency - held + rows.length) : 0;
+    if (rows.length === 0 && asked === 0) return { claimed: 0, asked };
+    let result: CycleResult = { written: new Set(), claimed: [] };
+    try {
+      result = await sendCycle(deps.pool, rows, { now: deps.clock.now(), limit: asked, token, leaseMs });
+    } catch (err) {
+      if (rows.length === 0) throw err;
+      logger.error({ err, deliveries: rows.length }, 'webhook attempts not recorded; their claims will lapse');
+    } finally {
+      held -= rows.length;
+    }
+    for (const r of rows) if (r.step.state === 'delivered' && result.written.has(r.delivery.id)) deps.onDelivered?.(r.delivery, r.now);
+    for (const d of result.claimed) start(d);
+    return { claimed: result.claimed.length, asked };
   };
 
   const loop = (async () => {
     while (waker.running) {
       try {
-        const free = deps.concurrency - inFlight.size;
-        if (free < refillAt) {
-          await Promise.race([...inFlight, sleep(MAX_IDLE_MS)]);
-          continue;
+        woken = false;
+        const { claimed, asked } = await cycle(true);
+        if ((claimed > 0 && claimed === asked) || woken) continue;
+        // Nothing more to claim now: a finished attempt or new deliveries wake the loop, else the next
+        // retry falling due (or the idle bound).
+        let wait = MAX_IDLE_MS;
+        if (asked > 0) {
+          const due = await nextDueAt(deps.pool);
+          if (due !== null) wait = Math.min(MAX_IDLE_MS, Math.max(MIN_IDLE_MS, deps.clock.realDelay(Math.max(0, due - deps.clock.now()))));
         }
-        const claimed = await claimDue(deps.pool, { now: deps.clock.now(), limit: free, token, leaseMs });
-        for (const d of claimed) {
-          const p: Promise<void> = deliver(d)
-            .catch((err) => logger.error({ err, deliveryId: d.id }, 'webhook attempt not recorded; its claim will lapse'))
-            .finally(() => {
-              inFlight.delete(p);
-              wake();
-            });
-          inFlight.add(p);
-        }
-        if (claimed.length === free) continue;
-        const due = await nextDueAt(deps.pool);
-        const wait = due === null ? MAX_IDLE_MS : deps.clock.realDelay(Math.max(0, due - deps.clock.now()));
-        await sleep(Math.min(MAX_IDLE_MS, Math.max(100, wait)));
+        if (!woken) await sleep(wait);
       } catch (err) {
         logger.error({ err }, 'webhook sender failed; retrying');
         await sleep(MAX_IDLE_MS);
@@ -169,7 +209,8 @@ function startSender(deps: DispatcherDeps): { wake: () => void; stop: () => Prom
     stop: async () => {
       waker.stop();
       await loop;
-      await Promise.allSettled([...inFlight]);
+      await Promise.allSettled([...sends]);
+      await cycle(false);
       agent.destroy();
     },
   };

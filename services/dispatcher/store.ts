@@ -74,39 +74,15 @@ export interface ClaimedDelivery {
 }
 
 /**
- * Claims up to `limit` deliveries that are due (or whose claim lapsed), on active endpoints, and marks
- * them delivering with one attempt more. An earlier event of the same stream holds a delivery back only
- * while it waits for its first attempt on an active endpoint or has an attempt in flight (the delivery
- * order rule in services/webhooks/schedule.ts): a failing earlier event never stalls the later ones behind it.
+ * A delivery an earlier event of its stream holds back (the delivery order rule). `written` names the
+ * deliveries whose outcomes the same statement writes: they hold nothing back any more (delivered,
+ * failed after an attempt, dead), though the statement's snapshot still shows them in flight.
  */
-export async function claimDue(pool: Pool, opts: { now: number; limit: number; token: string; leaseMs: number }): Promise<ClaimedDelivery[]> {
-  const { rows } = await pool.query(
-    `WITH due AS (
-       SELECT d.id FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
-       WHERE ((d.state IN ('pending', 'failed') AND d.next_attempt_at <= $1) OR (d.state = 'delivering' AND d.lease_until < now()))
-         AND e.is_active
-         AND NOT EXISTS (
-           SELECT 1 FROM webhook_deliveries p JOIN webhook_endpoints pe ON pe.id = p.endpoint_id
-           WHERE p.account_id = d.account_id AND p.stream_key = d.stream_key AND p.seq < d.seq
-             AND (p.state = 'delivering' OR (p.state = 'pending' AND p.attempt = 0 AND pe.is_active)))
-       ORDER BY d.next_attempt_at, d.seq
-       LIMIT $2
-       FOR UPDATE OF d SKIP LOCKED)
-     UPDATE webhook_deliveries d
-        SET state = 'delivering', attempt = d.attempt + 1, target_attempt = d.target_attempt + 1,
-            claim_token = $3, lease_until = now() + $4 * interval '1 millisecond', updated_at = $1
-       FROM due, webhook_endpoints e
-      WHERE d.id = due.id AND e.id = d.endpoint_id
-     RETURNING d.id, d.event_id, d.event_type, d.account_id, d.endpoint_id, e.url, e.secret_sealed, d.body,
-               d.attempt, d.target_attempt, d.max_attempts, d.failed_over`,
-    [new Date(opts.now), opts.limit, opts.token, opts.leaseMs],
-  );
-  return rows.map((r) => ({
-    id: r.id, eventId: r.event_id, eventType: r.event_type, accountId: r.account_id, endpointId: r.endpoint_id,
-    url: r.url, secretSealed: r.secret_sealed, body: r.body, attempt: r.attempt, targetAttempt: r.target_attempt,
-    maxAttempts: r.max_attempts, failedOver: r.failed_over, claimToken: opts.token,
-  }));
-}
+const heldBack = (written: string) => `EXISTS (
+  SELECT 1 FROM webhook_deliveries p JOIN webhook_endpoints pe ON pe.id = p.endpoint_id
+  WHERE p.account_id = d.account_id AND p.stream_key = d.stream_key AND p.seq < d.seq
+    AND (p.state = 'delivering' OR (p.state = 'pending' AND p.attempt = 0 AND pe.is_active))
+    AND p.id NOT IN (SELECT id FROM ${written}))`;
 
 export async function failoverCandidate(pool: Pool, delivery: ClaimedDelivery): Promise<string | null> {
   const routes = (await endpointRoutes(pool, [delivery.accountId])).get(delivery.accountId) ?? [];
@@ -120,43 +96,102 @@ export interface AttemptOutcomeRow {
   now: number;
 }
 
+export interface CycleResult {
+  /** Ids of the outcomes written (those whose claim this sender still held). */
+  written: Set<string>;
+  claimed: ClaimedDelivery[];
+}
+
 /**
- * Writes the outcomes of several attempts in two statements (the deliveries, then each endpoint's last
- * delivery), each delivery only if this sender still holds its claim. Returns the ids written.
+ * One round trip of the sender: writes the outcomes of finished attempts, then claims up to `limit`
+ * deliveries that are due (or whose claim lapsed), on active endpoints, marking them delivering with one
+ * attempt more.
+ *
+ * Outcomes: each delivery only if this sender still holds its claim; each endpoint's latest attempt (its
+ * rows locked in id order, so two senders never deadlock).
+ *
+ * Claims: an earlier event of the same stream holds a delivery back only while it waits for its first
+ * attempt on an active endpoint or has an attempt in flight (the delivery order rule in
+ * services/webhooks/schedule.ts): a failing earlier event never stalls the later ones behind it. An
+ * outcome written by this statement releases the next event of its stream in the same statement. Lapsed
+ * claims and due deliveries are two index walks (lease_until, next_attempt_at), each probing the stream
+ * index for an earlier event until it has `limit` rows: the cost follows what is claimed and what is held
+ * back ahead of it, where a sort by (next_attempt_at, seq) hashed every open delivery on each claim.
  */
-export async function recordOutcomes(pool: Pool, outcomes: AttemptOutcomeRow[]): Promise<Set<string>> {
-  if (outcomes.length === 0) return new Set();
+export async function sendCycle(
+  pool: Pool, outcomes: AttemptOutcomeRow[], opts: { now: number; limit: number; token: string; leaseMs: number },
+): Promise<CycleResult> {
   const col = <T>(f: (o: AttemptOutcomeRow) => T) => outcomes.map(f);
-  const { rows } = await pool.query(
-    `UPDATE webhook_deliveries d SET
-        state = o.state, response_status = o.status, error = o.error,
-        next_attempt_at = o.next_at, delivered_at = o.delivered_at,
-        endpoint_id = coalesce(o.failover, d.endpoint_id), failed_over = d.failed_over OR o.failover IS NOT NULL,
-        target_attempt = CASE WHEN o.failover IS NULL THEN d.target_attempt ELSE 0 END,
-        claim_token = NULL, lease_until = NULL, updated_at = o.at
-       FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::timestamptz[], $7::timestamptz[], $8::text[], $9::timestamptz[])
-            AS o(id, token, state, status, error, next_at, delivered_at, failover, at)
-      WHERE d.id = o.id AND d.claim_token = o.token
-      RETURNING d.id`,
-    [
+  const latest = new Map<string, AttemptOutcomeRow>();
+  for (const o of outcomes) if ((latest.get(o.delivery.endpointId)?.now ?? -Infinity) <= o.now) latest.set(o.delivery.endpointId, o);
+  const endpoints = [...latest.keys()].sort();
+  const { rows } = await pool.query({
+    text: `WITH written AS (
+       UPDATE webhook_deliveries d SET
+          state = o.state, response_status = o.status, error = o.error,
+          next_attempt_at = o.next_at, delivered_at = o.delivered_at,
+          endpoint_id = coalesce(o.failover, d.endpoint_id), failed_over = d.failed_over OR o.failover IS NOT NULL,
+          target_attempt = CASE WHEN o.failover IS NULL THEN d.target_attempt ELSE 0 END,
+          claim_token = NULL, lease_until = NULL, updated_at = o.at
+         FROM unnest($5::text[], $6::text[], $7::text[], $8::int[], $9::text[], $10::timestamptz[], $11::timestamptz[], $12::text[], $13::timestamptz[])
+              AS o(id, token, state, status, error, next_at, delivered_at, failover, at)
+        WHERE d.id = o.id AND d.claim_token = o.token
+        RETURNING d.id),
+     locked AS (SELECT id FROM webhook_endpoints WHERE id = ANY($14::text[]) ORDER BY id FOR UPDATE),
+     endpoints AS (
+       UPDATE webhook_endpoints e SET last_delivery_at = o.at, last_delivery_status = o.status
+         FROM unnest($14::text[], $15::timestamptz[], $16::int[]) AS o(id, at, status), locked
+        WHERE e.id = o.id AND locked.id = o.id),
+     lapsed AS (
+       SELECT d.id FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+       WHERE d.state = 'delivering' AND d.lease_until < now() AND d.id <> ALL($5::text[]) AND e.is_active AND NOT ${heldBack('written')}
+       ORDER BY d.lease_until
+       LIMIT $2
+       FOR UPDATE OF d SKIP LOCKED),
+     due AS (
+       SELECT d.id FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+       WHERE d.state IN ('pending', 'failed') AND d.next_attempt_at <= $1 AND e.is_active AND NOT ${heldBack('written')}
+       ORDER BY d.next_attempt_at
+       LIMIT $2
+       FOR UPDATE OF d SKIP LOCKED),
+     picked AS (SELECT id FROM lapsed UNION ALL SELECT id FROM due LIMIT $2),
+     claimed AS (
+       UPDATE webhook_deliveries d
+          SET state = 'delivering', attempt = d.attempt + 1, target_attempt = d.target_attempt + 1,
+              claim_token = $3, lease_until = now() + $4 * interval '1 millisecond', updated_at = $1
+         FROM picked, webhook_endpoints e
+        WHERE d.id = picked.id AND e.id = d.endpoint_id
+       RETURNING d.id, d.event_id, d.event_type, d.account_id, d.endpoint_id, e.url, e.secret_sealed, d.body,
+                 d.attempt, d.target_attempt, d.max_attempts, d.failed_over)
+     SELECT true AS written, id, NULL AS event_id, NULL AS event_type, NULL AS account_id, NULL AS endpoint_id, NULL AS url,
+            NULL AS secret_sealed, NULL::bytea AS body, NULL::int AS attempt, NULL::int AS target_attempt, NULL::int AS max_attempts,
+            NULL::boolean AS failed_over
+       FROM written
+     UNION ALL
+     SELECT false, id, event_id, event_type, account_id, endpoint_id, url, secret_sealed, body, attempt, target_attempt, max_attempts, failed_over
+       FROM claimed`,
+    values: [
+      new Date(opts.now), opts.limit, opts.token, opts.leaseMs,
       col((o) => o.delivery.id), col((o) => o.delivery.claimToken), col((o) => o.step.state), col((o) => o.answer.status), col((o) => o.answer.error),
       col((o) => ('nextAttemptAt' in o.step ? new Date(o.step.nextAttemptAt) : null)),
       col((o) => (o.step.state === 'delivered' ? new Date(o.step.deliveredAt) : null)),
       col((o) => ('failoverTo' in o.step ? o.step.failoverTo : null)), col((o) => new Date(o.now)),
+      endpoints, endpoints.map((id) => new Date(latest.get(id)!.now)), endpoints.map((id) => latest.get(id)!.answer.status),
     ],
-  );
-  // Each endpoint's latest attempt of the batch; rows locked in id order, so two senders never deadlock.
-  const latest = new Map<string, AttemptOutcomeRow>();
-  for (const o of outcomes) if ((latest.get(o.delivery.endpointId)?.now ?? -Infinity) <= o.now) latest.set(o.delivery.endpointId, o);
-  const endpoints = [...latest.keys()].sort();
-  await pool.query(
-    `WITH locked AS (SELECT id FROM webhook_endpoints WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE)
-     UPDATE webhook_endpoints e SET last_delivery_at = o.at, last_delivery_status = o.status
-       FROM unnest($1::text[], $2::timestamptz[], $3::int[]) AS o(id, at, status), locked
-      WHERE e.id = o.id AND locked.id = o.id`,
-    [endpoints, endpoints.map((id) => new Date(latest.get(id)!.now)), endpoints.map((id) => latest.get(id)!.answer.status)],
-  );
-  return new Set(rows.map((r) => r.id as string));
+  });
+  const written = new Set<string>();
+  const claimed: ClaimedDelivery[] = [];
+  for (const r of rows) {
+    if (r.written) written.add(r.id);
+    else {
+      claimed.push({
+        id: r.id, eventId: r.event_id, eventType: r.event_type, accountId: r.account_id, endpointId: r.endpoint_id,
+        url: r.url, secretSealed: r.secret_sealed, body: r.body, attempt: r.attempt, targetAttempt: r.target_attempt,
+        maxAttempts: r.max_attempts, failedOver: r.failed_over, claimToken: opts.token,
+      });
+    }
+  }
+  return { written, claimed };
 }
 
 /** When the next delivery falls due (clock ms), or null when none waits. */

@@ -16,7 +16,7 @@ import type { ApplyContext, Handler, Outcome, StateView } from './outcome';
 import { claimDevCode, configurePromo, enterDevCode, grantPromo, redeemPromo } from './handlers/promo';
 import { issueApiKey, revokeApiKey } from './handlers/api-keys';
 import { createWebhookEndpoint, deleteWebhookEndpoint, updateWebhookEndpoint } from './handlers/webhook-endpoints';
-import { cancelBatch, completeBatch, createBatch, stepBatchItem } from '../batches/handlers';
+import { cancelBatch, completeBatch, createBatch, stepBatchItem, stepBatchItems } from '../batches/handlers';
 import { removeMember, setMember } from './handlers/members';
 import { deleteAddressBookEntry, saveAddressBookEntry } from './handlers/address-book';
 import { createSubscription, endSubscription, refillSubscription, resumeSubscription, updateSubscription } from '../subscriptions/handlers';
@@ -51,6 +51,7 @@ const handlers: HandlerTable = {
   'batch.cancel': cancelBatch,
   'batch.item': stepBatchItem,
   'batch.complete': completeBatch,
+  'batch.items': stepBatchItems,
   'member.set': setMember,
   'member.remove': removeMember,
   'address_book.save': saveAddressBookEntry,

@@ -46,10 +46,11 @@ export async function replayAndVerify(rt: Runtime, options: { keep?: boolean; pr
     let lastReport = 0;
     const ctx = { network: rt.cfg.NETWORK, brand: rt.cfg.BRAND };
     const spec = processorSpec(rt.codec, PROCESSOR_GROUP, ctx, policy);
-    await rt.log.scan(topic, targets, async (batch) => {
+    await rt.log.scan(topic, targets, async (batch, heartbeat) => {
       const decoded = await decodeRecords(rt.codec, batch.records);
       const outcome = await applyPartitionSlice(replayPool as Pool, spec, batch.partition, decoded);
-      if ('seekTo' in outcome) throw new Error(`replay out of order on partition ${batch.partition}`);
+      if ('seekTo' in outcome) throw new Error(`replay out of order on partition ${batch.partition}: expected offset ${outcome.seekTo}, got ${batch.records[0].offset}`);
+      await heartbeat();
       done += BigInt(batch.records.length);
       if (Date.now() - lastReport > 1_000 || done === total) {
         lastReport = Date.now();

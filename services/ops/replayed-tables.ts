@@ -53,7 +53,7 @@ export const notReplayedTables = [
   'webhook_deliveries',
   'auth_challenges', 'bootstrap_tokens', 'sessions', 'sign_ins', 'audit_log',
   // Stats projection: built from order-events, not account-commands; `ops rebuild-stats` rebuilds it (services/stats).
-  'stats_orders', 'stats_receiver_daily', 'stats_undecodable', 'stats_days', 'stats_grid_monthly', 'stats_receiver_monthly',
+  'stats_orders', 'stats_receiver_daily', 'stats_undecodable', 'stats_days', 'stats_grid_monthly', 'stats_receiver_monthly', 'stats_account_versions',
   // Chain roles: transaction ids of the stored signed sets (one order each) and activation claims per receiver.
   'order_tx_ids', 'receiver_activations',
   // Which log and network the database was built from: stamped at first start or by `ops restore` (services/platform/log-identity.ts).

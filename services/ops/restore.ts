@@ -109,19 +109,15 @@ async function applyLog(rt: Runtime, progress: Progress): Promise<{ records: num
   let done = 0n;
   let lastReport = 0;
   const commandIds: string[] = [];
-  // Next offset to apply per partition: a rebalance of the scan's group (a long batch on a busy machine
-  // outlives the session) hands records out again, and those already applied are skipped, not an error.
-  const next = new Map<number, bigint>();
+  // scan hands each record once in order, also when its group re-joins (a long batch on a busy machine).
   await rt.log.scan(topic, until, async (batch, heartbeat) => {
-    const fresh = batch.records.filter((r) => r.offset >= (next.get(batch.partition) ?? 0n));
     // One transaction per slice of at most SLICE records (as the processor's max batch), heartbeat between.
-    for (let i = 0; i < fresh.length; i += SLICE) {
-      const records = fresh.slice(i, i + SLICE);
+    for (let i = 0; i < batch.records.length; i += SLICE) {
+      const records = batch.records.slice(i, i + SLICE);
       const decoded = await decodeRecords(rt.codec, records);
       const outcome = await applyPartitionSlice(rt.pool as Pool, spec, batch.partition, decoded);
       if ('seekTo' in outcome) throw new Error(`restore out of order on partition ${batch.partition}: expected offset ${outcome.seekTo}, got ${records[0].offset}`);
       for (const d of decoded) if ('value' in d) commandIds.push(d.value.commandId);
-      next.set(batch.partition, records[records.length - 1].offset + 1n);
       done += BigInt(records.length);
       await heartbeat();
     }

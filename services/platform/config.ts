@@ -148,7 +148,7 @@ const schema = z.object({
   DISPATCHER_MAX_BATCH: z.coerce.number().int().min(1).max(10_000).default(1_000),
   /** Reconciler: real ms between passes comparing the chain with the records (services/reconciler/). */
   RECONCILE_EVERY_MS: z.coerce.number().int().min(100).default(10_000),
-  /** Batches: receivers the batch executor runs at once, across all batches. */
+  /** Batches: receivers the batch executor reads and orders at once, across all batches (one waiting only for its done step holds no slot). */
   BATCH_EXECUTOR_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(64),
   /** Routing fee (docs/routing-fee.md): base markup in basis points on provider-routed orders; default per network. */
   ROUTING_FEE_BPS: z.coerce.number().int().min(0).max(10_000).optional(),
@@ -165,6 +165,12 @@ const schema = z.object({
    * ORDER_SYNC_WAIT_MS); past it, and while the broadcaster is behind, the answer is `allocating` at once.
    */
   ORDER_SYNC_MAX_WAITING: z.coerce.number().int().min(1).max(10_000).default(16),
+  /**
+   * Subscription watcher: real ms between reads of the head from the moment the next block is due (the last
+   * block's time plus the block interval seen) until it is there; otherwise it waits for that moment
+   * (CHAIN_POLL_MS at most). docs/subscriptions.md.
+   */
+  SUBSCRIPTION_HEAD_POLL_MS: z.coerce.number().int().min(10).max(5_000).default(50),
 });
 
 export type Config = Omit<z.infer<typeof schema>, 'DEPOSIT_XPUB' | 'API_KEY_ENCRYPTION_KEY' | 'WEBHOOK_SECRET_KEY' | 'DATABASE_URL'> & {

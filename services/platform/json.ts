@@ -20,12 +20,17 @@ function exactNumber(value: number, source: string): number | bigint {
   return Number.isSafeInteger(value) || !/^-?\d+$/.test(source) ? value : BigInt(source);
 }
 
+const SIXTEEN_DIGITS = /\d{16}/;
+
 /**
  * parseJson's result for text this service wrote itself (command answers, its own rows), with the
  * engine's parser: several times faster than lossless-json on the 40 KB answer of a 100-receiver batch.
  * Not for request bodies: lossless-json also refuses duplicate keys, which untrusted input needs.
  */
 export function parseOwnJson(text: string): unknown {
+  // Without a run of 16 digits no integer can be beyond 2^53 (15 digits are always exact): the reviver,
+  // most of the parse's cost, has nothing to do.
+  if (!SIXTEEN_DIGITS.test(text)) return JSON.parse(text);
   return JSON.parse(text, (_key, value, context?: { source?: string }) =>
     typeof value === 'number' && context?.source !== undefined ? exactNumber(value, context.source) : value);
 }

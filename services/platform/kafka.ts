@@ -124,10 +124,49 @@ function headersToStrings(headers: IHeaders | undefined): Record<string, string>
   return out;
 }
 
+/**
+ * One shared result of an async set-up (a client's connect): made on first need, shared while pending or
+ * made; a failure is passed to its callers and then forgotten, so the next call tries again.
+ */
+export class RetryableOnce<T> {
+  private pending: Promise<T> | undefined;
+
+  get(make: () => Promise<T>): Promise<T> {
+    if (this.pending) return this.pending;
+    const made = make();
+    this.pending = made;
+    made.catch(() => {
+      if (this.pending === made) this.pending = undefined;
+    });
+    return made;
+  }
+
+  /** Forgets `made` if it is still the shared result (not one made since), releasing it in the background. */
+  drop(made: Promise<T>, release: (value: T) => Promise<void>): void {
+    if (this.pending !== made) return;
+    this.pending = undefined;
+    made.then((value) => release(value)).catch(() => undefined);
+  }
+
+  /** Forgets the result; `release` gets it if it was made. */
+  async forget(release: (value: T) => Promise<void>): Promise<void> {
+    const made = this.pending;
+    this.pending = undefined;
+    if (!made) return;
+    const value = await made.catch(() => undefined);
+    if (value !== undefined) await release(value).catch(() => undefined);
+  }
+}
+
+/** Longer than any send that is still retrying (the producer's retries × the request timeout, plus backoff). */
+const SEND_BOUND_MS = 60_000;
+
 export class KafkaLog {
   private readonly kafka: Kafka;
-  private producerPromise: Promise<Producer> | undefined;
-  private adminPromise: Promise<Admin> | undefined;
+  // Connected once and shared; a connect that failed (the broker away) is forgotten, so the next call
+  // connects again instead of rethrowing that old failure for the life of the process.
+  private readonly producerOnce = new RetryableOnce<Producer>();
+  private readonly adminOnce = new RetryableOnce<Admin>();
   private readonly consumers = new Set<Consumer>();
 
   /**
@@ -160,12 +199,11 @@ export class KafkaLog {
   }
 
   private admin(): Promise<Admin> {
-    this.adminPromise ??= (async () => {
+    return this.adminOnce.get(async () => {
       const admin = this.kafka.admin();
       await admin.connect();
       return admin;
-    })();
-    return this.adminPromise;
+    });
   }
 
   /** Creates missing topics; refuses to go on when an existing topic's partition count differs. */
@@ -232,24 +270,41 @@ export class KafkaLog {
   }
 
   private producer(): Promise<Producer> {
-    this.producerPromise ??= (async () => {
+    return this.producerOnce.get(async () => {
       // Not the idempotent producer: a retried send may duplicate a record, and that is fine because every
       // command carries a command_id applied once and every event an event id consumers dedup on.
       const producer = this.kafka.producer({ allowAutoTopicCreation: false, retry: { retries: 5, maxRetryTime: 2_000 }, createPartitioner: Partitioners.DefaultPartitioner });
       await producer.connect();
       return producer;
-    })();
-    return this.producerPromise;
+    });
   }
 
   async send(topic: string, records: OutgoingRecord[]): Promise<Array<{ partition: number; offset: bigint }>> {
-    const producer = await this.producer();
-    const result = await producer.send({
+    const made = this.producer();
+    const producer = await made;
+    const sending = producer.send({
       topic,
       acks: -1,
       messages: records.map((r) => ({ key: r.key, value: r.value, headers: r.headers })),
     });
-    return result.map((r) => ({ partition: r.partition, offset: BigInt(r.baseOffset ?? r.offset ?? '-1') }));
+    // A send answers or fails within its retries (about 40 s at most with the settings above). One that does
+    // neither is a producer wedged by a broker restart: failed, and the producer replaced, so the caller's
+    // retry goes through a new one instead of waiting on the old one for good.
+    let timer: NodeJS.Timeout | undefined;
+    const wedged = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        logger.warn({ topic, records: records.length, ms: SEND_BOUND_MS }, 'kafka send neither answered nor failed; replacing the producer');
+        this.producerOnce.drop(made, (p) => p.disconnect());
+        reject(new Error(`kafka send to ${topic} not answered within ${SEND_BOUND_MS} ms`));
+      }, SEND_BOUND_MS);
+      timer.unref();
+    });
+    try {
+      const result = await Promise.race([sending, wedged]);
+      return result.map((r) => ({ partition: r.partition, offset: BigInt(r.baseOffset ?? r.offset ?? '-1') }));
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   async runBatchConsumer(options: BatchConsumerOptions): Promise<RunningConsumer> {
@@ -326,6 +381,14 @@ export class KafkaLog {
     const pending = new Set([...until].filter(([, end]) => end > 0n).map(([p]) => p));
     if (pending.size === 0) return;
     const groupId = `scan-${process.pid}-${Date.now()}`;
+    const next = new Map<number, bigint>();
+    // One batch of a partition at a time, even across a re-join that hands the partition out again.
+    const turns = new Map<number, Promise<void>>();
+    const inTurn = (partition: number, work: () => Promise<void>): Promise<void> => {
+      const turn = (turns.get(partition) ?? Promise.resolve()).then(work);
+      turns.set(partition, turn.catch(() => undefined));
+      return turn;
+    };
     let finish!: () => void;
     let fail!: (err: unknown) => void;
     const done = new Promise<void>((resolve, reject) => {
@@ -337,22 +400,29 @@ export class KafkaLog {
       topics: [topic],
       fromBeginning: true,
       partitionsConcurrently: until.size,
-      handler: async (batch, control) => {
+      handler: (batch, control) => inTurn(batch.partition, async () => {
         const end = until.get(batch.partition) ?? 0n;
-        const records = batch.records.filter((r) => r.offset < end);
+        // Each record once, in order: a consumer that lost its group membership (a batch that outlasted the
+        // session on a loaded machine) joins again and is sent the partition from its start.
+        const from = next.get(batch.partition) ?? 0n;
+        const records = batch.records.filter((r) => r.offset >= from && r.offset < end);
         try {
-          // A long batch heartbeats through the handler, or the group moves the partition mid-batch.
-          if (records.length > 0) await onBatch({ ...batch, records }, control.heartbeat);
+          // A long batch heartbeats through the handler, or the group moves the partition mid-batch. A heartbeat
+          // the group refuses (it is re-joining) is no reason to stop: the records come again and are skipped.
+          const heartbeat = () => control.heartbeat().catch(() => undefined);
+          if (records.length > 0) await onBatch({ ...batch, records }, heartbeat);
         } catch (err) {
           fail(err);
           return;
         }
-        control.resolve(batch.records[batch.records.length - 1].offset);
-        if (batch.records[batch.records.length - 1].offset + 1n >= end) {
+        const last = batch.records[batch.records.length - 1].offset;
+        if (last + 1n > from) next.set(batch.partition, last + 1n);
+        control.resolve(last);
+        if (last + 1n >= end) {
           pending.delete(batch.partition);
           if (pending.size === 0) finish();
         }
-      },
+      }),
     });
     try {
       await done;
@@ -365,9 +435,7 @@ export class KafkaLog {
   async disconnect(): Promise<void> {
     await Promise.allSettled([...this.consumers].map((c) => c.disconnect()));
     this.consumers.clear();
-    if (this.producerPromise) await (await this.producerPromise).disconnect().catch(() => undefined);
-    if (this.adminPromise) await (await this.adminPromise).disconnect().catch(() => undefined);
-    this.producerPromise = undefined;
-    this.adminPromise = undefined;
+    await this.producerOnce.forget((producer) => producer.disconnect());
+    await this.adminOnce.forget((admin) => admin.disconnect());
   }
 }

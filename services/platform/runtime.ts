@@ -19,22 +19,39 @@ import type { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
 import { priceTable, type PriceTable } from '../domain/pricing';
 import { ChainReader } from '../chain/reads';
 import { ChainWriter } from '../chain/writes';
+import { Trc10Reader } from '../chain/trc10';
+import { orderSuppliers, type Suppliers } from '../broadcaster/suppliers';
 
-/** One chain reader and one writer per process, built on first use and shared by every role and route. */
+/**
+ * The chain clients of a process, each built on first use and shared by every role and route: one reader,
+ * one writer, one TRC-10 reader, and the order suppliers (the pool keys parsed once; the broadcaster
+ * allocates with them, the scheduler signs undelegations). Per-role state (a role's sender, its resend
+ * times and refusals) stays in the role.
+ */
 export interface ChainClients {
   readonly reader: ChainReader;
   readonly writer: ChainWriter;
+  readonly trc10: Trc10Reader;
+  readonly suppliers: Suppliers;
 }
 
-function lazyChainClients(cfg: Config): ChainClients {
+export function chainClients(cfg: Config, pool: Pool): ChainClients {
   let reader: ChainReader | undefined;
   let writer: ChainWriter | undefined;
+  let trc10: Trc10Reader | undefined;
+  let suppliers: Suppliers | undefined;
   return {
     get reader() {
       return (reader ??= ChainReader.fromConfig(cfg));
     },
     get writer() {
       return (writer ??= ChainWriter.fromConfig(cfg));
+    },
+    get trc10() {
+      return (trc10 ??= Trc10Reader.fromConfig(cfg));
+    },
+    get suppliers() {
+      return (suppliers ??= orderSuppliers(cfg, this.writer, pool));
     },
   };
 }
@@ -103,7 +120,7 @@ export async function createRuntime(cfg: Config, options: RuntimeOptions = {}): 
     registry,
     codec,
     prices: priceTable(cfg.NETWORK, cfg.ORDER_PRICES, cfg.ACTIVATION_FEE_SUN),
-    chain: lazyChainClients(cfg),
+    chain: chainClients(cfg, pool),
     close: async () => {
       await log.disconnect();
       redis.disconnect();

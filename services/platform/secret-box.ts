@@ -44,3 +44,22 @@ export function openWithAny(keys: readonly string[], sealed: string, context: st
   }
   throw new Error('the sealed secret opens with none of the configured keys');
 }
+
+/**
+ * `open` remembered per (owner id, sealed value), so each sealed secret is opened (AES-GCM) once per process
+ * rather than per use. The memo key is the sealed text: a re-sealed or rotated secret misses and is opened
+ * anew. Bounded: past `max` entries the oldest goes first.
+ */
+export function openedOnce(open: (id: string, sealed: string) => string, max = 10_000): (id: string, sealed: string) => string {
+  const opened = new Map<string, string>();
+  return (id, sealed) => {
+    const memo = `${id}|${sealed}`;
+    let secret = opened.get(memo);
+    if (secret === undefined) {
+      secret = open(id, sealed);
+      if (opened.size >= max) opened.delete(opened.keys().next().value as string);
+      opened.set(memo, secret);
+    }
+    return secret;
+  };
+}

@@ -18,26 +18,20 @@
  * pool's delegated balance did not cover them (the confirmer names them in `order.settle`); what of them
  * staying orders do not hold is taken back without `ops reconcile --repair`.
  */
-import { poolSigners } from '../chain/pool-keys';
-import { ChainReader } from '../chain/reads';
-import { ChainWriter, expirationOf, type ChainResource, type RefBlock } from '../chain/writes';
+import type { ChainReader } from '../chain/reads';
+import { expirationOf, type ChainResource, type ChainWriter, type RefBlock } from '../chain/writes';
 import type { Command, SignedTxFact } from '../domain/commands';
 import { derivedId } from '../domain/ids';
 import type { Order, Undelegation } from '../domain/orders';
-import { SequenceNonces } from '../broadcaster/nonces';
 import { openStake, stakeKey } from '../broadcaster/open-stake';
-import { chainResource, suppliersFor, type Suppliers } from '../broadcaster/suppliers';
-import { PollingRole, Rebroadcaster, signedOnce, txLifetimeMs, txOwner, workList, type ChainRoleDeps } from '../broadcaster/work';
+import { chainResource, type Suppliers } from '../broadcaster/suppliers';
+import { orderChainOf, PollingRole, Rebroadcaster, signedOnce, txLifetimeMs, workList, type OrderChainDeps } from '../broadcaster/work';
 import { stakeLeft, type StakePart } from './stake-left';
 
 /** Due orders signed at the same time. */
 const ORDERS_AT_ONCE = 8;
 
-export interface SchedulerDeps extends ChainRoleDeps {
-  writer?: ChainWriter;
-  reader?: ChainReader;
-  suppliers?: Suppliers;
-}
+export type SchedulerDeps = OrderChainDeps;
 
 export class Scheduler {
   private readonly writer: ChainWriter;
@@ -48,10 +42,7 @@ export class Scheduler {
   private readonly inBlock = new Set<string>();
 
   constructor(private readonly deps: SchedulerDeps) {
-    this.writer = deps.writer ?? ChainWriter.fromConfig(deps.cfg);
-    this.reader = deps.reader ?? ChainReader.fromConfig(deps.cfg);
-    this.suppliers = deps.suppliers ?? suppliersFor(this.writer, poolSigners(deps.cfg), deps.cfg.ORDER_MAX_DELEGATION_SUN ?? null, new SequenceNonces(deps.pool));
-    this.sender = new Rebroadcaster(this.writer, 3_000, (txId) => txOwner(deps.pool, txId));
+    ({ writer: this.writer, reader: this.reader, suppliers: this.suppliers, sender: this.sender } = orderChainOf(deps));
   }
 
   async tick(): Promise<void> {

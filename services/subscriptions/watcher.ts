@@ -7,7 +7,7 @@
  * watcher killed between seeing a crossing and appending repeats the very same command after restart.
  */
 import { ChainUnavailable } from '../chain/errors';
-import type { ChainReader } from '../chain/reads';
+import type { Block, ChainReader } from '../chain/reads';
 import type { Command } from '../domain/commands';
 import { derivedId } from '../domain/ids';
 import type { Order } from '../domain/orders';
@@ -38,7 +38,7 @@ export interface WatcherDeps {
 }
 
 const POSITION_ID = 'watcher';
-/** Blocks applied per pass at most, so a watcher far behind still checks its subscriptions regularly. */
+/** Blocks applied per pass at most (one range read), so a watcher far behind still acts between them. */
 const MAX_BLOCKS_PER_PASS = 20;
 /** Every watched subscription read again at most this often (real ms); in between, only those of touched receivers. */
 const FULL_PASS_MS = 3000;
@@ -46,71 +46,135 @@ const FULL_PASS_MS = 3000;
 export class SubscriptionWatcher {
   /** Free resources by receiver; bounded by the watched set (receivers no longer watched are dropped each full pass). */
   private readonly free = new Map<string, FreeResources>();
+  /** The read each receiver's free resources come from (a counter taken when the read was sent): a slower, older read never overwrites a newer one. */
+  private readonly readSeq = new Map<string, number>();
+  private reads = 0;
   /** Receivers seen on chain (an account, once created, stays): their refills pay no activation and need no read. */
   private readonly activeReceivers = new Set<string>();
+  /** The head loop's wait (woken to stop) and the full pass loop's. */
   private readonly waker = new Waker();
+  private readonly fullWaker = new Waker();
   private lastHead = -1;
-  private lastFullAt = 0;
+  /** The newest head's block time, and the shortest block interval seen between heads (chain ms): when the next block is due. */
+  private headAt: number | undefined;
+  private blockMs: number | undefined;
   /** Refill receivers watched with their thresholds, as of the last full pass. */
   private thresholds: WatchedThreshold[] | undefined;
   private watched = new Set<string>();
-  /** Whether each receiver of the current pass's subscriptions is on chain (absent: unreadable). */
-  private activeOf = new Map<string, boolean>();
-  /** Whether the stake covers the next day of each plan due in the current pass (absent: unreadable). */
-  private covered = new Map<string, boolean>();
   /** The supplier's stake addresses, worked out when a plan is first due (a watcher of refills only needs no pool keys). */
   private supplierAddresses: string[] | undefined;
   private position: number | null | undefined;
-  private loop: Promise<void> | undefined;
-  /** Blocks applied and their lag (ms from block time to applied), for the bench; the newest 10,000. */
-  readonly applied: Array<{ block: number; lagMs: number; reads: number }> = [];
+  private loops: Array<Promise<void>> = [];
+  /**
+   * Blocks applied, for the bench (the newest 10,000): ms from the block's time to the block read
+   * (`seenLagMs`: how late the watcher learnt of it) and to its receivers read again (`lagMs`).
+   */
+  readonly applied: Array<{ block: number; seenLagMs: number; lagMs: number; reads: number }> = [];
+  /** Real ms of each full pass, for the bench; the newest 1,000. */
+  readonly fullPassMs: number[] = [];
 
   constructor(private readonly deps: WatcherDeps) {}
 
+  /**
+   * Two loops: the head's (new blocks and the subscriptions of the receivers they name, read as each block is
+   * due) and the full pass's (every FULL_PASS_MS), so a crossing never waits for a full pass to end. They may
+   * act on the same subscription at once: both derive the same command id from the same state, and the
+   * processor applies it once (as after a restart).
+   */
   start(): void {
-    this.loop = (async () => {
-      while (this.waker.running) {
-        await this.tick().catch((err) => logger.warn({ err }, 'subscription watcher pass failed; retrying'));
-        await this.waker.sleep(this.deps.cfg.CHAIN_POLL_MS);
+    const run = async (pass: () => Promise<void>, waker: Waker, waitMs: (tookMs: number) => number) => {
+      while (waker.running) {
+        const at = performance.now();
+        await pass().catch((err) => logger.warn({ err }, 'subscription watcher pass failed; retrying'));
+        await waker.sleep(waitMs(performance.now() - at));
       }
-    })();
+    };
+    this.loops = [
+      run(() => this.followHead(), this.waker, () => this.nextReadInMs(Date.now())),
+      run(() => this.fullPass(), this.fullWaker, (took) => Math.max(0, FULL_PASS_MS - took)),
+    ];
   }
 
   async stop(): Promise<void> {
     this.waker.stop();
-    await this.loop;
+    this.fullWaker.stop();
+    await Promise.all(this.loops);
   }
 
   /**
-   * One pass: apply new blocks to the receivers they touch, then act on those receivers' subscriptions only
-   * (work in proportion to the touched receivers, not the watched ones). A full pass, at most every
-   * FULL_PASS_MS, reads the watched receivers' thresholds (three columns) and only the subscriptions that may
-   * act: refills below their threshold by the last read (new ones read first), suspended ones, plans.
+   * Real ms until the next read of the head: until the next block is due (the head's time plus the block
+   * interval), at most CHAIN_POLL_MS; SUBSCRIPTION_HEAD_POLL_MS from then on until it comes. When the chain's
+   * clock and this one disagree by more than a block (the head is overdue by more than an interval), back to
+   * CHAIN_POLL_MS.
    */
+  nextReadInMs(now: number): number {
+    const { CHAIN_POLL_MS, SUBSCRIPTION_HEAD_POLL_MS } = this.deps.cfg;
+    if (this.headAt === undefined || this.blockMs === undefined) return CHAIN_POLL_MS;
+    const untilDue = this.headAt + this.blockMs - now;
+    if (untilDue < -this.blockMs) return CHAIN_POLL_MS;
+    return Math.min(CHAIN_POLL_MS, Math.max(SUBSCRIPTION_HEAD_POLL_MS, untilDue));
+  }
+
+  /** One pass of each loop, in order (the first pass of a bench, a test). */
   async tick(): Promise<void> {
-    const head = (await this.deps.reader.nowBlock('full')).number;
-    const full = this.thresholds === undefined || performance.now() - this.lastFullAt >= FULL_PASS_MS;
-    if (head === this.lastHead && !full) return;
+    await this.followHead();
+    await this.fullPass();
+  }
+
+  /**
+   * The head loop's pass: applies new blocks to the watched receivers they name, then acts on those
+   * receivers' subscriptions at once (work in proportion to the named receivers, not the watched ones).
+   */
+  async followHead(): Promise<void> {
+    const headBlock = await this.deps.reader.headBlock('full');
+    const head = headBlock.number;
+    if (head <= this.lastHead) return;
+    if (this.headAt !== undefined && this.lastHead >= 0) {
+      const interval = (headBlock.timestamp - this.headAt) / (head - this.lastHead);
+      if (interval > 0) this.blockMs = Math.min(this.blockMs ?? interval, interval);
+    }
+    this.headAt = headBlock.timestamp;
+    // Blocks are followed knowing the watched set (on a first start the position begins at the head).
+    if (this.thresholds === undefined) await this.readThresholds();
+    const touched = await this.followBlocks(headBlock);
+    // Only once followed: a failed read is tried again at the next poll, not at the next block.
     this.lastHead = head;
-    if (full) {
-      this.thresholds = await watchedThresholds(this.deps.pool);
-      this.lastFullAt = performance.now();
-      this.watched = new Set(this.thresholds.map((t) => t.receiver));
-      for (const r of this.free.keys()) if (!this.watched.has(r)) this.free.delete(r);
-      for (const r of this.activeReceivers) if (!this.watched.has(r)) this.activeReceivers.delete(r);
-    }
-    const touched = await this.followBlocks(head);
-    if (!full) {
-      await this.act(await subscriptionsOfReceivers(this.deps.pool, [...touched]), false);
-      return;
-    }
+    if (touched.size > 0) await this.act(await subscriptionsOfReceivers(this.deps.pool, [...touched]), false);
+  }
+
+  /**
+   * The full pass: reads the watched receivers' thresholds (three columns), every receiver not read yet (new
+   * subscriptions, a restart), again those below their threshold by an older read (the last refill may have
+   * landed since), and acts on only the subscriptions that may: refills below their threshold, suspended
+   * ones, plans. Receivers the head loop read during the pass are its to act on.
+   */
+  async fullPass(): Promise<void> {
+    const at = performance.now();
+    const firstRead = this.reads;
+    await this.readThresholds();
     const unread = [...this.watched].filter((r) => !this.free.has(r));
     await this.readAll(unread);
-    // Below by a read older than this pass: read again before acting (the last refill may have landed since).
-    const fresh = new Set([...touched, ...unread]);
     const below = [...new Set((this.thresholds ?? []).filter((t) => this.isBelow(t.receiver, t.resource, t.thresholdAmount)).map((t) => t.receiver))];
-    await this.readAll(below.filter((r) => !fresh.has(r)));
-    await this.act(await subscriptionsThatMayAct(this.deps.pool, below), true);
+    const fresh = new Set(unread);
+    const stale = below.filter((r) => !fresh.has(r) && (this.readSeq.get(r) ?? -1) < firstRead);
+    await this.readAll(stale);
+    const readHere = new Set([...unread, ...stale]);
+    await this.act(await subscriptionsThatMayAct(this.deps.pool, below.filter((r) => readHere.has(r))), true);
+    this.fullPassMs.push(performance.now() - at);
+    if (this.fullPassMs.length > 1_000) this.fullPassMs.splice(0, this.fullPassMs.length - 1_000);
+  }
+
+  /** The watched refills' receivers and thresholds (three columns of each); receivers no longer watched are forgotten. */
+  private async readThresholds(): Promise<void> {
+    this.thresholds = await watchedThresholds(this.deps.pool);
+    this.watched = new Set(this.thresholds.map((t) => t.receiver));
+    for (const r of this.free.keys()) {
+      if (!this.watched.has(r)) {
+        this.free.delete(r);
+        this.readSeq.delete(r);
+      }
+    }
+    for (const r of this.activeReceivers) if (!this.watched.has(r)) this.activeReceivers.delete(r);
   }
 
   private async savePosition(block: number): Promise<void> {
@@ -122,8 +186,9 @@ export class SubscriptionWatcher {
     this.position = block;
   }
 
-  /** Applies the blocks after the position; returns the watched receivers they named (now re-read). */
-  private async followBlocks(head: number): Promise<Set<string>> {
+  /** Applies the blocks after the position up to the head; returns the watched receivers they named (now re-read). */
+  private async followBlocks(headBlock: Block): Promise<Set<string>> {
+    const head = headBlock.number;
     const seen = new Set<string>();
     // Read once; afterwards this watcher is the only writer of its position.
     if (this.position === undefined) {
@@ -137,19 +202,28 @@ export class SubscriptionWatcher {
       return seen;
     }
     const last = Math.min(head, from + MAX_BLOCKS_PER_PASS);
-    let applied = from;
-    for (let n = from + 1; n <= last; n += 1) {
-      const block = await this.deps.reader.blockByNumber(n, 'full');
-      if (!block) break;
-      const named = touchedBy(block);
+    if (last <= from) return seen;
+    // One read for all the blocks: the head read is the head block itself (usually the only new one), and the
+    // blocks before it, when behind, come in one range read.
+    const before = last === head ? last : last + 1;
+    const blocks = [...(before > from + 1 ? await this.deps.reader.blockRange(from + 1, before, 'full') : []), ...(last === head ? [headBlock] : [])];
+    const seenAt = this.deps.clock.now();
+    const followed: Block[] = [];
+    for (const block of blocks) {
+      if (block.number !== from + 1 + followed.length) break;
+      followed.push(block);
+      for (const a of touchedBy(block)) if (this.watched.has(a)) seen.add(a);
       for (const tx of block.transactions) if (tx.owner && this.watched.has(tx.owner)) this.activeReceivers.add(tx.owner);
-      const touched = [...named].filter((a) => this.watched.has(a));
-      await this.readAll(touched);
-      for (const a of touched) seen.add(a);
-      applied = n;
-      this.applied.push({ block: n, lagMs: this.deps.clock.now() - block.timestamp, reads: touched.length });
-      if (this.applied.length > 10_000) this.applied.splice(0, this.applied.length - 10_000);
     }
+    // A receiver named by several of the blocks is read once, after all of them.
+    await this.readAll([...seen]);
+    const readAt = this.deps.clock.now();
+    for (const block of followed) {
+      const reads = [...touchedBy(block)].filter((a) => this.watched.has(a)).length;
+      this.applied.push({ block: block.number, seenLagMs: seenAt - block.timestamp, lagMs: readAt - block.timestamp, reads });
+    }
+    if (this.applied.length > 10_000) this.applied.splice(0, this.applied.length - 10_000);
+    const applied = from + followed.length;
     if (applied > from) await this.savePosition(applied);
     return seen;
   }
@@ -158,8 +232,11 @@ export class SubscriptionWatcher {
     const limit = this.deps.readConcurrency ?? 32;
     for (let i = 0; i < receivers.length; i += limit) {
       await Promise.all(receivers.slice(i, i + limit).map(async (r) => {
+        const seq = this.reads++;
         const raw = await this.deps.reader.call('full', 'getaccountresource', { address: r });
+        if ((this.readSeq.get(r) ?? -1) > seq) return;
         this.free.set(r, freeOf(raw));
+        this.readSeq.set(r, seq);
       }));
     }
   }
@@ -179,12 +256,12 @@ export class SubscriptionWatcher {
     const now = this.deps.clock.now();
     const subs = all.filter((s) => this.mayAct(s));
     const orders = await orderStatuses(this.deps.pool, subs.flatMap((s) => (s.lastOrderId ? [s.lastOrderId] : [])));
-    await this.knowActive(subs.map((s) => s.receiver));
-    await this.knowCover(subs.filter((s) => planAction(s, s.lastOrderId ? orders.get(s.lastOrderId) : undefined, now)?.kind === 'charge'));
+    const activeOf = await this.knowActive(subs.map((s) => s.receiver));
+    const covered = await this.knowCover(subs.filter((s) => planAction(s, s.lastOrderId ? orders.get(s.lastOrderId) : undefined, now)?.kind === 'charge'));
     const commands: Command[] = [];
     for (const sub of subs) {
       const lastOrder = sub.lastOrderId ? orders.get(sub.lastOrderId) : undefined;
-      const command = sub.kind === 'plan' ? this.planCommand(sub, lastOrder, now) : this.refillCommand(sub, lastOrder, now);
+      const command = sub.kind === 'plan' ? this.planCommand(sub, lastOrder, now, activeOf, covered) : this.refillCommand(sub, lastOrder, now, activeOf);
       if (command) commands.push(command);
     }
     for (const left of full ? await plansToUndelegate(this.deps.pool) : []) {
@@ -201,10 +278,10 @@ export class SubscriptionWatcher {
   }
 
   /** A refill's `subscription.refill` or `subscription.resume`, priced now; null when nothing to do or the receiver is unreadable. */
-  private refillCommand(sub: WatchedSubscription, lastOrder: Order | undefined, now: number): Command | null {
+  private refillCommand(sub: WatchedSubscription, lastOrder: Order | undefined, now: number, activeOf: Map<string, boolean>): Command | null {
     const price = refillPrice(this.deps.prices, sub);
     const action = watchAction(sub, this.free.get(sub.receiver), lastOrder, price, sub.availableSun, now);
-    const active = this.activeOf.get(sub.receiver);
+    const active = activeOf.get(sub.receiver);
     if (!action || !price || active === undefined) return null;
     const pricing = {
       receiverActive: active, priceSunPerUnit: price.priceSunPerUnit, paySun: price.paySun,
@@ -217,27 +294,28 @@ export class SubscriptionWatcher {
   }
 
   /** Whether the supplier's stake covers each due plan's next day now (absent: the chain unreadable). */
-  private async knowCover(due: Subscription[]): Promise<void> {
-    this.covered = new Map();
-    if (due.length === 0) return;
+  private async knowCover(due: Subscription[]): Promise<Map<string, boolean>> {
+    const covered = new Map<string, boolean>();
+    if (due.length === 0) return covered;
     const addresses = (this.supplierAddresses ??= supplierAddresses(this.deps.cfg));
     const maxSunPerPart = this.deps.cfg.ORDER_SUPPLIER === 'provider' ? null : (this.deps.cfg.ORDER_MAX_DELEGATION_SUN ?? null);
     for (let i = 0; i < due.length; i += 8) {
       await Promise.all(due.slice(i, i + 8).map(async (sub) => {
         try {
-          this.covered.set(sub.id, await stakeCovers(this.deps.reader, addresses, sub.resource, sub.amount, maxSunPerPart));
+          covered.set(sub.id, await stakeCovers(this.deps.reader, addresses, sub.resource, sub.amount, maxSunPerPart));
         } catch (err) {
           if (!(err instanceof ChainUnavailable)) throw err;
         }
       }));
     }
+    return covered;
   }
 
   /** Whether each receiver of this pass's subscriptions is on chain (absent: unreadable); known-active ones are not read again. */
-  private async knowActive(receivers: string[]): Promise<void> {
-    this.activeOf = new Map();
+  private async knowActive(receivers: string[]): Promise<Map<string, boolean>> {
+    const activeOf = new Map<string, boolean>();
     const unknown = [...new Set(receivers)].filter((r) => {
-      if (this.activeReceivers.has(r)) this.activeOf.set(r, true);
+      if (this.activeReceivers.has(r)) activeOf.set(r, true);
       return !this.activeReceivers.has(r);
     });
     const limit = this.deps.readConcurrency ?? 32;
@@ -245,19 +323,20 @@ export class SubscriptionWatcher {
       await Promise.all(unknown.slice(i, i + limit).map(async (r) => {
         const active = await this.receiverActive(r);
         if (active === null) return;
-        this.activeOf.set(r, active);
+        activeOf.set(r, active);
         if (active && this.watched.has(r)) this.activeReceivers.add(r);
       }));
     }
+    return activeOf;
   }
 
   /** A plan's due day (priced at the plan row now) or its pause for an undeliverable day; null when nothing is due. */
-  private planCommand(sub: Subscription, lastOrder: Order | undefined, now: number): Command | null {
+  private planCommand(sub: Subscription, lastOrder: Order | undefined, now: number, activeOf: Map<string, boolean>, coveredOf: Map<string, boolean>): Command | null {
     const action = planAction(sub, lastOrder, now);
     if (!action) return null;
     const meta = { commandId: action.commandId, accountId: sub.accountId, issuedAt: now, deadlineAt: null, replyTo: null };
     if (action.kind === 'reserve_exhausted') return { ...meta, type: 'subscription.pause', subscriptionId: sub.id, reason: 'reserve_exhausted', orderId: action.orderId };
-    const covered = this.covered.get(sub.id);
+    const covered = coveredOf.get(sub.id);
     if (covered === undefined) return null;
     // The pool cannot deliver the day: paused before charging (the day that ends is taken back by the full pass).
     if (!covered && sub.lastOrderId !== null) {
@@ -267,7 +346,7 @@ export class SubscriptionWatcher {
       };
     }
     const row = this.deps.prices.plans?.find((r) => r.resource === sub.resource);
-    const active = this.activeOf.get(sub.receiver);
+    const active = activeOf.get(sub.receiver);
     if (!row || active === undefined) return null;
     return {
       ...meta, type: 'subscription.charge', subscriptionId: sub.id, billingAt: action.billingAt, priceSunPerUnit: row.price_sun_per_unit,

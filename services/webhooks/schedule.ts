@@ -38,7 +38,7 @@ export function orderIdOf(data: unknown): string | null {
  * event holds a later one back only while it waits for that first attempt on an active endpoint or has
  * an attempt in flight. Once an attempt of the earlier event has failed, later events go ahead and the
  * earlier one is retried on its own schedule, so a failing event never stalls the rest of its order.
- * The dispatcher's claim query (services/dispatcher/store.ts, claimDue) applies it.
+ * The dispatcher's claim query (services/dispatcher/store.ts, sendCycle) applies it.
  */
 
 export type AttemptResult = { ok: true } | { ok: false };

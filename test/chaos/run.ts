@@ -7,6 +7,10 @@
  * Afterwards it lets things settle and prints the invariants checked with their counts (all 0 = pass;
  * exit code 1 otherwise). CHAOS_ROUNDS (default 4).
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { derivedId } from '../../services/domain/ids';
 import { reconcileOnce } from '../../services/reconciler/run';
 import { replayAndVerify } from '../../services/ops/replay';
 import { freePort, startDevnet } from '../devnet/start-devnet';
@@ -18,13 +22,30 @@ import { OPEN_BUDGETS } from '../support/identity';
 import { dropWorld, newWorld, openBus, openRuntime } from '../support/world';
 
 const ROUNDS = Number(process.env.CHAOS_ROUNDS ?? 4);
+const LOG_DIR = process.env.CHAOS_LOG_DIR ?? path.join(os.tmpdir(), 'chaos-logs');
 const GROUPS = ['api', 'processor,relay', 'dispatcher,deposit-watcher', 'broadcaster,confirmer,scheduler'];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const say = (msg: string) => console.log(`[chaos ${new Date().toISOString().slice(11, 19)}] ${msg}`);
 
+/** What was started, stopped in reverse order at the end, also when the run fails midway (the private
+ * instances hold fixed ports: left running, they would break the next run). */
+const teardown: Array<() => Promise<unknown>> = [];
+const tearDown = async () => {
+  for (const step of teardown.splice(0).reverse()) await step().catch((err) => console.error(`teardown: ${err}`));
+};
+
 async function main(): Promise<void> {
-  const [kafka, redis, pg] = [await privateKafka(), await privateRedis(), await privatePostgres()];
+  fs.rmSync(LOG_DIR, { recursive: true, force: true });
+  fs.mkdirSync(LOG_DIR, { recursive: true });
+  say(`role groups log to ${LOG_DIR}`);
+  const kafka = await privateKafka();
+  teardown.push(() => kafka.destroy());
+  const redis = await privateRedis();
+  teardown.push(() => redis.destroy());
+  const pg = await privatePostgres();
+  teardown.push(() => pg.destroy());
   const devnet = await startDevnet({ DEVNET_BLOCK_MS: '300' });
+  teardown.push(() => devnet.stop());
   const apiPort = await freePort();
   const world = newWorld('chaos', {
     ...OPEN_BUDGETS, KAFKA_BROKERS: kafka.url, REDIS_URL: redis.url, DATABASE_URL: pg.url, API_PORT: String(apiPort),
@@ -36,8 +57,13 @@ async function main(): Promise<void> {
   const rt = await openRuntime(world);
   const bus = await openBus(rt);
   const children = new Map<string, ServiceProcess>();
+  teardown.push(() => Promise.allSettled([...children.values()].map((c) => c.kill('SIGKILL'))));
   const start = async (group: string) => {
     const child = startService(world, group); // logs at info: readiness is its "started" line
+    // Every line of every start, kept whole for reading afterwards (the in-memory output keeps only the tail).
+    const file = fs.createWriteStream(path.join(LOG_DIR, `${group.replace(/,/g, '+')}.log`), { flags: 'a' });
+    child.child.stdout!.pipe(file);
+    child.child.stderr!.pipe(file);
     children.set(group, child);
     await child.ready;
   };
@@ -77,13 +103,18 @@ async function main(): Promise<void> {
   for (const a of load.answers) statuses.set(String(a.code ?? a.status), (statuses.get(String(a.code ?? a.status)) ?? 0) + 1);
   console.log(`order answers by status/code: ${JSON.stringify(Object.fromEntries(statuses))}${loadFailure ? `; load failed: ${loadFailure}` : ''}`);
   const { rows: open } = await rt.pool.query("SELECT status, count(*)::int AS n FROM orders WHERE status NOT IN ('active', 'failed') GROUP BY status");
-  if (open.length > 0) console.log(`orders not settled by status: ${JSON.stringify(Object.fromEntries(open.map((r) => [r.status, r.n])))}`);
+  if (open.length > 0) {
+    console.log(`orders not settled by status: ${JSON.stringify(Object.fromEntries(open.map((r) => [r.status, r.n])))}`);
+    await describeUnsettled(rt);
+  }
   // A role group that died by itself (not one of the storm's kills) leaves its work undone: say which, and why.
   for (const [group, child] of children) {
     const errors = child.output().split('\n').filter((l) => /"level":"(error|fatal)"/.test(l));
     const gone = child.child.exitCode !== null || child.child.signalCode !== null;
     if (gone) console.log(`role group ${group} exited by itself (${child.child.exitCode ?? child.child.signalCode}):\n${child.output().slice(-2_000)}`);
     if (errors.length > 0) console.log(`role group ${group}: ${errors.length} error lines since its last start, the last:\n  ${errors.slice(-5).join('\n  ')}`);
+    const warnings = child.output().split('\n').filter((l) => /"level":"warn"/.test(l));
+    if (Object.values(counts).some((n) => n > 0) && warnings.length > 0) console.log(`role group ${group}: ${warnings.length} warnings since its last start, the last:\n  ${warnings.slice(-5).map((l) => l.slice(0, 400)).join('\n  ')}`);
   }
 
   await Promise.allSettled([...children.values()].map((c) => c.kill('SIGKILL')));
@@ -91,9 +122,24 @@ async function main(): Promise<void> {
   await bus.stop();
   await rt.close().catch(() => undefined);
   await dropWorld(world).catch(() => undefined);
-  await devnet.stop();
-  await Promise.allSettled([kafka.destroy(), redis.destroy(), pg.destroy()]);
+  await tearDown();
   process.exit(Object.values(counts).some((n) => n > 0) ? 1 : 0);
+}
+
+/**
+ * For each order not settled (at most 10): its age, what it holds, and what the processor answered to the
+ * confirmer's settle command for it, so a stuck order says which step it is stuck at.
+ */
+async function describeUnsettled(rt: Awaited<ReturnType<typeof openRuntime>>): Promise<void> {
+  const { rows } = await rt.pool.query(`SELECT id, status, created_at, allocations, account_id FROM orders
+    WHERE status NOT IN ('active', 'failed') ORDER BY created_at LIMIT 10`);
+  for (const o of rows) {
+    const settle = derivedId('command', 'order-settle', o.id);
+    const { rows: results } = await rt.pool.query('SELECT outcome, refusal_reason, error, processed_at FROM command_results WHERE command_id = $1', [settle]);
+    const { rows: txs } = await rt.pool.query('SELECT tx_id FROM order_tx_ids WHERE order_id = $1', [o.id]);
+    console.log(`  ${o.id} ${o.status} created ${new Date(o.created_at).toISOString()} (${Math.round((Date.now() - new Date(o.created_at).getTime()) / 1000)} s ago), `
+      + `allocations ${JSON.stringify(o.allocations ?? []).slice(0, 300)}, stored txs ${txs.length}, settle command: ${results.length ? JSON.stringify(results[0]) : 'none'}`);
+  }
 }
 
 /** Waits (bounded) for orders, deposits and deliveries to settle, then counts every broken invariant. */
@@ -108,7 +154,21 @@ async function settleAndCount(stack: OutageStack, load: Awaited<ReturnType<typeo
   const received = new Set(stack.receiver.requests.map((r) => JSON.parse(r.raw.toString()).event_id));
   const { rows: delivered } = await rt.pool.query('SELECT DISTINCT event_id FROM webhook_deliveries');
   const accepted = [...new Set(load.answers.filter((a) => a.status === 201 || a.status === 200).map((a) => a.clientOrderId))];
-  const replay = await replayAndVerify(rt);
+  // The outbox not yet on the log (the relay's backlog), said before the replay, which waits for it.
+  const { rows: backlog } = await rt.pool.query(`SELECT destination, count(*)::int AS n, min(created_at) AS oldest FROM outbox
+    WHERE published_at IS NULL GROUP BY destination`);
+  if (backlog.length > 0) {
+    console.log(`outbox not published: ${JSON.stringify(backlog)}`);
+    // Who holds the relay's leader lock, and what every other session waits on.
+    const { rows: sessions } = await rt.pool.query(`SELECT a.pid, a.state, a.wait_event_type, a.wait_event, a.backend_start, a.xact_start,
+        left(a.query, 160) AS query, (SELECT string_agg(l.objid::text, ',') FROM pg_locks l WHERE l.pid = a.pid AND l.locktype = 'advisory' AND l.granted) AS advisory
+      FROM pg_stat_activity a WHERE a.datname = current_database() AND a.pid <> pg_backend_pid() ORDER BY a.backend_start`);
+    for (const row of sessions) console.log(`  session ${JSON.stringify(row)}`);
+  }
+  const replay = await replayAndVerify(rt).catch((err: Error) => {
+    console.log(`replay failed: ${err.message}`);
+    return { tables: [{ differences: [err.message] }] };
+  });
   return {
     'double charges (order charged != once if active)': await q(`SELECT count(*)::int AS n FROM (SELECT o.id FROM orders o
       LEFT JOIN journals j ON j.order_id = o.id AND j.kind = 'order_charge' GROUP BY o.id, o.status
@@ -127,7 +187,8 @@ async function settleAndCount(stack: OutageStack, load: Awaited<ReturnType<typeo
   };
 }
 
-main().catch((err) => {
+main().catch(async (err) => {
   console.error(err);
+  await tearDown();
   process.exit(1);
 });

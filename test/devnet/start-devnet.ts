@@ -4,6 +4,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { TronWeb } from 'tronweb';
+import { entryArgs } from '../support/built-entry';
 
 export interface Wallet {
   address: string;
@@ -52,7 +53,7 @@ export async function freePort(): Promise<number> {
 export async function startDevnet(env: Record<string, string> = {}, dataDir?: string): Promise<Devnet> {
   const port = await freePort();
   const dir = dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'devnet-test-'));
-  const child: ChildProcess = spawn(process.execPath, ['--require', 'tsx/cjs', path.join(ROOT, 'infra/devnet/src/main.ts'), '--exit-with-parent'], {
+  const child: ChildProcess = spawn(process.execPath, [...entryArgs('infra/devnet/src/main.ts', ['infra/devnet/src'], ['--require', 'tsx/cjs']), '--exit-with-parent'], {
     cwd: ROOT,
     env: { ...process.env, DEVNET_PORT: String(port), DEVNET_DATA_DIR: dir, DEVNET_BLOCK_MS: '200', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

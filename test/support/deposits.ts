@@ -12,6 +12,7 @@ import { OPEN_BUDGETS, call, signUp, signedCall, signedHeaders, startApiStack, t
 import { assertLedgerInvariants } from './ledger-invariants';
 import { readTopic } from './topic-reader';
 import { dropWorld, eventually, type World } from './world';
+import { processorCaughtUp } from './processor-lag';
 
 export const CONFIRMATIONS = 3;
 
@@ -119,25 +120,13 @@ export async function settled(stack: DepositStack, head: number): Promise<void> 
     const { rows } = await stack.rt.pool.query("SELECT count(*)::int AS n FROM command_results WHERE outcome = 'pending'");
     return rows[0].n === 0;
   }, 30_000, 'commands applied');
-  // Appended commands may still be in flight to the processor: give the log a moment, then check again.
-  await new Promise((r) => setTimeout(r, 500));
+  // Commands the watcher appended may still be in flight to the processor: wait until it applied the log's end.
+  await processorCaughtUp(stack.rt);
 }
 
-const usedTimestamps = new Map<string, Set<number>>();
-
-/**
- * A signed GET whose timestamp is one this key never used for this path (inside the ±300 s window), so
- * polls never repeat a signature (a repeated signature is refused as a replay).
- */
+/** A signed GET (a GET signature may repeat: polls need no distinct timestamps). */
 export async function signedGet(stack: DepositStack, customer: Customer, path: string) {
-  const used = usedTimestamps.get(customer.key.id + path) ?? new Set<number>();
-  usedTimestamps.set(customer.key.id + path, used);
-  const now = Math.floor(Date.now() / 1000);
-  let ts = now;
-  for (let step = 1; used.has(ts); step++) ts = now + (step % 2 ? -1 : 1) * Math.ceil(step / 2);
-  if (Math.abs(ts - now) > 250) throw new Error('signedGet: no unused timestamp left in the window');
-  used.add(ts);
-  return call(stack.base, 'GET', path, { headers: signedHeaders(customer.key, 'GET', path, '', ts) });
+  return call(stack.base, 'GET', path, { headers: signedHeaders(customer.key, 'GET', path) });
 }
 
 export async function balanceOf(stack: DepositStack, customer: Customer): Promise<any> {

@@ -2,6 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import type { World } from './world';
+import { entryArgs } from './built-entry';
 
 const root = path.resolve(__dirname, '../..');
 
@@ -12,12 +13,24 @@ export interface ServiceProcess {
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
+/**
+ * Children still running when this process exits are killed with it. An orphan outlives its test: on a fixed
+ * port and database (make chaos's private instances) it reconnects to the next run's and works against it
+ * (seen: an orphaned relay held the next run's outbox leader lock, so nothing of that run was published).
+ */
+const live = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of live) child.kill('SIGKILL');
+});
+
 export function startService(world: World, roles: string, env: Record<string, string> = {}): ServiceProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'services/main.ts'), '--roles', roles], {
+  const child = spawn(process.execPath, [...entryArgs('services/main.ts', ['services', 'topics'], ['--import', 'tsx']), '--roles', roles], {
     cwd: root,
     env: { ...world.env, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  live.add(child);
+  child.once('exit', () => live.delete(child));
   let out = '';
   const ready = new Promise<void>((resolve, reject) => {
     const onData = (chunk: Buffer) => {

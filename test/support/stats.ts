@@ -33,19 +33,7 @@ export async function statsCaughtUp(stack: IdentityStack, timeoutMs = 30_000): P
   }, timeoutMs, 'the stats projection to catch up with order-events');
 }
 
-const lastSigned = new Map<string, number>();
-
-/**
- * A signed GET. The API accepts each signature once and takes second timestamps only, so the same GET
- * twice in one second would be a replay (1002): a repeat waits for the next second.
- */
+/** A signed GET (a GET signature may repeat: polling needs no distinct timestamps). */
 export async function signedGet(base: string, key: { id: string; secret: string }, path: string): Promise<Reply> {
-  const request = `${key.id} ${path}`;
-  let timestamp = Math.floor(Date.now() / 1000);
-  while (lastSigned.get(request) === timestamp) {
-    await new Promise((r) => setTimeout(r, 20));
-    timestamp = Math.floor(Date.now() / 1000);
-  }
-  lastSigned.set(request, timestamp);
-  return call(base, 'GET', path, { headers: signedHeaders(key, 'GET', path, '', timestamp) });
+  return call(base, 'GET', path, { headers: signedHeaders(key, 'GET', path) });
 }

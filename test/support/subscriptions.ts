@@ -12,6 +12,11 @@ import { orderCall, startDeliveryStack, type OrderStack } from './orders';
 import { readTopic } from './topic-reader';
 import { eventually } from './world';
 
+// What every subscription test file calls besides the kit below, from one import.
+export { fundedCustomer, isDelivered, orderCall, orderUntil } from './orders';
+export { eventually } from './world';
+export type { Customer } from './identity';
+
 export interface SubscriptionStack extends OrderStack {
   /** A reader of the stack's devnet. */
   tronWeb: TronWeb;
@@ -41,6 +46,44 @@ export async function startSubscriptionStack(label: string, orderPrices: string,
   };
 }
 
+/**
+ * The subscription stack of one test file: started in its beforeAll, stopped in its afterAll (ledger
+ * invariants checked). The answer stands for the stack once started (every property read is the started
+ * stack's), so tests use it like the stack itself.
+ */
+export function useSubscriptionStack(label: string, orderPrices: string, watcherClock?: (stack: OrderStack) => Clock): SubscriptionStack {
+  let started: SubscriptionStack | undefined;
+  beforeAll(async () => {
+    started = await startSubscriptionStack(label, orderPrices, watcherClock);
+  }, 120_000);
+  afterAll(async () => {
+    await started?.stop();
+  });
+  return new Proxy({} as SubscriptionStack, {
+    get: (_target, key) => {
+      if (!started) throw new Error(`the ${label} subscription stack is not started (used outside a test?)`);
+      return started[key as keyof SubscriptionStack];
+    },
+  });
+}
+
+/** GET /v1/subscriptions/:id as `customer` (status and body). */
+export function getSubscription(stack: OrderStack, customer: Customer, id: string): ReturnType<typeof orderCall> {
+  return orderCall(stack, customer, 'GET', `/v1/subscriptions/${id}`);
+}
+
+/** The address's energy as getaccountresource reports it: the limit (delegated and staked) and what is free of it. */
+export async function energyOf(stack: SubscriptionStack, address: string): Promise<{ limit: number; free: number }> {
+  const r: any = await stack.tronWeb.trx.getAccountResources(address);
+  const limit = Number(r.EnergyLimit ?? 0);
+  return { limit, free: limit - Number(r.EnergyUsed ?? 0) };
+}
+
+/** The devnet's USDT contract as the wallet of `privateKey` (its transfers burn the wallet's energy). */
+export async function usdtAs(stack: SubscriptionStack, privateKey: string): Promise<any> {
+  return new TronWeb({ fullHost: stack.devnet.url, privateKey }).contract().at(stack.devnet.accounts.usdt_contract);
+}
+
 /** A receiver activated on chain by the devnet faucet: TRX for bandwidth and, unless 0, USDT to spend energy on. */
 export async function fundedReceiver(
   stack: SubscriptionStack, funds: { trxSun: number; usdt: number } = { trxSun: 100_000_000, usdt: 100_000_000 },
@@ -62,7 +105,7 @@ export async function subscriptionEvents(stack: OrderStack, subscriptionId: stri
 /** Waits until the subscription's last order is set and is not `previous`; returns its id. */
 export function nextSubscriptionOrder(stack: OrderStack, customer: Customer, subscriptionId: string, what: string, previous: string | null = null): Promise<string> {
   return eventually(async () => {
-    const s = (await orderCall(stack, customer, 'GET', `/v1/subscriptions/${subscriptionId}`)).body;
+    const s = (await getSubscription(stack, customer, subscriptionId)).body;
     return s.last_order_id !== null && s.last_order_id !== previous ? (s.last_order_id as string) : undefined;
   }, 30_000, what);
 }

@@ -29,3 +29,10 @@ test('parseOwnJson reads what parseJson reads, int64 exact', () => {
 test('stringifyJson refuses what JSON cannot hold', () => {
   expect(() => stringifyJson(undefined)).toThrow(TypeError);
 });
+
+test('parseOwnJson without a 16-digit run (the reviver skipped) reads what parseJson reads', () => {
+  const text = stringifyJson({ items: Array.from({ length: 50 }, (_, k) => ({ at: 1_763_850_000_000 + k, n: 999_999_999_999_999, f: 0.25, neg: -123_456_789_012_345, s: 'TA1234567890' })) });
+  expect(/\d{16}/.test(text)).toBe(false);
+  expect(parseOwnJson(text)).toEqual(parseJson(text));
+  expect(parseOwnJson('{"s":"0123456789012345","big":9007199254740993}')).toEqual({ s: '0123456789012345', big: 9_007_199_254_740_993n });
+});

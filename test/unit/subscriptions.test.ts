@@ -253,3 +253,74 @@ test('a plan day is checked against the stake before charging: covered by the sp
   expect(await stakeCovers(reader, ['TA', 'TB'], 'energy', 50_010, null)).toBe(false);
   expect(await stakeCovers(reader, ['TA'], 'energy', 40_000, null)).toBe(false);
 });
+
+test('watcher: the head read when the next block is due, the head block used as the block (blocks before it in one range read), a slower older read never overwriting a newer one', async () => {
+  const { SubscriptionWatcher } = await import('../../services/subscriptions/watcher');
+  const { ChainReader } = await import('../../services/chain/reads');
+  const { TronWeb } = await import('tronweb');
+  const ownerHex = `41${'11'.repeat(20)}`;
+  const receiver = TronWeb.address.fromHex(ownerHex);
+  const block = (number: number, timestamp: number, owner: string | null = null) => ({
+    blockID: `b${number}`, block_header: { raw_data: { number, timestamp } },
+    transactions: owner ? [{ txID: `t${number}`, ret: [{ contractRet: 'SUCCESS' }], raw_data: { contract: [{ type: 'TriggerSmartContract', parameter: { value: { owner_address: owner } } }] } }] : [],
+  });
+  let head = block(10, 100_000);
+  const calls: string[] = [];
+  // getaccountresource answers wait for their release: the test decides which of two reads finishes first.
+  const reads: Array<{ release: (energy: number) => void }> = [];
+  const chain = Object.assign(Object.create(ChainReader.prototype), {
+    call: async (_view: string, path: string) => {
+      calls.push(path);
+      if (path === 'getnowblock') return head;
+      if (path === 'getblockbylimitnext') return { block: [block(13, 103_000), block(12, 102_000)] };
+      if (path === 'getaccountresource') return { EnergyLimit: await new Promise<number>((release) => reads.push({ release })) };
+      throw new Error(`unexpected ${path}`);
+    },
+  });
+  const pool = {
+    query: async (sql: string) => {
+      if (sql.startsWith('SELECT block_number')) return { rows: [{ block_number: '9' }] };
+      if (sql.startsWith('SELECT receiver, resource, threshold_amount')) return { rows: [{ receiver, resource: 'energy', threshold_amount: '0' }] };
+      return { rows: [] };
+    },
+  };
+  const cfg = { CHAIN_POLL_MS: 500, SUBSCRIPTION_HEAD_POLL_MS: 50 } as any;
+  const clock = { now: () => 0, realDelay: (ms: number) => ms } as any;
+  const w = new SubscriptionWatcher({ cfg, pool: pool as any, bus: { append: async () => {} }, clock, reader: chain, prices: priceTable('nile') });
+  const until = async (check: () => boolean) => {
+    while (!check()) await new Promise((r) => setImmediate(r));
+  };
+
+  // Block 10 follows the stored position 9: the head read is the block (no getblockbynum).
+  await w.followHead();
+  expect(calls).toEqual(['getnowblock']);
+  expect(w.nextReadInMs(100_200)).toBe(500);
+  // Block 11, a second later, names the receiver: read again. Meanwhile a full pass reads it too (never read
+  // yet) and its read, sent later, answers first: the head loop's older answer must not replace it.
+  head = block(11, 101_000, ownerHex);
+  const following = w.followHead();
+  await until(() => reads.length === 1);
+  const full = w.fullPass();
+  await until(() => reads.length === 2);
+  reads[1].release(30_000);
+  await full;
+  reads[0].release(40_000);
+  await following;
+  expect(calls.filter((c) => c === 'getblockbynum')).toEqual([]);
+  expect((w as any).free.get(receiver)).toEqual({ energy: 30_000, bandwidth: 0 });
+
+  // The interval is known: the next read when block 12 is due, then every SUBSCRIPTION_HEAD_POLL_MS.
+  expect(w.nextReadInMs(101_200)).toBe(500);
+  expect(w.nextReadInMs(101_700)).toBe(300);
+  expect(w.nextReadInMs(101_980)).toBe(50);
+  expect(w.nextReadInMs(102_400)).toBe(50);
+  // More than an interval overdue (the chain stalled, or its clock is not ours): back to the poll.
+  expect(w.nextReadInMs(103_500)).toBe(500);
+
+  // Three blocks behind: the two before the head in one range read, none by number.
+  calls.length = 0;
+  head = block(14, 104_000);
+  await w.followHead();
+  expect(calls).toEqual(['getnowblock', 'getblockbylimitnext']);
+  expect(w.applied.map((a) => a.block)).toEqual([10, 11, 12, 13, 14]);
+});

@@ -2,9 +2,10 @@
  * Per-process memo of opened API-key secrets and of when a key's last use was written. The key row is
  * still read on every request (so a revocation takes effect at once on every instance); only the AES-GCM
  * open of the same sealed value, and the same-second `last_used_at` write, are not repeated.
- * Both maps are bounded: when full they are cleared (a miss costs one decrypt or one write).
+ * Both are bounded (a miss costs one decrypt or one write): opened secrets drop the oldest, the touch times
+ * are cleared when full.
  */
-import { openWithAny } from '../../platform/secret-box';
+import { openedOnce, openWithAny } from '../../platform/secret-box';
 import { apiKeyContext } from '../stores/api-keys';
 
 const MAX_ENTRIES = 10_000;
@@ -12,7 +13,7 @@ const MAX_ENTRIES = 10_000;
 export const TOUCH_EVERY_MS = 1_000;
 
 /** Per set of decryption keys (one per configuration), so a secret is only ever returned to a holder of its key. */
-const openedByKeys = new WeakMap<readonly string[], Map<string, string>>();
+const openersByKeys = new WeakMap<readonly string[], (keyId: string, sealed: string) => string>();
 const touched = new Map<string, number>();
 
 /**
@@ -20,15 +21,12 @@ const touched = new Map<string, number>();
  * previous one during a rotation); the cache key is the sealed text, so a re-sealed row misses.
  */
 export function openKeySecret(decryptionKeys: readonly string[], keyId: string, sealed: string): string {
-  let opened = openedByKeys.get(decryptionKeys);
-  if (!opened) openedByKeys.set(decryptionKeys, (opened = new Map()));
-  const memo = `${keyId}|${sealed}`;
-  const hit = opened.get(memo);
-  if (hit !== undefined) return hit;
-  const secret = openWithAny(decryptionKeys, sealed, apiKeyContext(keyId)).plaintext;
-  if (opened.size >= MAX_ENTRIES) opened.clear();
-  opened.set(memo, secret);
-  return secret;
+  let open = openersByKeys.get(decryptionKeys);
+  if (!open) {
+    open = openedOnce((id, text) => openWithAny(decryptionKeys, text, apiKeyContext(id)).plaintext, MAX_ENTRIES);
+    openersByKeys.set(decryptionKeys, open);
+  }
+  return open(keyId, sealed);
 }
 
 /** True when this process should write the key's `last_used_at` now (first use, or a second since the last write). */

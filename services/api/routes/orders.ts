@@ -4,7 +4,7 @@
  * receiver's activation state from the chain; the processor decides everything else from the command.
  */
 import { Router, type Request, type Response } from 'express';
-import { ChainReader } from '../../chain/reads';
+import type { ChainReader } from '../../chain/reads';
 import type { NewCommand } from '../../platform/command-bus';
 import type { CommandBus } from '../../platform/command-bus';
 import { randomId } from '../../domain/ids';
@@ -33,7 +33,7 @@ export interface OrderRouteDeps {
   rt: Runtime;
   bus: CommandBus;
   validator: RequestValidator;
-  /** Receiver activation reads; default: the chain adapter on TRON_FULL_HOST. */
+  /** Receiver activation reads; default: the runtime's shared reader (rt.chain). */
   chain?: Pick<ChainReader, 'account'>;
 }
 
@@ -93,7 +93,7 @@ async function submit(bus: CommandBus, body: NewCommand, res?: Response): Promis
 
 export function ordersRouter(deps: OrderRouteDeps): Router {
   const { rt, bus, validator } = deps;
-  const chain = deps.chain ?? ChainReader.fromConfig(rt.cfg);
+  const chain = deps.chain ?? rt.chain.reader;
   const router = Router();
 
   const receiverActive = receiverActivation(chain);

@@ -9,7 +9,6 @@ import { PROMO_KEY } from '../../domain/commands';
 import { toIso } from '../../platform/clock';
 import type { CommandBus } from '../../platform/command-bus';
 import type { Runtime } from '../../platform/runtime';
-import { Trc10Reader } from '../../chain/trc10';
 import { ChainUnavailable } from '../../chain/errors';
 import { DropLog } from '../../promo/drop-log';
 import { claimRefusal, DAY_MS, DEV_CODE_DAYS, DEV_CODE_FEE_BPS, promoView, redemptionView, utcDay, type PromoConfig } from '../../promo/rules';
@@ -37,7 +36,7 @@ export interface PromoRouteDeps {
 export function promoRouter(deps: PromoRouteDeps): Router {
   const { rt, bus, validator } = deps;
   const router = Router();
-  const drops = deps.drops ?? new DropLog(Trc10Reader.fromConfig(rt.cfg), rt.cfg.PROMO_DROP_FROM_BLOCK);
+  const drops = deps.drops ?? new DropLog(rt.chain.trc10, rt.cfg.PROMO_DROP_FROM_BLOCK);
   let cached: { at: number; body: Record<string, unknown> } | null = null;
 
   const current = async (): Promise<{ config: PromoConfig | null; now: number; today: number }> => {

@@ -4,14 +4,18 @@
  */
 import pg from 'pg';
 
-async function withServer<T>(databaseUrl: string, fn: (admin: pg.Client, quotedName: string, name: string) => Promise<T>): Promise<T> {
+/** A database name as an SQL identifier. */
+export const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
+
+/** Runs `fn` on a connection to the server's `postgres` database, with the URL's database name (quoted and as is). */
+export async function withServer<T>(databaseUrl: string, fn: (admin: pg.Client, quotedName: string, name: string) => Promise<T>): Promise<T> {
   const url = new URL(databaseUrl);
   const name = decodeURIComponent(url.pathname.slice(1));
   url.pathname = '/postgres';
   const admin = new pg.Client({ connectionString: url.toString() });
   await admin.connect();
   try {
-    return await fn(admin, `"${name.replace(/"/g, '""')}"`, name);
+    return await fn(admin, quoteIdent(name), name);
   } finally {
     await admin.end();
   }

@@ -125,6 +125,7 @@ function bodyToWire(body: CommandBody): WireBody {
     case 'batch.cancel':
     case 'batch.item':
     case 'batch.complete':
+    case 'batch.items':
       return { [`${ns}BatchStep`]: { ...batchStepToWire(body) } };
     case 'member.set':
       return { [`${ns}SetMember`]: { address: body.address, role: body.role } };

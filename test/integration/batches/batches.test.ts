@@ -11,6 +11,7 @@ import type { Customer } from '../../support/identity';
 import { assertLedgerInvariants } from '../../support/ledger-invariants';
 import { fundedCustomer, orderCall, type OrderStack } from '../../support/orders';
 import { eventually } from '../../support/world';
+import { processorCaughtUp } from '../../support/processor-lag';
 
 const prices = JSON.stringify([
   { resource: 'energy', tier: '5m', price_sun_per_unit: 40, min_amount: 10_000, max_amount: 100_000, available: true },
@@ -88,7 +89,9 @@ test('a mixed batch: activated, chunked, over max_price_sun, activate:false, alr
 
   const charged = done.items.reduce((n: number, i: any) => n + i.charged_amount_sun, 0);
   await eventually(async () => (await completedEvents(done.id)).length > 0, 30_000, 'batch.completed');
-  await new Promise((r) => setTimeout(r, 1500));
+  // Whatever was in flight is applied and its outbox rows published: a second batch.completed would be on the topic now.
+  await processorCaughtUp(stack.rt);
+  await eventually(async () => (await stack.rt.pool.query('SELECT 1 FROM outbox WHERE published_at IS NULL LIMIT 1')).rowCount === 0, 30_000, 'outbox published');
   const events = await completedEvents(done.id);
   expect(events).toHaveLength(1);
   expect(events[0].data).toMatchObject({

@@ -5,14 +5,10 @@
  * undelegating; and a refill's daily limit, resumed on the next UTC day of that same injected clock. The
  * chain is read for the delegations; events from the world's account-events topic.
  */
-import { TronWeb } from 'tronweb';
-import type { Customer } from '../../support/identity';
-import { fundedCustomer, isDelivered, orderCall, orderUntil } from '../../support/orders';
 import {
-  fundedReceiver, nextSubscriptionOrder, startSubscriptionStack, subscriptionEvents, subscriptionPrices, type SubscriptionStack,
+  energyOf, eventually, fundedCustomer, fundedReceiver, getSubscription, isDelivered, nextSubscriptionOrder, orderCall, orderUntil, subscriptionEvents,
+  subscriptionPrices, usdtAs, useSubscriptionStack, type Customer,
 } from '../../support/subscriptions';
-import { eventually } from '../../support/world';
-import type { Clock } from '../../../services/platform/clock';
 
 const prices = subscriptionPrices({ resource: 'energy', tier: 'plan', price_sun_per_unit: 90, min_amount: 10_000, max_amount: 1_000_000, available: true });
 const THRESHOLD = 30_000;
@@ -20,19 +16,12 @@ const AMOUNT = 40_000;
 const FEE = AMOUNT * 90;
 const DAY = 86_400_000;
 
-let stack: SubscriptionStack;
 let shift = 0;
+// The watcher's clock is the one that decides a day is due: the test moves it a day ahead at a time.
+const stack = useSubscriptionStack('subplans', prices, (s) => ({ now: () => s.rt.clock.now() + shift, realDelay: (ms) => ms }));
 
-beforeAll(async () => {
-  // The watcher's clock is the one that decides a day is due: the test moves it a day ahead at a time.
-  stack = await startSubscriptionStack('subplans', prices, (s): Clock => ({ now: () => s.rt.clock.now() + shift, realDelay: (ms) => ms }));
-}, 120_000);
-afterAll(async () => {
-  await stack?.stop();
-});
-
-const energyLimit = async (address: string) => Number(((await stack.tronWeb.trx.getAccountResources(address)) as any).EnergyLimit ?? 0);
-const get = async (c: Customer, id: string) => (await orderCall(stack, c, 'GET', `/v1/subscriptions/${id}`)).body;
+const energyLimit = async (address: string) => (await energyOf(stack, address)).limit;
+const get = async (c: Customer, id: string) => (await getSubscription(stack, c, id)).body;
 const planEvents = (id: string, type: string) => subscriptionEvents(stack, id, type);
 
 test('prices list a plan row per sold resource', async () => {
@@ -111,7 +100,7 @@ test('a refill at its daily limit: suspended daily_limit_reached, resumed and re
   await orderUntil(stack, customer, first, isDelivered, 60_000);
 
   // One USDT transfer (14,650 energy) crosses below 30,000: the day's one refill is used, so suspended.
-  const usdt = await new TronWeb({ fullHost: stack.devnet.url, privateKey: receiver.privateKey }).contract().at(stack.devnet.accounts.usdt_contract);
+  const usdt = await usdtAs(stack, receiver.privateKey);
   await usdt.transfer(stack.devnet.accounts.faucet.address, 1_000).send({ feeLimit: 50_000_000 });
   await eventually(async () => (await get(customer, id)).status === 'suspended', 30_000, 'suspended');
   expect((await get(customer, id)).reason).toBe('daily_limit_reached');

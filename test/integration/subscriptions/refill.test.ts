@@ -5,38 +5,26 @@
  * suspension for funds and price and the resume when the cause clears. Delivery is read from the chain,
  * events from the world's account-events and order-events topics.
  */
-import { TronWeb } from 'tronweb';
-import { newWallet, type Customer } from '../../support/identity';
-import { fundedCustomer, isDelivered, orderCall, orderUntil } from '../../support/orders';
+import { newWallet } from '../../support/identity';
 import {
-  fundedReceiver, nextSubscriptionOrder, startSubscriptionStack, subscriptionEvents, subscriptionPrices, type SubscriptionStack,
+  energyOf, eventually, fundedCustomer, fundedReceiver, getSubscription, isDelivered, nextSubscriptionOrder, orderCall, orderUntil, subscriptionEvents,
+  subscriptionPrices, usdtAs, useSubscriptionStack, type Customer,
 } from '../../support/subscriptions';
-import { eventually } from '../../support/world';
 
 const prices = subscriptionPrices({ resource: 'bandwidth', tier: '1h', price_sun_per_unit: 600, min_amount: 300, max_amount: 1_000_000, available: true });
 const AMOUNT = 40_000;
 const THRESHOLD = 20_000;
 const REFILL_SUN = AMOUNT * 60;
 
-let stack: SubscriptionStack;
-
-beforeAll(async () => {
-  stack = await startSubscriptionStack('subscriptions', prices);
-}, 120_000);
-afterAll(async () => {
-  await stack?.stop();
-});
+const stack = useSubscriptionStack('subscriptions', prices);
 
 const post = (c: Customer, body: unknown) => orderCall(stack, c, 'POST', '/v1/subscriptions', body);
-const get = (c: Customer, id: string) => orderCall(stack, c, 'GET', `/v1/subscriptions/${id}`);
+const get = (c: Customer, id: string) => getSubscription(stack, c, id);
 const refillBody = (receiver: string, extra: Record<string, unknown> = {}) => ({
   kind: 'refill', receiver, resource: 'energy', amount: AMOUNT, tier: '1h', threshold_amount: THRESHOLD, ...extra,
 });
 
-const freeEnergy = async (address: string) => {
-  const r: any = await stack.tronWeb.trx.getAccountResources(address);
-  return Number(r.EnergyLimit ?? 0) - Number(r.EnergyUsed ?? 0);
-};
+const freeEnergy = async (address: string) => (await energyOf(stack, address)).free;
 const eventsOf = (subscriptionId: string) => subscriptionEvents(stack, subscriptionId);
 
 async function subscriptionOrders(c: Customer, id: string): Promise<any[]> {
@@ -112,8 +100,7 @@ test('a receiver burning energy with contract calls: one refill per crossing, de
   expect(await freeEnergy(receiver.address)).toBeGreaterThanOrEqual(AMOUNT);
 
   // The receiver spends energy on USDT transfers (14,650 each) until under the threshold.
-  const asReceiver = new TronWeb({ fullHost: stack.devnet.url, privateKey: receiver.privateKey });
-  const usdt = await asReceiver.contract().at(stack.devnet.accounts.usdt_contract);
+  const usdt = await usdtAs(stack, receiver.privateKey);
   const faucet = stack.devnet.accounts.faucet.address;
   // The watcher may refill within the block of the crossing, before this loop reads the receiver again: stop on
   // either sign. That the second refill came from a real crossing is asserted by its trigger_available below.

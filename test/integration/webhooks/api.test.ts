@@ -211,8 +211,6 @@ test('the test delivery tells no port from another: refused, plain-TCP and close
   for (const port of [plain, closed]) {
     await as(c).patch(`/v1/webhooks/${ep.id}`, { url: `https://127.0.0.1:${port}/x` });
     answers.push((await as(c).post(`/v1/webhooks/${ep.id}/test`, { event: 'balance.credited' })).body);
-    // The same signed request twice in one second is a replay (1002): the next one signs a later second.
-    await new Promise((r) => setTimeout(r, 1_000));
   }
   for (const a of answers) expect(a).toMatchObject({ delivered: false, response_status: null, response_body_excerpt: null, error: 'connection_failed' });
 });
