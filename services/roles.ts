@@ -63,7 +63,7 @@ export async function startRoles(rt: Runtime, roles: Role[]): Promise<Stoppable[
   const chainRoles = { broadcaster: startBroadcaster, confirmer: startConfirmer, scheduler: startScheduler } as const;
   for (const role of ['broadcaster', 'confirmer', 'scheduler'] as const) {
     if (roles.includes(role)) {
-      running.push(await chainRoles[role]({ cfg: rt.cfg, pool: rt.pool, bus: appendBus, clock: rt.clock, reader: rt.chain.reader, writer: rt.chain.writer, chain: rt.chain }));
+      running.push(await chainRoles[role]({ cfg: rt.cfg, pool: rt.pool, bus: appendBus, clock: rt.clock, reader: rt.chain.reader, chain: rt.chain }));
     }
   }
   if (roles.includes('promo-granter')) running.push(await startPromoGranter({ cfg: rt.cfg, pool: rt.pool, bus: appendBus, clock: rt.clock, reader: rt.chain.reader, writer: rt.chain.writer }));

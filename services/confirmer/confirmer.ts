@@ -13,7 +13,7 @@
  */
 import { SUN_PER_TRX, unitsFor } from '../chain/allocation';
 import { ChainReader, type ChainTx } from '../chain/reads';
-import { ChainWriter, expirationOf } from '../chain/writes';
+import { expirationOf } from '../chain/writes';
 import type { Command } from '../domain/commands';
 import { derivedId } from '../domain/ids';
 import type { Allocation, Order } from '../domain/orders';
@@ -23,7 +23,6 @@ import { chainResource } from '../broadcaster/suppliers';
 import { PollingRole, txOwner, workList, type ChainRoleDeps } from '../broadcaster/work';
 
 export interface ConfirmerDeps extends ChainRoleDeps {
-  writer?: ChainWriter;
   reader?: ChainReader;
 }
 
@@ -33,7 +32,6 @@ type TxState = 'landed' | 'failed' | 'pending';
 const ORDERS_AT_ONCE = 8;
 
 export class Confirmer {
-  private readonly writer: ChainWriter;
   private readonly reader: ChainReader;
   /**
    * Final answers about transactions (solidified), so each is read until it lands or fails. Bounded: kept
@@ -44,7 +42,6 @@ export class Confirmer {
   private live = new Set<string>();
 
   constructor(private readonly deps: ConfirmerDeps) {
-    this.writer = deps.writer ?? ChainWriter.fromConfig(deps.cfg);
     this.reader = deps.reader ?? ChainReader.fromConfig(deps.cfg);
   }
 
@@ -141,8 +138,12 @@ export class Confirmer {
     const { pool, clock } = this.deps;
     const now = clock.now();
     const orders = await workList(pool, 'allocating', now);
-    let head: Promise<{ timestamp: number }> | undefined;
-    const headOnce = () => (head ??= this.writer.head());
+    // "Can no longer land" is judged against the newest SOLIDIFIED block, read BEFORE the transactions: states
+    // are read from the solidified view, and a transaction in a head block not yet solidified is still pending
+    // there. With the head's time (or a solid head read after the states) an order failed while its delegation
+    // was landing, and that stake was then delegated to no open order (seen under load in batches/hundred).
+    const solidHead = orders.some((o) => o.allocations.length > 0 && this.windowOver(o, now)) ? await this.reader.nowBlock('solid') : null;
+    const headOnce = async () => solidHead ?? this.reader.nowBlock('solid');
     // What the staying orders hold, for every receiver of the pass in one query (it scans the orders table:
     // no index covers ended orders by receiver), read on first need. The orders settled here are awaiting
     // delivery, which openStake never counts, so leaving each out (as a per-order read did) changes nothing.
@@ -156,8 +157,12 @@ export class Confirmer {
     return out.filter((c): c is Command => c !== null);
   }
 
+  private windowOver(order: Order, now: number): boolean {
+    return now - order.createdAt > this.deps.cfg.ORDER_WAIT_WINDOW_MS;
+  }
+
   private async settleOne(order: Order, now: number, head: () => Promise<{ timestamp: number }>, staying: () => Promise<Map<string, bigint>>): Promise<Command | null> {
-    const windowOver = now - order.createdAt > this.deps.cfg.ORDER_WAIT_WINDOW_MS;
+    const windowOver = this.windowOver(order, now);
     if (order.allocations.length === 0) return windowOver ? this.settleCommand(order, []) : null;
     const states = await this.states(order.id, order.allocations.map((a) => a.txId), order.allocations.map((a) => this.expectation(order, a)));
     const landed = order.allocations.filter((_, i) => states[i] === 'landed');

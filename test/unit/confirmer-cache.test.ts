@@ -36,7 +36,6 @@ test('transaction states of settled orders are dropped from the cache', async ()
       }),
       delegated: async () => ({ ENERGY: 10_000_000n, BANDWIDTH: 0n }),
     } as any,
-    writer: { head: async () => ({ number: 1, timestamp: 0 }) } as any,
   });
   lists.allocating = [order('ord_a', ['tx_a1', 'tx_a2']), order('ord_b', ['tx_b1'])];
   await confirmer.tick();

@@ -49,7 +49,8 @@ export function isConnectionError(err: unknown): boolean {
   if (typeof code === 'string') {
     if (/^(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|ENOTFOUND)$/.test(code)) return true;
     // SQLSTATE classes 08 (connection exception) and 57P (operator intervention: shutdown, cannot connect now).
-    if (/^(08...|57P0[1-3])$/.test(code)) return true;
+    // SQLSTATE 53300 (too many connections): the server is full for now; a retry later gets in.
+    if (/^(08...|57P0[1-3]|53300)$/.test(code)) return true;
     return false;
   }
   return /Connection terminated|Client has encountered a connection error|not queryable/.test(String((err as Error)?.message ?? ''));
