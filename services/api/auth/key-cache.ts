@@ -32,6 +32,11 @@ export const KEY_CACHE_APPLICATION = 'energy-rental-key-cache';
 const MAX_ROWS = 10_000;
 /** Wait before connecting again after the listening connection failed or broke. */
 const RECONNECT_MS = 1_000;
+/**
+ * A sync (or LISTEN) not answered within this long counts as a lost connection: requests read rows
+ * instead of waiting on a connection that may be gone without a reset.
+ */
+const SYNC_TIMEOUT_MS = 5_000;
 
 interface Waiter {
   resolve(synced: boolean): void;
@@ -50,6 +55,8 @@ export class ApiKeyCache {
   /** Requests waiting for the next sync, and whether one is out now. */
   private waiting: Waiter[] = [];
   private syncing = false;
+  /** One warning per outage of the listening connection, not one per retry. */
+  private warned = false;
 
   constructor(private readonly pool: Pool) {}
 
@@ -113,8 +120,8 @@ export class ApiKeyCache {
           try {
             await client.query('');
             ok = this.listening && this.client === client;
-          } catch {
-            ok = false;
+          } catch (err) {
+            if (this.client === client) this.lose(err as Error);
           }
         }
         for (const w of batch) w.resolve(ok);
@@ -127,12 +134,11 @@ export class ApiKeyCache {
   private connect(): void {
     if (this.connecting || this.listening || this.closed || this.retry || (this.pool as { ending?: boolean }).ending) return;
     this.connecting = true;
-    const client = new pg.Client({ ...this.pool.options, application_name: KEY_CACHE_APPLICATION });
+    const client = new pg.Client({
+      ...this.pool.options, application_name: KEY_CACHE_APPLICATION, query_timeout: SYNC_TIMEOUT_MS, connectionTimeoutMillis: SYNC_TIMEOUT_MS,
+    });
     const lost = (err?: Error) => {
-      if (this.client !== client) return;
-      if (err && !this.closed) logger.warn({ err: err.message }, 'api-key cache: listening connection lost; reading key rows until it is back');
-      this.drop();
-      this.later();
+      if (this.client === client) this.lose(err);
     };
     client.on('error', lost);
     client.on('end', () => lost());
@@ -153,16 +159,23 @@ export class ApiKeyCache {
         this.rows.clear();
         this.generation++;
         this.listening = true;
+        this.warned = false;
       } catch (err) {
-        if (this.client === client) {
-          if (!this.closed) logger.warn({ err: (err as Error).message }, 'api-key cache: LISTEN failed; reading key rows, retrying');
-          this.drop();
-          this.later();
-        }
+        if (this.client === client) this.lose(err as Error);
       } finally {
         this.connecting = false;
       }
     })();
+  }
+
+  /** The listening connection failed or broke: rows are read until a new one listens (retried). */
+  private lose(err?: Error): void {
+    if (err && !this.closed && !this.warned) {
+      this.warned = true;
+      logger.warn({ err: err.message }, 'api-key cache: no listening connection; reading key rows until it is back');
+    }
+    this.drop();
+    this.later();
   }
 
   /** Forgets the connection and every kept row; requests waiting for a sync read their rows instead. */
