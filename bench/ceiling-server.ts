@@ -33,7 +33,13 @@ if (cluster.isPrimary && workers > 1) {
       return;
     }
     const body = JSON.parse((req.body as Buffer).toString('utf8'));
-    await pool.query('INSERT INTO bench_ceiling (id, body) VALUES ($1, $2)', [body.client_order_id, body]);
+    try {
+      await pool.query('INSERT INTO bench_ceiling (id, body) VALUES ($1, $2)', [body.client_order_id, body]);
+    } catch {
+      // The pool ended under a request still in flight at the benchmark's SIGTERM: an answer, not a stack on stderr.
+      res.status(503).json({ error: 'unavailable' });
+      return;
+    }
     res.status(201).json({ id: body.client_order_id });
   });
   app.listen(port, '127.0.0.1');

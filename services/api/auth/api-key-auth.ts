@@ -11,8 +11,9 @@ import { tokenHash, signatureMatches, signatureSingleUse, signRequest, timestamp
 import { logger } from '../../platform/logger';
 import type { Runtime } from '../../platform/runtime';
 import { ApiError } from '../errors';
-import { findApiKey, touchApiKey } from '../stores/api-keys';
+import { touchApiKey } from '../stores/api-keys';
 import type { AuthContext } from './context';
+import { apiKeyCache } from './key-cache';
 import { openKeySecret, touchDue } from './key-secrets';
 import { usedSignatures } from './used-signatures';
 
@@ -23,7 +24,7 @@ export async function verifySignedRequest(
   const rejected = () => new ApiError('signature_invalid');
   const { keyId, timestamp, sign } = presented;
   if (!timestamp || !sign || !/^key_[0-9a-f]{24}$/.test(keyId)) throw rejected();
-  const key = await findApiKey(rt.pool, keyId);
+  const key = await apiKeyCache(rt).find(keyId);
   if (!key || key.revokedAt !== null) throw rejected();
   let secret: string;
   try {

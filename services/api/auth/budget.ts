@@ -8,7 +8,7 @@
  */
 import type { RequestHandler } from 'express';
 import type { Runtime } from '../../platform/runtime';
-import { withRedis } from '../../platform/redis';
+import { withRedis, type Redis } from '../../platform/redis';
 import { ApiError } from '../errors';
 import { clientIp } from './credentials';
 
@@ -18,13 +18,27 @@ export async function spendBudget(rt: Runtime, budget: string, subject: string, 
   const key = `${rt.cfg.topicPrefix}budget:${budget}:${subject}:${window}`;
   const used = await withRedis(
     rt.redis,
-    async (redis) => ((await redis.multi().incr(key).pexpire(key, windowMs * 2).exec()) as [[unknown, number]])[0][1],
+    async (redis) => Number(await budgetCommand(redis)(key, windowMs * 2)),
     () => localCount(key, (window + 1) * windowMs, now),
   );
   if (used > limit) {
     const retryAfter = Math.max(1, Math.ceil(((window + 1) * windowMs - now) / 1000));
     throw new ApiError('rate_limited', 'Too many requests; retry later.', { budget, limit, retry_after: retryAfter }, { 'Retry-After': String(retryAfter) });
   }
+}
+
+/**
+ * INCR, and PEXPIRE on the window's first use, as one script (EVALSHA): one command per request where
+ * MULTI/INCR/PEXPIRE/EXEC were four. A key never outlives twice its window either way.
+ */
+const SPEND = "local n = redis.call('INCR', KEYS[1]) if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end return n";
+
+type Spend = (key: string, ttlMs: number) => Promise<number>;
+
+function budgetCommand(redis: Redis): Spend {
+  const r = redis as Redis & { energySpendBudget?: (key: string, ttlMs: number) => Promise<number> };
+  if (!r.energySpendBudget) r.defineCommand('energySpendBudget', { numberOfKeys: 1, lua: SPEND });
+  return (key, ttlMs) => r.energySpendBudget!(key, ttlMs);
 }
 
 export const MINUTE_MS = 60_000;

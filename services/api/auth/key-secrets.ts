@@ -1,7 +1,7 @@
 /**
- * Per-process memo of opened API-key secrets and of when a key's last use was written. The key row is
- * still read on every request (so a revocation takes effect at once on every instance); only the AES-GCM
- * open of the same sealed value, and the same-second `last_used_at` write, are not repeated.
+ * Per-process memo of opened API-key secrets and of when a key's last use was written. The key row comes
+ * from key-cache.ts (kept in memory, invalidated at once on every instance); the AES-GCM open of the same
+ * sealed value, and the same-second `last_used_at` write, are not repeated.
  * Both are bounded (a miss costs one decrypt or one write): opened secrets drop the oldest, the touch times
  * are cleared when full.
  */
