@@ -108,7 +108,9 @@ export interface CycleResult {
  * attempt more.
  *
  * Outcomes: each delivery only if this sender still holds its claim; each endpoint's latest attempt (its
- * rows locked in id order, so two senders never deadlock).
+ * rows locked in id order, so two senders never deadlock; FOR NO KEY UPDATE, the lock the update takes
+ * anyway, so the KEY SHARE locks that intake's inserts take on the same rows through the foreign key,
+ * in any order, never wait for a sender or make it wait: FOR UPDATE did, and deadlocked with intake).
  *
  * Claims: an earlier event of the same stream holds a delivery back only while it waits for its first
  * attempt on an active endpoint or has an attempt in flight (the delivery order rule in
@@ -160,7 +162,7 @@ export async function sendCycle(
                 AS o(id, token, state, status, error, next_at, delivered_at, failover, at)
           WHERE d.id = o.id AND d.claim_token = o.token
           RETURNING d.id),
-       locked AS (SELECT id FROM webhook_endpoints WHERE id = ANY($14::text[]) ORDER BY id FOR UPDATE),
+       locked AS (SELECT id FROM webhook_endpoints WHERE id = ANY($14::text[]) ORDER BY id FOR NO KEY UPDATE),
        endpoints AS (
          UPDATE webhook_endpoints e SET last_delivery_at = o.at, last_delivery_status = o.status
            FROM unnest($14::text[], $15::timestamptz[], $16::int[]) AS o(id, at, status), locked
