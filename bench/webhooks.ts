@@ -147,6 +147,7 @@ async function main(): Promise<void> {
       delivered++;
       lastDeliveredAt = performance.now();
     },
+    maxCycles: process.env.BENCH_CYCLES ? Number(process.env.BENCH_CYCLES) : undefined,
     onCycle: (c) => cycles.length < 100_000 && void cycles.push({ at: performance.now(), ...c }),
   });
   try {

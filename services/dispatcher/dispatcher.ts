@@ -30,8 +30,12 @@ export const DISPATCHER_GROUP = 'webhook-dispatcher';
 /** A scaled test clock never shrinks the real answer limit below this (TLS set-up on a busy machine). */
 const MIN_REAL_ANSWER_MS = 250;
 const MAX_IDLE_MS = 1_000;
-/** Sender cycles on their round trip at once (see startSender). */
-const MAX_CYCLES = 2;
+/**
+ * Sender cycles on their round trip at once (see startSender). 1: two cycles at once gave smaller
+ * statements and no more deliveries per second on the shared 2-core machine at load 20 to 38 (bench/README.md,
+ * webhooks); `maxCycles` keeps the choice open for a machine with CPU to spare.
+ */
+const MAX_CYCLES = 1;
 /** Shortest wait for a retry falling due (a delivery due but held back or on a paused endpoint must not spin the loop). */
 const MIN_IDLE_MS = 100;
 
@@ -51,6 +55,8 @@ export interface DispatcherDeps {
   ca?: SendOptions['ca'];
   resolve?: Resolver;
   onDelivered?: (delivery: ClaimedDelivery, answeredAt: number) => void;
+  /** Sender cycles on their round trip at once (default MAX_CYCLES). */
+  maxCycles?: number;
   /** After each sender cycle: its real duration, outcomes written, deliveries claimed of those asked (benchmarks). */
   onCycle?: (c: { ms: number; written: number; claimed: number; asked: number }) => void;
 }
@@ -108,8 +114,8 @@ async function startIntake(deps: DispatcherDeps, wake: () => void): Promise<Runn
  * previous cycle and claims as many due deliveries as there are free slots. A slot is held from the claim
  * until its outcome is written (an earlier event's outcome is what lets the next event of its stream go).
  * Attempts run alongside the cycles, so slots refill as attempts finish, not in waves of the whole
- * concurrency; up to MAX_CYCLES cycles are on their round trip at once, so attempts that finish while
- * one runs are written (and their slots refilled) by the next without waiting for it. Two cycles of one
+ * concurrency; with `maxCycles` above 1, that many cycles are on their round trip at once, so attempts that
+ * finish while one runs are written (and their slots refilled) by the next without waiting for it. Two cycles of one
  * sender are two senders to the database: SKIP LOCKED claims, endpoint rows locked in id order, and an
  * earlier event in flight in another cycle still holds its stream back.
  */
@@ -121,6 +127,7 @@ function startSender(deps: DispatcherDeps): { wake: () => void; stop: () => Prom
   const token = randomBytes(8).toString('hex');
   const sends = new Set<Promise<void>>();
   const cycles = new Set<Promise<void>>();
+  const maxCycles = Math.max(1, deps.maxCycles ?? MAX_CYCLES);
   /** Attempts sent whose outcome is not written yet (their slots are still held). */
   let finished: AttemptOutcomeRow[] = [];
   /** Slots claimed and not yet written back; slots asked for by the cycles in flight. */
@@ -130,6 +137,8 @@ function startSender(deps: DispatcherDeps): { wake: () => void; stop: () => Prom
   let more = true;
   /** Counts wakes, so a claim that came back short does not cancel a wake that came while it ran. */
   let wakes = 0;
+  /** Cycles ended so far (to tell whether another cycle ended while one ran). */
+  let ended = 0;
   let stopped = false;
   let idle: NodeJS.Timeout | undefined;
   // Each endpoint's signing secret opened once per sealed value (a rotated secret is a new sealed value).
@@ -202,6 +211,7 @@ function startSender(deps: DispatcherDeps): { wake: () => void; stop: () => Prom
     const rows = finished;
     finished = [];
     const wakesBefore = wakes;
+    const endedBefore = ended;
     asking += asked;
     let result: CycleResult = { written: new Set(), claimed: [] };
     let failed = false;
@@ -219,6 +229,13 @@ function startSender(deps: DispatcherDeps): { wake: () => void; stop: () => Prom
     deps.onCycle?.({ ms: performance.now() - began, written: result.written.size, claimed: result.claimed.length, asked });
     for (const r of rows) if (r.step.state === 'delivered' && result.written.has(r.delivery.id)) deps.onDelivered?.(r.delivery, r.now);
     for (const d of result.claimed) start(d);
+    ended++;
+    // Another cycle's snapshot may predate these outcomes, and so have held back the next events of their
+    // streams: outcomes written beside another cycle count as a wake.
+    if (result.written.size > 0 && (cycles.size > 1 || ended - endedBefore > 1)) {
+      wakes++;
+      more = true;
+    }
     if (failed) {
       more = false;
       if (!stopped) rest(MAX_IDLE_MS);
@@ -231,7 +248,7 @@ function startSender(deps: DispatcherDeps): { wake: () => void; stop: () => Prom
 
   /** Starts cycles while one may run and has something to do: outcomes to write, or free slots and maybe work. */
   function pump(): void {
-    while (!stopped && cycles.size < MAX_CYCLES) {
+    while (!stopped && cycles.size < maxCycles) {
       const free = deps.concurrency - held - asking + finished.length;
       // A cycle that writes outcomes also claims: an outcome it writes can release the next event of a stream.
       const asked = free > 0 && (more || finished.length > 0) ? free : 0;
