@@ -253,7 +253,7 @@ function startSender(deps: DispatcherDeps): { wake: () => void; stop: () => Prom
       // A cycle that writes outcomes also claims: an outcome it writes can release the next event of a stream.
       const asked = free > 0 && (more || finished.length > 0) ? free : 0;
       if (finished.length === 0 && asked === 0) return;
-      const c: Promise<void> = cycle(asked).finally(() => {
+      const c: Promise<void> = cycle(asked).catch((err) => logger.error({ err }, 'webhook sender cycle failed')).finally(() => {
         cycles.delete(c);
         pump();
       });
