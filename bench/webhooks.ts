@@ -11,6 +11,8 @@
  */
 import { fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import inspector from 'node:inspector';
 import os from 'node:os';
 import path from 'node:path';
 import { parseConfig } from '../services/platform/config';
@@ -31,11 +33,15 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONCURRENCY = process.env.BENCH_CONCURRENCY ?? '64';
 const IN_PROCESS = process.env.BENCH_RECEIVER === 'inprocess';
 const ACCOUNTS = 200;
+/** Writes a CPU profile of this process over the delivery step (not start-up, not the latency step) there. */
+const PROF_DIR = process.env.BENCH_PROF_DIR;
 /** Milliseconds on a clock that processes of one machine share. */
 const wallNow = () => performance.timeOrigin + performance.now();
 
 interface BenchReceiver {
   url: string;
+  /** The receiver process's CPU microseconds so far (0 when it runs in this process: counted there). */
+  cpuMicros(): Promise<number>;
   /** The CA the receiver's certificate chains to. */
   ca: Buffer;
   close(): Promise<void>;
@@ -49,7 +55,7 @@ async function openReceiver(arrivals: Map<string, number>): Promise<BenchReceive
       arrivals.set(env.data.reference_id ?? env.event_id, wallNow());
       return { status: 200 };
     });
-    return { url: receiver.url, ca: testCa().ca, close: () => receiver.close() };
+    return { url: receiver.url, ca: testCa().ca, cpuMicros: async () => 0, close: () => receiver.close() };
   }
   const child = fork(path.join(__dirname, 'webhook-receiver.ts'), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const { url, ca } = await new Promise<{ url: string; ca: string }>((resolve, reject) => {
@@ -62,6 +68,15 @@ async function openReceiver(arrivals: Map<string, number>): Promise<BenchReceive
   return {
     url,
     ca: Buffer.from(ca),
+    cpuMicros: () => new Promise((resolve) => {
+      const onCpu = (m: { cpu?: NodeJS.CpuUsage }) => {
+        if (!m.cpu) return;
+        child.off('message', onCpu);
+        resolve(m.cpu.user + m.cpu.system);
+      };
+      child.on('message', onCpu);
+      child.send({ cpu: true });
+    }),
     close: () => new Promise((resolve) => {
       child.removeAllListeners('exit');
       child.once('exit', () => resolve());
@@ -70,6 +85,49 @@ async function openReceiver(arrivals: Map<string, number>): Promise<BenchReceive
   };
 }
 
+/**
+ * CPU microseconds used so far by the PostgreSQL backends serving this world's database (its pool's
+ * connections; /proc of the same machine). Connections that close between two readings are not counted.
+ */
+async function databaseCpuMicros(pool: { query(text: string): Promise<{ rows: Array<{ pid: number }> }> }): Promise<Map<number, number>> {
+  const { rows } = await pool.query('SELECT pid FROM pg_stat_activity WHERE datname = current_database()');
+  const ticks = 1_000_000 / 100; // USER_HZ
+  const out = new Map<number, number>();
+  for (const { pid } of rows) {
+    try {
+      const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      out.set(pid, (Number(fields[11]) + Number(fields[12])) * ticks);
+    } catch {
+      // not on this machine, or gone
+    }
+  }
+  return out;
+}
+
+/** CPU between two readings; a backend that appeared in between counts whole (it started during the step). */
+const cpuSince = (before: Map<number, number>, after: Map<number, number>) =>
+  [...after].reduce((sum, [pid, us]) => sum + us - (before.get(pid) ?? 0), 0);
+
+/** The inspector's CPU profiler over one step of this process; `stop` writes the profile and returns its path. */
+async function startProfile(): Promise<{ stop(): Promise<string> }> {
+  const session = new inspector.Session();
+  session.connect();
+  const post = (method: string, params?: object) => new Promise<any>((resolve, reject) => // eslint-disable-line @typescript-eslint/no-explicit-any
+    session.post(method, params, (err, result) => (err ? reject(err) : resolve(result))));
+  await post('Profiler.enable');
+  await post('Profiler.setSamplingInterval', { interval: 500 });
+  await post('Profiler.start');
+  return {
+    stop: async () => {
+      const { profile } = await post('Profiler.stop');
+      session.disconnect();
+      fs.mkdirSync(PROF_DIR!, { recursive: true });
+      const file = path.join(PROF_DIR!, `webhooks-delivery-${process.pid}-${Date.now()}.cpuprofile`);
+      fs.writeFileSync(file, JSON.stringify(profile));
+      return file;
+    },
+  };
+}
 
 async function main(): Promise<void> {
   console.log(`cores ${os.cpus().length}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}, node ${process.version}, receiver ${IN_PROCESS ? 'in this process' : 'own process'}`);
@@ -81,6 +139,7 @@ async function main(): Promise<void> {
   const roles = await startRoles(rt, ['processor', 'relay']);
   let delivered = 0;
   let lastDeliveredAt = 0;
+  const cycles: Array<{ at: number; ms: number; written: number; claimed: number }> = [];
   const dispatcher = await startDispatcher({
     log: rt.log, codec: rt.codec, pool: rt.pool, clock: rt.clock, secrets: webhookSecretBox(rt.cfg), allowPrivate: true,
     concurrency: rt.cfg.WEBHOOK_SEND_CONCURRENCY, userAgent: 'energy-webhook/1', ca: receiver.ca,
@@ -88,6 +147,8 @@ async function main(): Promise<void> {
       delivered++;
       lastDeliveredAt = performance.now();
     },
+    maxCycles: process.env.BENCH_CYCLES ? Number(process.env.BENCH_CYCLES) : undefined,
+    onCycle: (c) => cycles.length < 100_000 && void cycles.push({ at: performance.now(), ...c }),
   });
   try {
     // 1. Throughput from records already on the log's way in.
@@ -106,15 +167,29 @@ async function main(): Promise<void> {
         }),
       });
     }
+    const profiler = PROF_DIR ? await startProfile() : undefined;
     const start = performance.now();
     const cpu0 = process.cpuUsage();
+    const receiverCpu0 = await receiver.cpuMicros();
+    const databaseCpu0 = await databaseCpuMicros(rt.pool);
     for (let i = 0; i < records.length; i += 500) await rt.log.send(t.topic, records.slice(i, i + 500));
     while (delivered < EVENTS) await new Promise((r) => setTimeout(r, 50));
     const seconds = (lastDeliveredAt - start) / 1000;
     const cpu = process.cpuUsage(cpu0);
+    const receiverCpu = (await receiver.cpuMicros()) - receiverCpu0;
+    const databaseCpu = cpuSince(databaseCpu0, await databaseCpuMicros(rt.pool));
+    if (profiler) console.log(`delivery step profile: ${await profiler.stop()}`);
     console.log(`deliveries: ${EVENTS} over ${ACCOUNTS} accounts in ${seconds.toFixed(2)} s = ${(EVENTS / seconds).toFixed(0)} deliveries/s (concurrency ${rt.cfg.WEBHOOK_SEND_CONCURRENCY})`);
     // CPU time is what a loaded machine rations: this process's (dispatcher with intake and sender) per delivery.
+    const steady = cycles.filter((c) => c.at >= start && c.at <= lastDeliveredAt);
+    const spread = (xs: number[]) => {
+      const sorted = [...xs].sort((x, y) => x - y);
+      return `p50 ${percentile(sorted, 50).toFixed(0)}, p90 ${percentile(sorted, 90).toFixed(0)}`;
+    };
+    console.log(`sender cycles: ${steady.length}, ms ${spread(steady.map((c) => c.ms))}; outcomes written per cycle ${spread(steady.map((c) => c.written))}; claimed per cycle ${spread(steady.map((c) => c.claimed))}`);
     console.log(`dispatcher process CPU per delivery: ${((cpu.user + cpu.system) / 1000 / EVENTS).toFixed(2)} ms (user ${(cpu.user / 1000 / EVENTS).toFixed(2)}, system ${(cpu.system / 1000 / EVENTS).toFixed(2)})`);
+    // The rest of the machine's share: the receiver process and this world's PostgreSQL backends (Kafka's broker is shared and not counted).
+    console.log(`receiver process CPU per delivery: ${(receiverCpu / 1000 / EVENTS).toFixed(2)} ms; PostgreSQL backends of this world: ${(databaseCpu / 1000 / EVENTS).toFixed(2)} ms`);
 
     // 2. Latency through the whole pipeline at a fixed offered rate.
     const live = [];

@@ -14,14 +14,13 @@ import { startCheckpointedConsumer } from '../platform/checkpointed-consumer';
 import type { KafkaLog, RunningConsumer } from '../platform/kafka';
 import { logger } from '../platform/logger';
 import { openedOnce } from '../platform/secret-box';
-import { Waker } from '../platform/waker';
 import type { LogCodec } from '../platform/wire/codec';
 import { sendAttempt, webhookAgent, type SendOptions } from '../webhooks/http-client';
 import { ANSWER_LIMIT_MS, afterAttempt } from '../webhooks/schedule';
 import type { WebhookSecretBox } from '../webhooks/secrets';
 import { derivedId } from '../domain/ids';
 import { signedRequest } from '../webhooks/signing';
-import type { Resolver } from '../webhooks/url-check';
+import { cachingResolver, systemResolver, type Resolver } from '../webhooks/url-check';
 import { EVENT_VERSION } from '../domain/events';
 import {
   failoverCandidate, insertDeliveries, nextDueAt, sendCycle, type AttemptOutcomeRow, type ClaimedDelivery, type CycleResult, type IncomingEvent,
@@ -31,6 +30,12 @@ export const DISPATCHER_GROUP = 'webhook-dispatcher';
 /** A scaled test clock never shrinks the real answer limit below this (TLS set-up on a busy machine). */
 const MIN_REAL_ANSWER_MS = 250;
 const MAX_IDLE_MS = 1_000;
+/**
+ * Sender cycles on their round trip at once (see startSender). 1: two cycles at once gave smaller
+ * statements and no more deliveries per second on the shared 2-core machine at load 20 to 38 (bench/README.md,
+ * webhooks); `maxCycles` keeps the choice open for a machine with CPU to spare.
+ */
+const MAX_CYCLES = 1;
 /** Shortest wait for a retry falling due (a delivery due but held back or on a paused endpoint must not spin the loop). */
 const MIN_IDLE_MS = 100;
 
@@ -50,6 +55,10 @@ export interface DispatcherDeps {
   ca?: SendOptions['ca'];
   resolve?: Resolver;
   onDelivered?: (delivery: ClaimedDelivery, answeredAt: number) => void;
+  /** Sender cycles on their round trip at once (default MAX_CYCLES). */
+  maxCycles?: number;
+  /** After each sender cycle: its real duration, outcomes written, deliveries claimed of those asked (benchmarks). */
+  onCycle?: (c: { ms: number; written: number; claimed: number; asked: number }) => void;
 }
 
 export interface RunningDispatcher {
@@ -101,29 +110,37 @@ async function startIntake(deps: DispatcherDeps, wake: () => void): Promise<Runn
 }
 
 /**
- * The sender: one loop of cycles, each ONE statement that writes the outcomes of the attempts finished
- * since the last cycle and claims as many due deliveries as there are free slots. A slot is held from
- * the claim until its outcome is written (an earlier event's outcome is what lets the next event of its
- * stream go). Attempts run alongside the cycles, so slots refill as attempts finish, not in waves of the
- * whole concurrency; under load a cycle carries whatever finished while the previous one ran.
+ * The sender: cycles, each ONE statement that writes the outcomes of the attempts finished since the
+ * previous cycle and claims as many due deliveries as there are free slots. A slot is held from the claim
+ * until its outcome is written (an earlier event's outcome is what lets the next event of its stream go).
+ * Attempts run alongside the cycles, so slots refill as attempts finish, not in waves of the whole
+ * concurrency; with `maxCycles` above 1, that many cycles are on their round trip at once, so attempts that
+ * finish while one runs are written (and their slots refilled) by the next without waiting for it. Two cycles of one
+ * sender are two senders to the database: SKIP LOCKED claims, endpoint rows locked in id order, and an
+ * earlier event in flight in another cycle still holds its stream back.
  */
 function startSender(deps: DispatcherDeps): { wake: () => void; stop: () => Promise<void> } {
   const answerLimitMs = realAnswerLimitMs(deps.clock);
   const leaseMs = answerLimitMs + 5_000;
-  const agent: https.Agent = webhookAgent(deps.ca);
+  const agent: https.Agent = webhookAgent(deps.ca, Math.max(1, deps.concurrency));
+  const resolve = cachingResolver(deps.resolve ?? systemResolver);
   const token = randomBytes(8).toString('hex');
   const sends = new Set<Promise<void>>();
+  const cycles = new Set<Promise<void>>();
+  const maxCycles = Math.max(1, deps.maxCycles ?? MAX_CYCLES);
   /** Attempts sent whose outcome is not written yet (their slots are still held). */
   let finished: AttemptOutcomeRow[] = [];
+  /** Slots claimed and not yet written back; slots asked for by the cycles in flight. */
   let held = 0;
-  const waker = new Waker();
-  // A wake while the loop is busy (not sleeping) is kept, so the loop runs another cycle at once.
-  let woken = false;
-  const wake = () => {
-    woken = true;
-    waker.wake();
-  };
-  const sleep = (ms: number) => waker.sleep(ms);
+  let asking = 0;
+  /** Whether a claim may find more now: false once a claim came back short, until a wake or the idle timer. */
+  let more = true;
+  /** Counts wakes, so a claim that came back short does not cancel a wake that came while it ran. */
+  let wakes = 0;
+  /** Cycles ended so far (to tell whether another cycle ended while one ran). */
+  let ended = 0;
+  let stopped = false;
+  let idle: NodeJS.Timeout | undefined;
   // Each endpoint's signing secret opened once per sealed value (a rotated secret is a new sealed value).
   const signer = openedOnce((endpointId, sealed) => deps.secrets.open(endpointId, sealed));
 
@@ -134,7 +151,7 @@ function startSender(deps: DispatcherDeps): { wake: () => void; stop: () => Prom
       timestampSeconds: Math.floor(deps.clock.now() / 1000), userAgent: deps.userAgent,
     });
     crashPoint('dispatcher.before-send');
-    const answer = await sendAttempt(d.url, request, { allowPrivate: deps.allowPrivate, answerLimitMs, agent, ca: deps.ca, resolve: deps.resolve });
+    const answer = await sendAttempt(d.url, request, { allowPrivate: deps.allowPrivate, answerLimitMs, agent, ca: deps.ca, resolve });
     crashPoint('dispatcher.after-send');
     const now = deps.clock.now();
     const exhausted = !answer.ok && d.targetAttempt >= d.maxAttempts;
@@ -155,62 +172,111 @@ function startSender(deps: DispatcherDeps): { wake: () => void; stop: () => Prom
       })
       .finally(() => {
         sends.delete(p);
-        wake();
+        pump();
       });
     sends.add(p);
   };
 
+  /** Until `ms` (real) pass or something wakes the sender, claims rest. */
+  const rest = (ms: number) => {
+    clearTimeout(idle);
+    idle = setTimeout(() => {
+      idle = undefined;
+      more = true;
+      pump();
+    }, ms);
+  };
+
+  /** After a claim came back short: rest until the next retry falls due (at least MIN_IDLE_MS, at most MAX_IDLE_MS). */
+  let resting = false;
+  const restUntilDue = async () => {
+    resting = true;
+    let wait = MAX_IDLE_MS;
+    try {
+      const due = await nextDueAt(deps.pool);
+      if (due !== null) wait = Math.min(MAX_IDLE_MS, Math.max(MIN_IDLE_MS, deps.clock.realDelay(Math.max(0, due - deps.clock.now()))));
+    } catch (err) {
+      logger.error({ err }, 'webhook sender could not read the next due time');
+    } finally {
+      resting = false;
+    }
+    if (!more && !stopped) rest(wait);
+  };
+
   /**
    * One round trip: writes what finished (freeing those slots whatever the write's fate: an outcome not
-   * written lapses) and claims up to the free slots. Returns how many were claimed of how many asked.
+   * written lapses) and claims up to `asked` slots; then starts the claimed attempts.
    */
-  const cycle = async (claim: boolean): Promise<{ claimed: number; asked: number }> => {
+  const cycle = async (asked: number): Promise<void> => {
     const rows = finished;
     finished = [];
-    const asked = claim ? Math.max(0, deps.concurrency - held + rows.length) : 0;
-    if (rows.length === 0 && asked === 0) return { claimed: 0, asked };
+    const wakesBefore = wakes;
+    const endedBefore = ended;
+    asking += asked;
     let result: CycleResult = { written: new Set(), claimed: [] };
+    let failed = false;
+    const began = performance.now();
     try {
       result = await sendCycle(deps.pool, rows, { now: deps.clock.now(), limit: asked, token, leaseMs });
     } catch (err) {
-      if (rows.length === 0) throw err;
-      logger.error({ err, deliveries: rows.length }, 'webhook attempts not recorded; their claims will lapse');
+      failed = true;
+      if (rows.length === 0) logger.error({ err }, 'webhook sender failed; retrying');
+      else logger.error({ err, deliveries: rows.length }, 'webhook attempts not recorded; their claims will lapse');
     } finally {
+      asking -= asked;
       held -= rows.length;
     }
+    deps.onCycle?.({ ms: performance.now() - began, written: result.written.size, claimed: result.claimed.length, asked });
     for (const r of rows) if (r.step.state === 'delivered' && result.written.has(r.delivery.id)) deps.onDelivered?.(r.delivery, r.now);
     for (const d of result.claimed) start(d);
-    return { claimed: result.claimed.length, asked };
+    ended++;
+    // Another cycle's snapshot may predate these outcomes, and so have held back the next events of their
+    // streams: outcomes written beside another cycle count as a wake.
+    if (result.written.size > 0 && (cycles.size > 1 || ended - endedBefore > 1)) {
+      wakes++;
+      more = true;
+    }
+    if (failed) {
+      more = false;
+      if (!stopped) rest(MAX_IDLE_MS);
+    } else if (asked > 0 && result.claimed.length < asked && wakes === wakesBefore) {
+      // Nothing more due now: new deliveries or a finished attempt wake the sender, else the next retry.
+      more = false;
+      if (idle === undefined && !resting) void restUntilDue();
+    }
   };
 
-  const loop = (async () => {
-    while (waker.running) {
-      try {
-        woken = false;
-        const { claimed, asked } = await cycle(true);
-        if ((claimed > 0 && claimed === asked) || woken) continue;
-        // Nothing more to claim now: a finished attempt or new deliveries wake the loop, else the next
-        // retry falling due (or the idle bound).
-        let wait = MAX_IDLE_MS;
-        if (asked > 0) {
-          const due = await nextDueAt(deps.pool);
-          if (due !== null) wait = Math.min(MAX_IDLE_MS, Math.max(MIN_IDLE_MS, deps.clock.realDelay(Math.max(0, due - deps.clock.now()))));
-        }
-        if (!woken) await sleep(wait);
-      } catch (err) {
-        logger.error({ err }, 'webhook sender failed; retrying');
-        await sleep(MAX_IDLE_MS);
-      }
+  /** Starts cycles while one may run and has something to do: outcomes to write, or free slots and maybe work. */
+  function pump(): void {
+    while (!stopped && cycles.size < maxCycles) {
+      const free = deps.concurrency - held - asking + finished.length;
+      // A cycle that writes outcomes also claims: an outcome it writes can release the next event of a stream.
+      const asked = free > 0 && (more || finished.length > 0) ? free : 0;
+      if (finished.length === 0 && asked === 0) return;
+      const c: Promise<void> = cycle(asked).catch((err) => logger.error({ err }, 'webhook sender cycle failed')).finally(() => {
+        cycles.delete(c);
+        pump();
+      });
+      cycles.add(c);
     }
-  })();
+  }
+
+  const wake = () => {
+    wakes++;
+    more = true;
+    clearTimeout(idle);
+    idle = undefined;
+    pump();
+  };
+  pump();
 
   return {
     wake,
     stop: async () => {
-      waker.stop();
-      await loop;
-      await Promise.allSettled([...sends]);
-      await cycle(false);
+      stopped = true;
+      clearTimeout(idle);
+      while (cycles.size > 0 || sends.size > 0) await Promise.allSettled([...cycles, ...sends]);
+      if (finished.length > 0) await cycle(0);
       agent.destroy();
     },
   };

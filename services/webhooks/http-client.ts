@@ -33,9 +33,12 @@ export interface AttemptOutcome {
   durationMs: number;
 }
 
-/** Keep-alive agent for a sender (connections reused per host and port). */
-export function webhookAgent(ca?: SendOptions['ca']): https.Agent {
-  return new https.Agent({ keepAlive: true, maxSockets: 64, ca });
+/**
+ * Keep-alive agent for a sender (connections reused per host and port); `maxSockets` per host is the
+ * sender's concurrency, so attempts to one host never queue in the agent behind a fixed socket cap.
+ */
+export function webhookAgent(ca?: SendOptions['ca'], maxSockets = 64): https.Agent {
+  return new https.Agent({ keepAlive: true, maxSockets, ca });
 }
 
 export async function sendAttempt(

@@ -30,6 +30,31 @@ export type Resolver = (host: string) => Promise<ResolvedAddress[]>;
 export const systemResolver: Resolver = async (host) =>
   (await lookup(host, { all: true, verbatim: true })).map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
 
+/** How long the sender reuses a host's DNS answer (real ms): short, so a changed record is followed quickly. */
+export const DNS_CACHE_MS = 5_000;
+
+/**
+ * A resolver that answers each host from its last answer for `ttlMs` (one lookup in flight per host;
+ * failures are not kept). Only the lookup is saved: checkTarget still judges every address on every
+ * attempt, and the connection still goes to the checked address.
+ */
+export function cachingResolver(resolve: Resolver, ttlMs = DNS_CACHE_MS, now: () => number = () => performance.now(), maxHosts = 10_000): Resolver {
+  const answers = new Map<string, { at: number; answer: Promise<ResolvedAddress[]> }>();
+  return (host) => {
+    const key = host.toLowerCase();
+    const hit = answers.get(key);
+    if (hit && now() - hit.at < ttlMs) return hit.answer;
+    if (answers.size >= maxHosts) answers.clear();
+    const answer = resolve(host);
+    const entry = { at: now(), answer };
+    answers.set(key, entry);
+    answer.catch(() => {
+      if (answers.get(key) === entry) answers.delete(key);
+    });
+    return answer;
+  };
+}
+
 const reject = (reason: UrlRejectReason, message: string): UrlRejection => ({ ok: false, reason, message });
 
 /** The checks that need no network: form, scheme, length, credentials. */
