@@ -141,8 +141,14 @@ export class Confirmer {
     const { pool, clock } = this.deps;
     const now = clock.now();
     const orders = await workList(pool, 'allocating', now);
-    let head: Promise<{ timestamp: number }> | undefined;
-    const headOnce = () => (head ??= this.writer.head());
+    // The newest solidified block, read before any transaction of the pass (when some order's window is over): a
+    // transaction the solid view does not hold after this read can only land in a later block, so never once that
+    // block's time is past its expiration. Read after the transactions (as the head was), a transaction could land
+    // in between: its order failed, its delegation on chain and not named stranded (seen under load in
+    // batches/hundred.test.ts: ops reconcile "delegated to no open order").
+    const windowOver = orders.some((o) => now - o.createdAt > this.deps.cfg.ORDER_WAIT_WINDOW_MS);
+    const solidHead = windowOver ? await this.reader.nowBlock('solid') : undefined;
+    const headOnce = async () => solidHead!;
     // What the staying orders hold, for every receiver of the pass in one query (it scans the orders table:
     // no index covers ended orders by receiver), read on first need. The orders settled here are awaiting
     // delivery, which openStake never counts, so leaving each out (as a per-order read did) changes nothing.
