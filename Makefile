@@ -95,7 +95,8 @@ down:
 # Every test, against the test profile's stack (other ports, databases, Redis db). The build is the
 # type check; then (.ci/test-phases.sh, each phase timed) the integration tests: files run TEST_WORKERS at a time
 # (each file has its own world: topics, database), with the unit and browser projects beside them (neither is
-# timed; before, the three ran one after the other), except those timed too tightly to share the CPU,
+# timed; before, the three ran one after the other; TEST_BROWSER=after puts the browser project last again),
+# except those timed too tightly to share the CPU,
 # which run afterwards one at a time: the crash tests (SIGKILL and restart timing) and webhooks
 # delivery (a 20x clock: its command deadline is 250 ms of real time), and the restore test (its dispatcher
 # position is judged on a billion-fold clock; it failed twice beside other files in fresh-clone runs, with the

@@ -7,11 +7,14 @@
 #      readable. Before, the three ran one after the other.
 #   2. Alone afterwards: the integration files timed too tightly to share the CPU (SERIAL_TESTS, Makefile).
 #
+# TEST_BROWSER=after runs the browser project alone at the end instead (as before), should it prove too slow
+# beside the integration files on some machine.
+#
 # Every phase runs even when an earlier one failed (a CI run then names every failure, not only the first);
 # the exit status is 1 when anything failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-: "${TEST_WORKERS:=2}"
+: "${TEST_WORKERS:=2}" "${TEST_BROWSER:=beside}"
 : "${SERIAL_TESTS:?SERIAL_TESTS (a jest path pattern) comes from the Makefile}"
 
 logs=$(mktemp -d "${TMPDIR:-/tmp}/test-phases.XXXXXX")
@@ -50,19 +53,27 @@ collect() {
 started=$SECONDS
 background unit jest --selectProjects unit
 unit_pid=$!
-background browser bash -c 'infra/browser/ensure-chromium.sh && infra/env/load.sh test -- npx jest --ci --selectProjects browser --runInBand --forceExit'
-browser_pid=$!
+browser() { infra/browser/ensure-chromium.sh && jest --selectProjects browser --runInBand --forceExit; }
+if [[ "$TEST_BROWSER" == beside ]]; then
+  background browser browser
+  browser_pid=$!
+fi
 
 start=$SECONDS
 jest --selectProjects integration --maxWorkers="$TEST_WORKERS" --forceExit --testPathIgnorePatterns "$SERIAL_TESTS|/outages/"
 finish integration $? $((SECONDS - start))
 collect unit "$unit_pid"
-collect browser "$browser_pid"
+[[ "$TEST_BROWSER" == beside ]] && collect browser "$browser_pid"
 summary+=("$(printf '%-12s %5d s  (wall time of phase 1)' 'phase 1' $((SECONDS - started)))")
 
 start=$SECONDS
 jest --selectProjects integration --runInBand --forceExit --testPathPattern "$SERIAL_TESTS"
 finish serial $? $((SECONDS - start))
+if [[ "$TEST_BROWSER" != beside ]]; then
+  start=$SECONDS
+  browser
+  finish browser $? $((SECONDS - start))
+fi
 
 rm -rf "$logs"
 echo "=================== test phases (load average now: $(cut -d' ' -f1-3 /proc/loadavg)) ==================="
