@@ -144,8 +144,8 @@ export class Confirmer {
     // The newest solidified block, read before any transaction of the pass (when some order's window is over): a
     // transaction the solid view does not hold after this read can only land in a later block, so never once that
     // block's time is past its expiration. Read after the transactions (as the head was), a transaction could land
-    // in between: its order failed, its delegation on chain and not named stranded (seen under load in
-    // batches/hundred.test.ts: ops reconcile "delegated to no open order").
+    // in between: its order failed, its delegation on chain and not named stranded (one way to the "delegated to
+    // no open order" that ops reconcile reported after batches/hundred.test.ts under load).
     const windowOver = orders.some((o) => now - o.createdAt > this.deps.cfg.ORDER_WAIT_WINDOW_MS);
     const solidHead = windowOver ? await this.reader.nowBlock('solid') : undefined;
     const headOnce = async () => solidHead!;
