@@ -40,11 +40,12 @@ help:
 
 # ------------------------------------------------------------------ node
 # npm ci only when node_modules is missing or package-lock.json changed since the last
-# install (npm writes node_modules/.package-lock.json on every install).
+# install (npm writes node_modules/.package-lock.json on every install). From npm's cache when it holds the
+# exact tarballs (--prefer-offline: no metadata round trip per package), without the audit and funding requests.
 install: node_modules/.package-lock.json
 
 node_modules/.package-lock.json: package-lock.json
-	npm ci
+	npm ci --prefer-offline --no-audit --no-fund
 	@touch $@
 
 build: install
@@ -92,8 +93,10 @@ down:
 	$(MAKE) stack-down
 
 # Every test, against the test profile's stack (other ports, databases, Redis db). The build is the
-# type check; unit tests first (fast), then the integration tests: files run TEST_WORKERS at a time
-# (each file has its own world: topics, database), except those timed too tightly to share the CPU,
+# type check; then (.ci/test-phases.sh, each phase timed) the integration tests: files run TEST_WORKERS at a time
+# (each file has its own world: topics, database), with the unit and browser projects beside them (neither is
+# timed; before, the three ran one after the other; TEST_BROWSER=after puts the browser project last again),
+# except those timed too tightly to share the CPU,
 # which run afterwards one at a time: the crash tests (SIGKILL and restart timing) and webhooks
 # delivery (a 20x clock: its command deadline is 250 ms of real time), and the restore test (its dispatcher
 # position is judged on a billion-fold clock; it failed twice beside other files in fresh-clone runs, with the
@@ -104,10 +107,7 @@ down:
 TEST_WORKERS ?= 2
 SERIAL_TESTS := crash-safety\.test\.ts|/crash\.test\.ts|webhooks/delivery\.test\.ts|/outages/(kafka|redis|postgres|devnet)\.test\.ts|recovery/restore\.test\.ts
 test: build test-stack-up
-	infra/env/load.sh test -- npx jest --ci --selectProjects unit
-	infra/env/load.sh test -- npx jest --ci --selectProjects integration --maxWorkers=$(TEST_WORKERS) --forceExit --testPathIgnorePatterns '$(SERIAL_TESTS)|/outages/'
-	infra/env/load.sh test -- npx jest --ci --selectProjects integration --runInBand --forceExit --testPathPattern '$(SERIAL_TESTS)'
-	infra/browser/ensure-chromium.sh && infra/env/load.sh test -- npx jest --ci --selectProjects browser --runInBand --forceExit
+	TEST_WORKERS='$(TEST_WORKERS)' SERIAL_TESTS='$(SERIAL_TESTS)' .ci/test-phases.sh
 
 .PHONY: test-outages
 test-outages: build test-stack-up

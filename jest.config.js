@@ -18,7 +18,8 @@ module.exports = {
       transform,
       testEnvironment: 'node',
     },
-    // The dashboard in Debian's chromium (playwright-core) against a real stack; run after the integration project.
+    // The dashboard in Debian's chromium (playwright-core) against a real stack; `make test` runs it beside the
+    // parallel integration files (.ci/test-phases.sh).
     { displayName: 'browser', testMatch: ['<rootDir>/test/browser/**/*.test.ts'], transform, testEnvironment: 'node' },
   ],
 };

@@ -131,7 +131,9 @@ describe('chain trouble', () => {
   it('reads failing for a while delay credits and lose none', async () => {
     const customer = await customerWithAddress(stack);
     const txid = await sendTrx(stack.devnet, 3, customer.address, 7_000_000);
-    await stack.devnet.post('/admin/faults', { fail_reads_ms: 2_500 });
+    // 6 s of failing reads (2.5 s left too little on a loaded machine: producing the blocks and the pause below
+    // could outlast the fault, and the check would then race a credit that is allowed).
+    await stack.devnet.post('/admin/faults', { fail_reads_ms: 6_000 });
     await produceBlocks(stack.devnet, CONFIRMATIONS + 1);
     // Time for the watcher to try (and fail) while reads fail: nothing may be credited meanwhile.
     await new Promise((r) => setTimeout(r, 1_500));

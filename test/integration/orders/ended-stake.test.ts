@@ -19,8 +19,12 @@ import { reconcileOnce, reconcileReport } from '../../../services/reconciler/run
 import { assertReconciled, eventually } from '../../support/world';
 
 const SCALE = 10;
-/** Clock ms: an order with less than this left is outside the window for a re-delivery (a 5m order, soon after delivery). */
-const WAIT_WINDOW_MS = 290_000;
+/**
+ * Clock ms: an order with less than this left is outside the window for a re-delivery (a 1h order, soon after
+ * delivery). The repair test has until that order's expiry, 6 minutes of real time, to run; with a 5m order (the
+ * window was 290 s) it had 30 s, and on a loaded machine the order had expired before `ops reconcile --repair` ran.
+ */
+const WAIT_WINDOW_MS = 3_590_000;
 let stack: OrderStack;
 let customer: Customer;
 let poolAddress: string;
@@ -42,8 +46,8 @@ const chain = (p: string, body: Record<string, unknown>) => chainCall(stack, p, 
 const delegatedEnergy = (to: string) => poolDelegatedEnergy(stack, poolAddress, to);
 const orderRow = (id: string) => readOrderRow(stack, id);
 
-async function activeOrder(receiver: string): Promise<any> {
-  const created = await postOrder(stack, customer, { resource: 'energy', amount: 10_000, tier: '5m', receiver });
+async function activeOrder(receiver: string, tier = '5m'): Promise<any> {
+  const created = await postOrder(stack, customer, { resource: 'energy', amount: 10_000, tier, receiver });
   expect(created.status).toBe(201);
   return eventually(async () => {
     const row = await orderRow(created.body.id);
@@ -98,7 +102,7 @@ test('at expiry: a refunded order\'s stake is undelegated (it stays refunded); a
 
 test('ops reconcile --repair: stake missing outside the window fails and refunds the order through the log; what was left is undelegated', async () => {
   const receiver = stack.devnet.accounts.customers[2].address;
-  const active = await activeOrder(receiver);
+  const active = await activeOrder(receiver, '1h');
   const sun = BigInt(active.allocations[0].sun);
   const balanceBefore = BigInt((await stack.rt.pool.query('SELECT balance_sun FROM accounts WHERE id = $1', [active.account_id])).rows[0].balance_sun);
   // Part of the order's stake goes missing (taken back out of band with the pool key).

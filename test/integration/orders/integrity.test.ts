@@ -26,7 +26,7 @@ import { newWallet, type Customer } from '../../support/identity';
 import { readTopic } from '../../support/topic-reader';
 import { assertLedgerInvariants } from '../../support/ledger-invariants';
 import { fundedCustomer, orderEvents, postOrder, startOrderStack, type OrderStack } from '../../support/orders';
-import { assertReconciled } from '../../support/world';
+import { assertReconciled, eventually } from '../../support/world';
 
 const SCALE = 4;
 let stack: OrderStack;
@@ -34,6 +34,8 @@ let roles: Stoppable[] = [];
 let paused = false;
 let stopped = false;
 let loop: Promise<void>;
+/** The broadcaster pass under way (settled when none is): pausing waits for it, not for a guessed time. */
+let pass: Promise<void> = Promise.resolve();
 let customers: Customer[];
 let poolAddress: string;
 let writer: ChainWriter;
@@ -47,7 +49,10 @@ beforeAll(async () => {
   const broadcaster = new Broadcaster({ cfg: stack.rt.cfg, pool: stack.rt.pool, bus: appendOnlyBus(stack.rt), clock: stack.rt.clock });
   loop = (async () => {
     while (!stopped) {
-      if (!paused) await broadcaster.tick().catch(() => undefined);
+      if (!paused) {
+        pass = broadcaster.tick().catch(() => undefined);
+        await pass;
+      }
       await new Promise((r) => setTimeout(r, 100));
     }
   })();
@@ -115,10 +120,14 @@ test('200 identical orders at once from 10 accounts: 200 distinct delegations, t
   for (const r of rows) expect(r.allocations.map((a: any) => a.txId)).toEqual([hashes.get(r.id)]);
 }, 240_000);
 
-/** An order created while the broadcaster is paused, so a hand-made signed set can be put in place first. */
+/**
+ * An order created while the broadcaster is paused, so a hand-made signed set can be put in place first. The
+ * pass under way when it pauses is awaited (a fixed 300 ms was not enough for a pass on a loaded machine: one
+ * that began before could still read the new order and sign it).
+ */
 async function pausedOrder(receiver: string, amount = 10_000): Promise<{ id: string; accountId: string }> {
   paused = true;
-  await new Promise((r) => setTimeout(r, 300));
+  await pass;
   const created = await postOrder(stack, customers[0], { resource: 'energy', amount, tier: '1h', receiver });
   expect(created.status).toBe(201);
   return { id: created.body.id, accountId: created.body.account_id };
@@ -255,8 +264,7 @@ test('stake taken back by hand from an order inside its window: ops reconcile re
   const back = await writer.signUndelegate(signer, receiver, 'ENERGY', sun, uniqueRef(await writer.refBlock(60_000), 900_004n));
   expect((await writer.broadcast(back.signedTx)).kind).toBe('accepted');
   const held = async () => delegatedEnergy(poolAddress, receiver);
-  for (let i = 0; i < 50 && (await held()) !== 0n; i++) await new Promise((r) => setTimeout(r, 200));
-  expect(await held()).toBe(0n);
+  await eventually(async () => (await held()) === 0n, 60_000, 'undelegation by hand in a block');
 
   const found = await ops('reconcile');
   expect(found.code).toBe(1);

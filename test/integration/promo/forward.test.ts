@@ -9,6 +9,7 @@ import { promoOff, promoSet } from '../../../services/ops/promo';
 import { call, newWallet, sign, signedCall, signUp, type Wallet } from '../../support/identity';
 import { dropToken, energyLimit, redemptionOf, startPromoStack, type PromoStack } from '../../support/promo';
 import { startService, type ServiceProcess } from '../../support/service-process';
+import { processorCaughtUp } from '../../support/processor-lag';
 import { eventually } from '../../support/world';
 
 jest.setTimeout(240_000);
@@ -81,11 +82,17 @@ test('forwarding the token redeems once, delegated on chain; forwarding again do
   expect(await rows()).toEqual([{ address: holder.address, method: 'forward' }]);
 
   // SIGKILLed and restarted with its position lost: every block is read again, the same commands appended.
+  // Both forwards are in solidified blocks by now (the watcher saw them): the restarted watcher has re-read them
+  // once its position is past this solid head, and what it appended is applied once the processor's lag is zero
+  // (not a 2 s pause, which on a loaded machine could end before the re-read).
+  const solid: any = await (await fetch(`${stack.devnet.url}/walletsolidity/getnowblock`)).json();
+  const solidHead = Number(solid.block_header.raw_data.number);
   await watcher.kill('SIGKILL');
   await stack.rt.pool.query("DELETE FROM deposit_watcher_position WHERE watcher = 'promo-forward'");
   watcher = await startWatcher();
-  await eventually(async () => (await stack.rt.pool.query("SELECT 1 FROM deposit_watcher_position WHERE watcher = 'promo-forward'")).rowCount === 1, 30_000, 're-read');
-  await new Promise((r) => setTimeout(r, 2_000));
+  const position = async () => Number((await stack.rt.pool.query("SELECT next_block FROM deposit_watcher_position WHERE watcher = 'promo-forward'")).rows[0]?.next_block ?? 0);
+  await eventually(async () => (await position()) > solidHead, 60_000, 're-read past the forwards');
+  await processorCaughtUp(stack.rt);
   expect(await rows()).toEqual([{ address: holder.address, method: 'forward' }]);
   expect(await forwardResults()).toEqual([{ outcome: 'applied', n: 1 }, { outcome: 'rejected', n: 1 }]);
   expect(await energyLimit(stack, holder.address)).toBeGreaterThanOrEqual(40_000);
