@@ -7,19 +7,21 @@
  * appends `order.deliver` broadcast (the order becomes `delegated`; POST /v1/orders may answer with it).
  */
 import { inFlightSun, type Ratio } from '../chain/allocation';
-import type { ChainReader } from '../chain/reads';
-import { expirationOf, type ChainWriter } from '../chain/writes';
+import { MAX_BLOCK_RANGE, type ChainReader } from '../chain/reads';
+import { expirationOf, type ChainWriter, type RefBlock } from '../chain/writes';
 import type { Command } from '../domain/commands';
 import { derivedId } from '../domain/ids';
 import type { Order } from '../domain/orders';
 import { chainResource, type Suppliers } from './suppliers';
 import {
-  activationClaimants, orderChainOf, PollingRole, Rebroadcaster, signedOnce, storedDelegations, txLifetimeMs, workList,
-  type OrderChainDeps, type OwnedTx,
+  activationClaimants, orderChainOf, PollingRole, Rebroadcaster, signedOnce, storedCommands, storedDelegations, storeSignedSets, txLifetimeMs,
+  workList, type OrderChainDeps, type OwnedTx,
 } from './work';
 
-/** Orders of one pass signed and stored at the same time. */
-const SIGN_AT_ONCE = 8;
+/** Orders of one pass signed side by side (their stake promised before any await). */
+const SIGN_AT_ONCE = 32;
+/** Blocks behind the head past which a pass asks about each stored delegation instead of reading blocks. */
+const BLOCKS_SCANNED = 300;
 
 export type BroadcasterDeps = OrderChainDeps;
 
@@ -34,6 +36,8 @@ export class Broadcaster {
   private readonly inBlock = new Set<string>();
   /** Allocating orders whose broadcast was reported (bounded: trimmed to the orders still in the work list). */
   private readonly reported = new Set<string>();
+  /** The last block whose transactions inBlock has taken in (null: none yet, ask per transaction). */
+  private scannedTo: number | null = null;
 
   constructor(private readonly deps: BroadcasterDeps) {
     ({ writer: this.writer, reader: this.reader, suppliers: this.suppliers, sender: this.sender } = orderChainOf(deps));
@@ -48,36 +52,80 @@ export class Broadcaster {
     const { pool, clock, cfg } = this.deps;
     const orders = await workList(pool, 'needs-allocation', clock.now(), 200);
     if (orders.length === 0) return;
-    const ref = await this.writer.refBlock(txLifetimeMs(cfg, clock));
+    // Sets stored in an earlier pass (appended again: a crash between store and append) read at once.
+    const [ref, stored] = await Promise.all([this.writer.refBlock(txLifetimeMs(cfg, clock)), storedCommands(pool, orders.map((o) => o.id), 'allocate')]);
+    const unsigned = orders.filter((o) => !stored.has(o.id));
+    const commands: Command[] = orders.flatMap((o) => stored.get(o.id) ?? []);
+    if (unsigned.length > 0) commands.push(...(await this.signPass(unsigned, ref)));
+    if (commands.length === 0) return;
+    await this.deps.bus.append(commands);
+    await this.sendAhead(orders, commands.filter((c) => !stored.has((c as { orderId: string }).orderId)));
+  }
+
+  /**
+   * Signs the orders of a pass and stores their sets: those claiming an activation one by one (signedOnce,
+   * the claim decided at the store), the others in one transaction (storeSignedSets). Answers the stored
+   * commands to append.
+   */
+  private async signPass(orders: Order[], ref: RefBlock): Promise<Command[]> {
+    const { pool, clock } = this.deps;
     // In flight before the delegatable stake is read: one landing in between is then subtracted twice
     // (this pass fills less), never not at all.
-    const inFlight = await this.inFlight(ref.timestamp);
+    const inFlight = await this.inFlight(ref);
     await this.suppliers.pool.refresh(inFlight);
     await this.suppliers.provider.refresh(inFlight);
-    const ratios = new Map<string, Ratio>();
-    const commands: Command[] = [];
+    const ratios = new Map<string, Promise<Ratio>>();
     const inactive = await this.inactiveReceivers(orders);
     const claimed = new Map<string, string>();
-    // Orders are signed and stored SIGN_AT_ONCE at a time: each costs a few database round trips (read,
-    // store in a transaction, read back) that overlap; the stake they take is promised before any await
-    // (StakeSupplier.allocate), and the activation claim is decided synchronously (activates).
-    const sign = async (order: Order): Promise<Command | null> => signedOnce(pool, order.id, 'allocate', async () => {
+    // The stake an order takes is promised before any await (StakeSupplier.allocate) and the activation
+    // claim is decided synchronously (activates), so the orders are signed side by side.
+    const make = async (order: Order, activates: boolean): Promise<Command | null> => {
       const supplier = this.suppliers[order.supplier];
       const resource = chainResource(order);
       const key = `${order.supplier}:${resource}`;
-      if (!ratios.has(key)) ratios.set(key, await supplier.ratio(resource));
-      const filled = await supplier.allocate(order, ref, ratios.get(key) as Ratio, this.activates(order, inactive, claimed));
+      if (!ratios.has(key)) ratios.set(key, supplier.ratio(resource));
+      const filled = await supplier.allocate(order, ref, await (ratios.get(key) as Promise<Ratio>), activates);
       if (!filled) return null;
       return {
         type: 'order.allocate', commandId: derivedId('command', 'order-allocate', order.id), accountId: order.accountId,
         issuedAt: clock.now(), deadlineAt: null, replyTo: null,
         orderId: order.id, txs: filled.txs, ratioLimit: filled.ratio.limit, ratioWeight: filled.ratio.weight,
       };
-    }, order.receiver);
+    };
+    const out: Command[] = [];
+    const plain: Array<{ orderId: string; command: Command }> = [];
     for (let i = 0; i < orders.length; i += SIGN_AT_ONCE) {
-      for (const command of await Promise.all(orders.slice(i, i + SIGN_AT_ONCE).map(sign))) if (command) commands.push(command);
+      await Promise.all(orders.slice(i, i + SIGN_AT_ONCE).map(async (order) => {
+        const activates = this.activates(order, inactive, claimed);
+        if (!activates) {
+          const command = await make(order, false);
+          if (command) plain.push({ orderId: order.id, command });
+          return;
+        }
+        const command = await signedOnce(pool, order.id, 'allocate', () => make(order, true), order.receiver);
+        if (command) out.push(command);
+      }));
     }
-    if (commands.length > 0) await this.deps.bus.append(commands);
+    for (const command of (await storeSignedSets(pool, 'allocate', plain)).values()) if (command) out.push(command);
+    return out;
+  }
+
+  /**
+   * Broadcasts the delegations of sets this pass stored and appended, before the processor applies them
+   * (one hop of the log and a wake-up less). Only sets without an activation, of orders young enough that
+   * nothing can settle them before their order.allocate (the confirmer fails an unallocated order only
+   * past the wait window and only when no set is stored for it; the log keeps one account's commands in
+   * order): the set is then applied, and the confirmer accounts for what lands as for any set.
+   */
+  private async sendAhead(orders: Order[], appended: Command[]): Promise<void> {
+    const now = this.deps.clock.now();
+    const young = new Set(orders.filter((o) => now - o.createdAt < this.deps.cfg.ORDER_WAIT_WINDOW_MS / 2).map((o) => o.id));
+    const txs: OwnedTx[] = [];
+    for (const c of appended) {
+      if (c.type !== 'order.allocate' || !young.has(c.orderId) || c.txs.some((t) => t.kind !== 'delegate')) continue;
+      txs.push(...c.txs.map((t) => ({ orderId: c.orderId, txId: t.txId, signedTx: t.signedTx })));
+    }
+    if (txs.length > 0) await this.sender.sendAhead(txs);
   }
 
   /**
@@ -110,20 +158,42 @@ export class Broadcaster {
     return true;
   }
 
-  /** Stake of stored delegations not in a block yet that may still land, per address and resource. */
-  private async inFlight(headTimestamp: number): Promise<Map<string, bigint>> {
+  /**
+   * Stake of stored delegations not in a block yet that may still land, per address and resource. What is
+   * in a block is learnt from the blocks up to the reference block, read once each (a pass reads the few
+   * produced since the last); the first pass, or one far behind, asks about each stored delegation instead.
+   */
+  private async inFlight(ref: RefBlock): Promise<Map<string, bigint>> {
     const stored = await storedDelegations(this.deps.pool);
     const live = new Set(stored.map((d) => d.txId));
     for (const id of this.inBlock) if (!live.has(id)) this.inBlock.delete(id);
     const delegations = stored.map((d) => ({ ...d, expiration: expirationOf(d.signedTx), inBlock: false }));
-    const unsure = delegations.filter((d) => !this.inBlock.has(d.txId) && headTimestamp <= d.expiration);
-    for (let i = 0; i < unsure.length; i += 16) {
-      await Promise.all(unsure.slice(i, i + 16).map(async (d) => {
-        if (await this.reader.transactionInfo(d.txId, 'full')) this.inBlock.add(d.txId);
+    const unsure = delegations.filter((d) => !this.inBlock.has(d.txId) && ref.timestamp <= d.expiration);
+    await this.seenInBlocks(ref, unsure.map((d) => d.txId));
+    for (const d of delegations) d.inBlock = this.inBlock.has(d.txId);
+    return inFlightSun(delegations, ref.timestamp);
+  }
+
+  /** Adds to `inBlock` those of `txIds` in a block up to the reference block (head view). */
+  private async seenInBlocks(ref: RefBlock, txIds: string[]): Promise<void> {
+    const head = ref.number;
+    if (head !== undefined && this.scannedTo !== null && head - this.scannedTo <= BLOCKS_SCANNED) {
+      const wanted = new Set(txIds);
+      while (this.scannedTo < head) {
+        const { ids, last } = await this.reader.blockTxIds(this.scannedTo + 1, Math.min(head, this.scannedTo + MAX_BLOCK_RANGE) + 1, 'full');
+        if (last === null) return;
+        for (const id of ids) if (wanted.has(id)) this.inBlock.add(id);
+        this.scannedTo = last;
+      }
+      return;
+    }
+    // Every block after `head` is scanned from the next pass on; those up to it, by asking per transaction.
+    for (let i = 0; i < txIds.length; i += 16) {
+      await Promise.all(txIds.slice(i, i + 16).map(async (id) => {
+        if (await this.reader.transactionInfo(id, 'full')) this.inBlock.add(id);
       }));
     }
-    for (const d of delegations) d.inBlock = this.inBlock.has(d.txId);
-    return inFlightSun(delegations, headTimestamp);
+    this.scannedTo = head ?? null;
   }
 
   private async broadcast(): Promise<void> {
