@@ -20,7 +20,7 @@ import {
 
 /** Orders of one pass signed side by side (their stake promised before any await). */
 const SIGN_AT_ONCE = 32;
-/** Blocks behind the head past which a pass asks about each stored delegation instead of reading blocks. */
+/** Blocks whose transaction ids are kept, and how far behind the head a pass may be to read blocks (else it asks per delegation). */
 const BLOCKS_SCANNED = 300;
 
 export type BroadcasterDeps = OrderChainDeps;
@@ -36,8 +36,9 @@ export class Broadcaster {
   private readonly inBlock = new Set<string>();
   /** Allocating orders whose broadcast was reported (bounded: trimmed to the orders still in the work list). */
   private readonly reported = new Set<string>();
-  /** The last block whose transactions inBlock has taken in (null: none yet, ask per transaction). */
-  private scannedTo: number | null = null;
+  /** Transaction ids of the blocks read (scanHead), with their block number; the last block read. */
+  private readonly headSeen = new Map<string, number>();
+  private headTo: number | null = null;
 
   constructor(private readonly deps: BroadcasterDeps) {
     ({ writer: this.writer, reader: this.reader, suppliers: this.suppliers, sender: this.sender } = orderChainOf(deps));
@@ -71,20 +72,24 @@ export class Broadcaster {
     const { pool, clock } = this.deps;
     // In flight before the delegatable stake is read: one landing in between is then subtracted twice
     // (this pass fills less), never not at all.
-    const inFlight = await this.inFlight(ref);
+    // The chain's ratios are read side by side with the in-flight stake and the receivers' activation.
+    const ratios = new Map<string, Promise<Ratio>>();
+    for (const order of orders) {
+      const key = `${order.supplier}:${chainResource(order)}`;
+      if (ratios.has(key)) continue;
+      const reading = this.suppliers[order.supplier].ratio(chainResource(order));
+      reading.catch(() => undefined);
+      ratios.set(key, reading);
+    }
+    const [inFlight, inactive] = await Promise.all([this.inFlight(ref), this.inactiveReceivers(orders)]);
     await this.suppliers.pool.refresh(inFlight);
     await this.suppliers.provider.refresh(inFlight);
-    const ratios = new Map<string, Promise<Ratio>>();
-    const inactive = await this.inactiveReceivers(orders);
     const claimed = new Map<string, string>();
     // The stake an order takes is promised before any await (StakeSupplier.allocate) and the activation
     // claim is decided synchronously (activates), so the orders are signed side by side.
     const make = async (order: Order, activates: boolean): Promise<Command | null> => {
-      const supplier = this.suppliers[order.supplier];
-      const resource = chainResource(order);
-      const key = `${order.supplier}:${resource}`;
-      if (!ratios.has(key)) ratios.set(key, supplier.ratio(resource));
-      const filled = await supplier.allocate(order, ref, await (ratios.get(key) as Promise<Ratio>), activates);
+      const ratio = await (ratios.get(`${order.supplier}:${chainResource(order)}`) as Promise<Ratio>);
+      const filled = await this.suppliers[order.supplier].allocate(order, ref, ratio, activates);
       if (!filled) return null;
       return {
         type: 'order.allocate', commandId: derivedId('command', 'order-allocate', order.id), accountId: order.accountId,
@@ -161,39 +166,48 @@ export class Broadcaster {
   /**
    * Stake of stored delegations not in a block yet that may still land, per address and resource. What is
    * in a block is learnt from the blocks up to the reference block, read once each (a pass reads the few
-   * produced since the last); the first pass, or one far behind, asks about each stored delegation instead.
+   * produced since the last); at the first pass, or one far behind, by asking about each delegation.
    */
   private async inFlight(ref: RefBlock): Promise<Map<string, bigint>> {
-    const stored = await storedDelegations(this.deps.pool);
+    const [stored, scanned] = await Promise.all([storedDelegations(this.deps.pool), this.scanHead(ref)]);
     const live = new Set(stored.map((d) => d.txId));
     for (const id of this.inBlock) if (!live.has(id)) this.inBlock.delete(id);
+    for (const d of stored) if (this.headSeen.has(d.txId)) this.inBlock.add(d.txId);
     const delegations = stored.map((d) => ({ ...d, expiration: expirationOf(d.signedTx), inBlock: false }));
-    const unsure = delegations.filter((d) => !this.inBlock.has(d.txId) && ref.timestamp <= d.expiration);
-    await this.seenInBlocks(ref, unsure.map((d) => d.txId));
+    if (!scanned) {
+      const unsure = delegations.filter((d) => !this.inBlock.has(d.txId) && ref.timestamp <= d.expiration);
+      for (let i = 0; i < unsure.length; i += 16) {
+        await Promise.all(unsure.slice(i, i + 16).map(async (d) => {
+          if (await this.reader.transactionInfo(d.txId, 'full')) this.inBlock.add(d.txId);
+        }));
+      }
+    }
     for (const d of delegations) d.inBlock = this.inBlock.has(d.txId);
     return inFlightSun(delegations, ref.timestamp);
   }
 
-  /** Adds to `inBlock` those of `txIds` in a block up to the reference block (head view). */
-  private async seenInBlocks(ref: RefBlock, txIds: string[]): Promise<void> {
+  /**
+   * Reads the transaction ids of the blocks after `headTo` up to the reference block into `headSeen`. True
+   * when every block after the one `headTo` named before is read; false at the first pass or far behind
+   * (then `headTo` becomes the reference block, the caller asks about each transaction, and the blocks after
+   * it are read from the next pass on) or when a block is not served yet.
+   */
+  private async scanHead(ref: RefBlock): Promise<boolean> {
     const head = ref.number;
-    if (head !== undefined && this.scannedTo !== null && head - this.scannedTo <= BLOCKS_SCANNED) {
-      const wanted = new Set(txIds);
-      while (this.scannedTo < head) {
-        const { ids, last } = await this.reader.blockTxIds(this.scannedTo + 1, Math.min(head, this.scannedTo + MAX_BLOCK_RANGE) + 1, 'full');
-        if (last === null) return;
-        for (const id of ids) if (wanted.has(id)) this.inBlock.add(id);
-        this.scannedTo = last;
-      }
-      return;
+    if (head === undefined) return false;
+    if (this.headTo === null || head - this.headTo > BLOCKS_SCANNED || head < this.headTo) {
+      this.headSeen.clear();
+      this.headTo = head;
+      return false;
     }
-    // Every block after `head` is scanned from the next pass on; those up to it, by asking per transaction.
-    for (let i = 0; i < txIds.length; i += 16) {
-      await Promise.all(txIds.slice(i, i + 16).map(async (id) => {
-        if (await this.reader.transactionInfo(id, 'full')) this.inBlock.add(id);
-      }));
+    while (this.headTo < head) {
+      const { ids, last } = await this.reader.blockTxIds(this.headTo + 1, Math.min(head, this.headTo + MAX_BLOCK_RANGE) + 1, 'full');
+      if (last === null) return false;
+      for (const id of ids) this.headSeen.set(id, last);
+      this.headTo = last;
     }
-    this.scannedTo = head ?? null;
+    for (const [id, n] of this.headSeen) if (n <= head - BLOCKS_SCANNED) this.headSeen.delete(id);
+    return true;
   }
 
   private async broadcast(): Promise<void> {
@@ -237,7 +251,7 @@ export class Broadcaster {
   /** The transactions of an order that may be broadcast now. */
   private async ready(order: Order): Promise<Array<{ txId: string; signedTx: string }>> {
     const activation = order.allocations.find((a) => a.kind === 'activate');
-    if (activation && !this.activated.has(activation.txId)) {
+    if (activation && !this.activated.has(activation.txId) && !this.headSeen.has(activation.txId)) {
       const info = await this.reader.transactionInfo(activation.txId, 'full');
       if (!info) return [activation];
       this.activated.add(activation.txId);
