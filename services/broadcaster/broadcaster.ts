@@ -1,10 +1,13 @@
 /**
- * The broadcaster role. For an order waiting for allocation it picks stake (the pool's addresses, split
- * when one cannot cover it, or the provider), signs the set once (stored before anything else, see
- * signedOnce) and appends `order.allocate`; the processor keeps the first set stored. Then it broadcasts
- * only what the processor stored, again after a crash or a lost broadcast: the activation first, the
- * delegations once the activation is in a block. Once the node accepted every delegation of an order it
- * appends `order.deliver` broadcast (the order becomes `delegated`; POST /v1/orders may answer with it).
+ * The broadcaster role. For orders waiting for allocation it picks stake (the pool's addresses, split
+ * when one cannot cover it, or the provider), signs each order's set once (stored before anything else:
+ * the sets of a pass in one transaction, see storeSignedSets and signedOnce) and appends `order.allocate`;
+ * the processor keeps the first set stored. A set without an activation, of an order well inside its wait
+ * window, is broadcast as soon as its command is on the log (sendAhead); the rest, and every re-broadcast
+ * (after a crash or a lost broadcast), from what the processor applied: the activation first, the
+ * delegations once the activation is in a block. What is in a block is learnt from the blocks themselves,
+ * read once each. Once the node accepted every delegation of an order it appends `order.deliver`
+ * broadcast (the order becomes `delegated`; POST /v1/orders may answer with it).
  */
 import { inFlightSun, type Ratio } from '../chain/allocation';
 import { MAX_BLOCK_RANGE, type ChainReader } from '../chain/reads';
