@@ -62,8 +62,8 @@ export class Broadcaster {
     const commands: Command[] = orders.flatMap((o) => stored.get(o.id) ?? []);
     if (unsigned.length > 0) commands.push(...(await this.signPass(unsigned, ref)));
     if (commands.length === 0) return;
-    // The sets stored in this pass go to the node while their command goes to the log (sendAhead).
-    await Promise.all([this.deps.bus.append(commands), this.sendAhead(orders, commands.filter((c) => !stored.has((c as { orderId: string }).orderId)))]);
+    await this.deps.bus.append(commands);
+    await this.sendAhead(orders, commands.filter((c) => !stored.has((c as { orderId: string }).orderId)));
   }
 
   /**
@@ -119,14 +119,13 @@ export class Broadcaster {
   }
 
   /**
-   * Broadcasts the delegations of sets this pass stored, while their order.allocate is appended: before the
-   * processor applies them (a hop through the log and a wake-up less). Only sets without an activation,
-   * of orders inside half their wait window. Nothing can then be delegated for an order that never gets
-   * its set: the order leaves `allocating` before its set is applied only by a settle the confirmer appends
-   * past the window, and it appends none for an order with a stored set (it waits for the set to be
-   * applied; the broadcaster appends a stored set again every pass until it is). A set stored after such a
-   * settle was decided is stored past the window, so it is never sent ahead. Once applied, what lands is
-   * settled as for any set (and broadcast again by `broadcast` if lost).
+   * Broadcasts the delegations of sets this pass stored and appended (the log acknowledged their
+   * order.allocate), before the processor applies them: a hop through the log and a wake-up less. Only
+   * sets without an activation, of orders inside half their wait window. Nothing can then be delegated for
+   * an order that never gets its set: the order leaves `allocating` before its set is applied only by a
+   * settle the confirmer appends past the window, and it appends none for an order with a stored set (it
+   * waits for the set to be applied); a settle decided before the set was stored comes past the window, so
+   * the set is not sent ahead. Once applied, what lands is settled as for any set.
    */
   private async sendAhead(orders: Order[], appended: Command[]): Promise<void> {
     const now = this.deps.clock.now();
