@@ -1,25 +1,30 @@
 /**
- * The broadcaster role. For an order waiting for allocation it picks stake (the pool's addresses, split
- * when one cannot cover it, or the provider), signs the set once (stored before anything else, see
- * signedOnce) and appends `order.allocate`; the processor keeps the first set stored. Then it broadcasts
- * only what the processor stored, again after a crash or a lost broadcast: the activation first, the
- * delegations once the activation is in a block. Once the node accepted every delegation of an order it
- * appends `order.deliver` broadcast (the order becomes `delegated`; POST /v1/orders may answer with it).
+ * The broadcaster role. For orders waiting for allocation it picks stake (the pool's addresses, split
+ * when one cannot cover it, or the provider), signs each order's set once (stored before anything else:
+ * the sets of a pass in one transaction, see storeSignedSets and signedOnce) and appends `order.allocate`;
+ * the processor keeps the first set stored. A set without an activation, of an order well inside its wait
+ * window, is broadcast as soon as its command is on the log (sendAhead); the rest, and every re-broadcast
+ * (after a crash or a lost broadcast), from what the processor applied: the activation first, the
+ * delegations once the activation is in a block. What is in a block is learnt from the blocks themselves,
+ * read once each. Once the node accepted every delegation of an order it appends `order.deliver`
+ * broadcast (the order becomes `delegated`; POST /v1/orders may answer with it).
  */
 import { inFlightSun, type Ratio } from '../chain/allocation';
-import type { ChainReader } from '../chain/reads';
-import { expirationOf, type ChainWriter } from '../chain/writes';
+import { MAX_BLOCK_RANGE, type ChainReader } from '../chain/reads';
+import { expirationOf, type ChainWriter, type RefBlock } from '../chain/writes';
 import type { Command } from '../domain/commands';
 import { derivedId } from '../domain/ids';
 import type { Order } from '../domain/orders';
 import { chainResource, type Suppliers } from './suppliers';
 import {
-  activationClaimants, orderChainOf, PollingRole, Rebroadcaster, signedOnce, storedDelegations, txLifetimeMs, workList,
-  type OrderChainDeps, type OwnedTx,
+  activationClaimants, orderChainOf, PollingRole, Rebroadcaster, signedOnce, storedCommands, storedDelegations, storeSignedSets, txLifetimeMs,
+  workList, type OrderChainDeps, type OwnedTx,
 } from './work';
 
-/** Orders of one pass signed and stored at the same time. */
-const SIGN_AT_ONCE = 8;
+/** Orders of one pass signed side by side (their stake promised before any await). */
+const SIGN_AT_ONCE = 32;
+/** Blocks whose transaction ids are kept, and how far behind the head a pass may be to read blocks (else it asks per delegation). */
+const BLOCKS_SCANNED = 300;
 
 export type BroadcasterDeps = OrderChainDeps;
 
@@ -34,6 +39,9 @@ export class Broadcaster {
   private readonly inBlock = new Set<string>();
   /** Allocating orders whose broadcast was reported (bounded: trimmed to the orders still in the work list). */
   private readonly reported = new Set<string>();
+  /** Transaction ids of the blocks read (scanHead), with their block number; the last block read. */
+  private readonly headSeen = new Map<string, number>();
+  private headTo: number | null = null;
 
   constructor(private readonly deps: BroadcasterDeps) {
     ({ writer: this.writer, reader: this.reader, suppliers: this.suppliers, sender: this.sender } = orderChainOf(deps));
@@ -48,36 +56,86 @@ export class Broadcaster {
     const { pool, clock, cfg } = this.deps;
     const orders = await workList(pool, 'needs-allocation', clock.now(), 200);
     if (orders.length === 0) return;
-    const ref = await this.writer.refBlock(txLifetimeMs(cfg, clock));
+    // Sets stored in an earlier pass (appended again: a crash between store and append) read at once.
+    const [ref, stored] = await Promise.all([this.writer.refBlock(txLifetimeMs(cfg, clock)), storedCommands(pool, orders.map((o) => o.id), 'allocate')]);
+    const unsigned = orders.filter((o) => !stored.has(o.id));
+    const commands: Command[] = orders.flatMap((o) => stored.get(o.id) ?? []);
+    if (unsigned.length > 0) commands.push(...(await this.signPass(unsigned, ref)));
+    if (commands.length === 0) return;
+    await this.deps.bus.append(commands);
+    await this.sendAhead(orders, commands.filter((c) => !stored.has((c as { orderId: string }).orderId)));
+  }
+
+  /**
+   * Signs the orders of a pass and stores their sets: those claiming an activation one by one (signedOnce,
+   * the claim decided at the store), the others in one transaction (storeSignedSets). Answers the stored
+   * commands to append.
+   */
+  private async signPass(orders: Order[], ref: RefBlock): Promise<Command[]> {
+    const { pool, clock } = this.deps;
     // In flight before the delegatable stake is read: one landing in between is then subtracted twice
     // (this pass fills less), never not at all.
-    const inFlight = await this.inFlight(ref.timestamp);
+    // The chain's ratios are read side by side with the in-flight stake and the receivers' activation.
+    const ratios = new Map<string, Promise<Ratio>>();
+    for (const order of orders) {
+      const key = `${order.supplier}:${chainResource(order)}`;
+      if (ratios.has(key)) continue;
+      const reading = this.suppliers[order.supplier].ratio(chainResource(order));
+      reading.catch(() => undefined);
+      ratios.set(key, reading);
+    }
+    const [inFlight, inactive] = await Promise.all([this.inFlight(ref), this.inactiveReceivers(orders)]);
     await this.suppliers.pool.refresh(inFlight);
     await this.suppliers.provider.refresh(inFlight);
-    const ratios = new Map<string, Ratio>();
-    const commands: Command[] = [];
-    const inactive = await this.inactiveReceivers(orders);
     const claimed = new Map<string, string>();
-    // Orders are signed and stored SIGN_AT_ONCE at a time: each costs a few database round trips (read,
-    // store in a transaction, read back) that overlap; the stake they take is promised before any await
-    // (StakeSupplier.allocate), and the activation claim is decided synchronously (activates).
-    const sign = async (order: Order): Promise<Command | null> => signedOnce(pool, order.id, 'allocate', async () => {
-      const supplier = this.suppliers[order.supplier];
-      const resource = chainResource(order);
-      const key = `${order.supplier}:${resource}`;
-      if (!ratios.has(key)) ratios.set(key, await supplier.ratio(resource));
-      const filled = await supplier.allocate(order, ref, ratios.get(key) as Ratio, this.activates(order, inactive, claimed));
+    // The stake an order takes is promised before any await (StakeSupplier.allocate) and the activation
+    // claim is decided synchronously (activates), so the orders are signed side by side.
+    const make = async (order: Order, activates: boolean): Promise<Command | null> => {
+      const ratio = await (ratios.get(`${order.supplier}:${chainResource(order)}`) as Promise<Ratio>);
+      const filled = await this.suppliers[order.supplier].allocate(order, ref, ratio, activates);
       if (!filled) return null;
       return {
         type: 'order.allocate', commandId: derivedId('command', 'order-allocate', order.id), accountId: order.accountId,
         issuedAt: clock.now(), deadlineAt: null, replyTo: null,
         orderId: order.id, txs: filled.txs, ratioLimit: filled.ratio.limit, ratioWeight: filled.ratio.weight,
       };
-    }, order.receiver);
+    };
+    const out: Command[] = [];
+    const plain: Array<{ orderId: string; command: Command }> = [];
     for (let i = 0; i < orders.length; i += SIGN_AT_ONCE) {
-      for (const command of await Promise.all(orders.slice(i, i + SIGN_AT_ONCE).map(sign))) if (command) commands.push(command);
+      await Promise.all(orders.slice(i, i + SIGN_AT_ONCE).map(async (order) => {
+        const activates = this.activates(order, inactive, claimed);
+        if (!activates) {
+          const command = await make(order, false);
+          if (command) plain.push({ orderId: order.id, command });
+          return;
+        }
+        const command = await signedOnce(pool, order.id, 'allocate', () => make(order, true), order.receiver);
+        if (command) out.push(command);
+      }));
     }
-    if (commands.length > 0) await this.deps.bus.append(commands);
+    for (const command of (await storeSignedSets(pool, 'allocate', plain)).values()) if (command) out.push(command);
+    return out;
+  }
+
+  /**
+   * Broadcasts the delegations of sets this pass stored and appended (the log acknowledged their
+   * order.allocate), before the processor applies them: a hop through the log and a wake-up less. Only
+   * sets without an activation, of orders inside half their wait window. Nothing can then be delegated for
+   * an order that never gets its set: the order leaves `allocating` before its set is applied only by a
+   * settle the confirmer appends past the window, and it appends none for an order with a stored set (it
+   * waits for the set to be applied); a settle decided before the set was stored comes past the window, so
+   * the set is not sent ahead. Once applied, what lands is settled as for any set.
+   */
+  private async sendAhead(orders: Order[], appended: Command[]): Promise<void> {
+    const now = this.deps.clock.now();
+    const young = new Set(orders.filter((o) => now - o.createdAt < this.deps.cfg.ORDER_WAIT_WINDOW_MS / 2).map((o) => o.id));
+    const txs: OwnedTx[] = [];
+    for (const c of appended) {
+      if (c.type !== 'order.allocate' || !young.has(c.orderId) || c.txs.some((t) => t.kind !== 'delegate')) continue;
+      txs.push(...c.txs.map((t) => ({ orderId: c.orderId, txId: t.txId, signedTx: t.signedTx })));
+    }
+    if (txs.length > 0) await this.sender.sendAhead(txs);
   }
 
   /**
@@ -110,20 +168,51 @@ export class Broadcaster {
     return true;
   }
 
-  /** Stake of stored delegations not in a block yet that may still land, per address and resource. */
-  private async inFlight(headTimestamp: number): Promise<Map<string, bigint>> {
-    const stored = await storedDelegations(this.deps.pool);
+  /**
+   * Stake of stored delegations not in a block yet that may still land, per address and resource. What is
+   * in a block is learnt from the blocks up to the reference block, read once each (a pass reads the few
+   * produced since the last); at the first pass, or one far behind, by asking about each delegation.
+   */
+  private async inFlight(ref: RefBlock): Promise<Map<string, bigint>> {
+    const [stored, scanned] = await Promise.all([storedDelegations(this.deps.pool), this.scanHead(ref)]);
     const live = new Set(stored.map((d) => d.txId));
     for (const id of this.inBlock) if (!live.has(id)) this.inBlock.delete(id);
+    for (const d of stored) if (this.headSeen.has(d.txId)) this.inBlock.add(d.txId);
     const delegations = stored.map((d) => ({ ...d, expiration: expirationOf(d.signedTx), inBlock: false }));
-    const unsure = delegations.filter((d) => !this.inBlock.has(d.txId) && headTimestamp <= d.expiration);
-    for (let i = 0; i < unsure.length; i += 16) {
-      await Promise.all(unsure.slice(i, i + 16).map(async (d) => {
-        if (await this.reader.transactionInfo(d.txId, 'full')) this.inBlock.add(d.txId);
-      }));
+    if (!scanned) {
+      const unsure = delegations.filter((d) => !this.inBlock.has(d.txId) && ref.timestamp <= d.expiration);
+      for (let i = 0; i < unsure.length; i += 16) {
+        await Promise.all(unsure.slice(i, i + 16).map(async (d) => {
+          if (await this.reader.transactionInfo(d.txId, 'full')) this.inBlock.add(d.txId);
+        }));
+      }
     }
     for (const d of delegations) d.inBlock = this.inBlock.has(d.txId);
-    return inFlightSun(delegations, headTimestamp);
+    return inFlightSun(delegations, ref.timestamp);
+  }
+
+  /**
+   * Reads the transaction ids of the blocks after `headTo` up to the reference block into `headSeen`. True
+   * when every block after the one `headTo` named before is read; false at the first pass or far behind
+   * (then `headTo` becomes the reference block, the caller asks about each transaction, and the blocks after
+   * it are read from the next pass on) or when a block is not served yet.
+   */
+  private async scanHead(ref: RefBlock): Promise<boolean> {
+    const head = ref.number;
+    if (head === undefined) return false;
+    if (this.headTo === null || head - this.headTo > BLOCKS_SCANNED || head < this.headTo) {
+      this.headSeen.clear();
+      this.headTo = head;
+      return false;
+    }
+    while (this.headTo < head) {
+      const { ids, last } = await this.reader.blockTxIds(this.headTo + 1, Math.min(head, this.headTo + MAX_BLOCK_RANGE) + 1, 'full');
+      if (last === null) return false;
+      for (const id of ids) this.headSeen.set(id, last);
+      this.headTo = last;
+    }
+    for (const [id, n] of this.headSeen) if (n <= head - BLOCKS_SCANNED) this.headSeen.delete(id);
+    return true;
   }
 
   private async broadcast(): Promise<void> {
@@ -167,7 +256,7 @@ export class Broadcaster {
   /** The transactions of an order that may be broadcast now. */
   private async ready(order: Order): Promise<Array<{ txId: string; signedTx: string }>> {
     const activation = order.allocations.find((a) => a.kind === 'activate');
-    if (activation && !this.activated.has(activation.txId)) {
+    if (activation && !this.activated.has(activation.txId) && !this.headSeen.has(activation.txId)) {
       const info = await this.reader.transactionInfo(activation.txId, 'full');
       if (!info) return [activation];
       this.activated.add(activation.txId);

@@ -184,6 +184,63 @@ export async function signedOnce(
   return read();
 }
 
+/** The stored commands of these orders for `purpose` (one query for a whole pass). */
+export async function storedCommands(pool: Pool, orderIds: string[], purpose: 'allocate' | 'close'): Promise<Map<string, Command>> {
+  if (orderIds.length === 0) return new Map();
+  const { rows } = await pool.query('SELECT order_id, command FROM order_signatures WHERE order_id = ANY($1::text[]) AND purpose = $2', [orderIds, purpose]);
+  return new Map(rows.map((r: { order_id: string; command: string }) => [r.order_id, reviveCommand(r.command)]));
+}
+
+/**
+ * signedOnce for the signed sets of a whole pass (none of them claiming an activation): stored in one
+ * transaction (each set with its transaction ids), the stored command answered per order, as signedOnce
+ * answers it: a set another signer stored first wins, read back. When any set is refused at the store (an
+ * id another order stored), the transaction is rolled back and each set goes through storeSigned alone,
+ * so a refusal keeps nothing of its own set and nothing else changes.
+ */
+export async function storeSignedSets(pool: Pool, purpose: 'allocate', sets: Array<{ orderId: string; command: Command }>): Promise<Map<string, Command | null>> {
+  const out = new Map<string, Command | null>();
+  if (sets.length === 0) return out;
+  if (sets.some((s) => 'txs' in s.command && s.command.txs.some((t) => t.kind === 'activate'))) throw new Error('storeSignedSets: a set claiming an activation is stored by signedOnce');
+  const texts = sets.map((s) => stringifyJson(s.command));
+  let inserted: Set<string>;
+  try {
+    inserted = await inTransaction(pool, async (client) => {
+      const { rows } = await client.query(
+        `INSERT INTO order_signatures (order_id, purpose, command) SELECT o, $2, c FROM unnest($1::text[], $3::text[]) AS t(o, c)
+         ON CONFLICT DO NOTHING RETURNING order_id`,
+        [sets.map((s) => s.orderId), purpose, texts],
+      );
+      const fresh = new Set(rows.map((r: { order_id: string }) => r.order_id));
+      const ids: string[] = [];
+      const owners: string[] = [];
+      for (const s of sets) {
+        if (!fresh.has(s.orderId) || !('txs' in s.command)) continue;
+        for (const t of s.command.txs) ids.push(t.txId), owners.push(s.orderId);
+      }
+      const stored = await client.query(
+        `INSERT INTO order_tx_ids (tx_id, order_id, purpose) SELECT i, o, $3 FROM unnest($1::text[], $2::text[]) AS t(i, o)
+         ON CONFLICT (tx_id) DO NOTHING RETURNING tx_id`,
+        [ids, owners, purpose],
+      );
+      // Every id of a fresh set is new: any other is stored already, by another order (a collision).
+      if (stored.rowCount !== ids.length) throw new Refused({ kind: 'tx_collision', txId: '', owner: '' });
+      return fresh;
+    });
+  } catch (err) {
+    if (!(err instanceof Refused)) throw err;
+    for (const s of sets) out.set(s.orderId, await signedOnce(pool, s.orderId, purpose, async () => s.command));
+    return out;
+  }
+  const others = sets.filter((s) => !inserted.has(s.orderId)).map((s) => s.orderId);
+  const theirs = await storedCommands(pool, others, purpose);
+  for (let i = 0; i < sets.length; i++) {
+    const s = sets[i];
+    out.set(s.orderId, inserted.has(s.orderId) ? reviveCommand(texts[i]) : theirs.get(s.orderId) ?? null);
+  }
+  return out;
+}
+
 /** The order that stored `txId`, if any. */
 export async function txOwner(pool: Pool, txId: string): Promise<string | null> {
   const { rows } = await pool.query('SELECT order_id FROM order_tx_ids WHERE tx_id = $1', [txId]);
@@ -214,6 +271,11 @@ export interface OwnedTx {
   signedTx: string;
 }
 
+/** Broadcasts in flight at once (each one HTTP call to the node). */
+const BROADCASTS_AT_ONCE = 32;
+/** Real ms a transaction sent ahead is remembered while its order is not handed to `send`. */
+const AHEAD_KEPT_MS = 60_000;
+
 /**
  * Broadcasts stored bytes, again every `everyMs` (real) until told the transaction is done with. A
  * DUP_TRANSACTION answer is a re-broadcast of our own bytes only when the order sending it is the one that
@@ -224,6 +286,8 @@ export class Rebroadcaster {
   private readonly dead = new Set<string>();
   /** Transactions the node accepted (or already knew as ours): on their way into a block. */
   private readonly accepted = new Set<string>();
+  /** Transactions sent by sendAhead, with when: kept by `send` until their orders are handed in. */
+  private readonly ahead = new Map<string, number>();
   /** Refusals (CONTRACT_VALIDATE_ERROR and the like) since the last `refusals()` call. */
   private refused = new Map<string, { code: string; message: string }>();
 
@@ -256,15 +320,32 @@ export class Rebroadcaster {
   }
 
   async send(txs: OwnedTx[]): Promise<void> {
-    // Bounded: only transactions still handed in (their orders still in a work list) are remembered.
+    // Bounded: only transactions still handed in (their orders still in a work list) are remembered, and
+    // those sent ahead (sendAhead) whose orders are not in the work list yet, for a while.
     const live = new Set(txs.map((t) => t.txId));
-    for (const id of this.sentAt.keys()) if (!live.has(id)) this.sentAt.delete(id);
-    for (const id of this.dead) if (!live.has(id)) this.dead.delete(id);
-    for (const id of this.accepted) if (!live.has(id)) this.accepted.delete(id);
     const now = Date.now();
-    const due = txs.filter((t) => !this.dead.has(t.txId) && now - (this.sentAt.get(t.txId) ?? 0) >= this.everyMs);
-    for (let i = 0; i < due.length; i += 16) {
-      await Promise.all(due.slice(i, i + 16).map(async (t) => {
+    for (const [id, at] of this.ahead) if (live.has(id) || now - at > AHEAD_KEPT_MS) this.ahead.delete(id);
+    const kept = (id: string) => live.has(id) || this.ahead.has(id);
+    for (const id of this.sentAt.keys()) if (!kept(id)) this.sentAt.delete(id);
+    for (const id of this.dead) if (!kept(id)) this.dead.delete(id);
+    for (const id of this.accepted) if (!kept(id)) this.accepted.delete(id);
+    await this.broadcastDue(txs.filter((t) => !this.dead.has(t.txId) && now - (this.sentAt.get(t.txId) ?? 0) >= this.everyMs));
+  }
+
+  /**
+   * Broadcasts transactions whose orders are not in the work list `send` is given yet (their sets stored
+   * and appended, not applied): remembered as sent and accepted until they are, so `send` does not
+   * repeat them at once.
+   */
+  async sendAhead(txs: OwnedTx[]): Promise<void> {
+    const now = Date.now();
+    for (const t of txs) this.ahead.set(t.txId, now);
+    await this.broadcastDue(txs.filter((t) => !this.dead.has(t.txId) && now - (this.sentAt.get(t.txId) ?? 0) >= this.everyMs));
+  }
+
+  private async broadcastDue(due: OwnedTx[]): Promise<void> {
+    for (let i = 0; i < due.length; i += BROADCASTS_AT_ONCE) {
+      await Promise.all(due.slice(i, i + BROADCASTS_AT_ONCE).map(async (t) => {
         const outcome: BroadcastOutcome = await this.writer.broadcast(t.signedTx);
         this.sentAt.set(t.txId, Date.now());
         if (outcome.kind === 'accepted') this.accepted.add(t.txId);
@@ -290,6 +371,7 @@ export class Rebroadcaster {
       this.sentAt.delete(id);
       this.dead.delete(id);
       this.accepted.delete(id);
+      this.ahead.delete(id);
     }
   }
 }

@@ -184,6 +184,26 @@ export class ChainReader {
     return (raw.block ?? []).map(blockOf).sort((a: Block, b: Block) => a.number - b.number);
   }
 
+  /**
+   * The transaction ids in blocks [start, end) of the view (at most MAX_BLOCK_RANGE), and the number of the
+   * last block read when every block from `start` up to it was there (null: none); nothing else is parsed.
+   */
+  async blockTxIds(start: number, end: number, view: ChainView = 'full'): Promise<{ ids: string[]; last: number | null }> {
+    if (end <= start) return { ids: [], last: null };
+    if (end - start > MAX_BLOCK_RANGE) throw new RangeError(`at most ${MAX_BLOCK_RANGE} blocks per read`);
+    const raw = await this.call(view, 'getblockbylimitnext', { startNum: start, endNum: end });
+    const blocks = (raw.block ?? []).map((b: any) => ({ number: headerOf(b).number, txs: (b.transactions ?? []) as Array<{ txID?: string }> }))
+      .sort((a: { number: number }, b: { number: number }) => a.number - b.number);
+    const ids: string[] = [];
+    let last: number | null = null;
+    for (const b of blocks) {
+      if (b.number !== (last ?? start - 1) + 1) break;
+      for (const t of b.txs) if (typeof t.txID === 'string') ids.push(t.txID);
+      last = b.number;
+    }
+    return { ids, last };
+  }
+
   /** Transaction info with its logs; undefined until the transaction is in a block of the view. */
   async transactionInfo(txid: string, view: ChainView = 'solid'): Promise<TxInfo | undefined> {
     const raw = await this.call(view, 'gettransactioninfobyid', { value: txid });

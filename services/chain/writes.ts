@@ -22,6 +22,8 @@ export interface RefBlock {
   /** Chain ms; past it (by head block time) a transaction can never land. */
   expiration: number;
   timestamp: number;
+  /** The reference block's number (not signed: TronWeb copies only the four fields above). */
+  number?: number;
 }
 
 /**
@@ -94,6 +96,7 @@ export class ChainWriter {
       ref_block_hash: raw.blockID.slice(16, 32),
       expiration: timestamp + lifetimeMs,
       timestamp,
+      number,
     };
   }
 

@@ -12,7 +12,7 @@
  * order, so a repeat after a crash applies nothing twice.
  */
 import { SUN_PER_TRX, unitsFor } from '../chain/allocation';
-import { ChainReader, type ChainTx } from '../chain/reads';
+import { ChainReader, MAX_BLOCK_RANGE, type ChainTx } from '../chain/reads';
 import { expirationOf } from '../chain/writes';
 import type { Command } from '../domain/commands';
 import { derivedId } from '../domain/ids';
@@ -20,7 +20,7 @@ import type { Allocation, Order } from '../domain/orders';
 import { logger } from '../platform/logger';
 import { openStake, stakeKey } from '../broadcaster/open-stake';
 import { chainResource } from '../broadcaster/suppliers';
-import { PollingRole, txOwner, workList, type ChainRoleDeps } from '../broadcaster/work';
+import { PollingRole, storedCommands, txOwner, workList, type ChainRoleDeps } from '../broadcaster/work';
 
 export interface ConfirmerDeps extends ChainRoleDeps {
   reader?: ChainReader;
@@ -30,6 +30,8 @@ type TxState = 'landed' | 'failed' | 'pending';
 
 /** Allocating orders checked at the same time (each reads a few transactions and one delegated balance). */
 const ORDERS_AT_ONCE = 8;
+/** Solidified blocks whose transaction ids are kept (and how far behind a pass may be to read blocks). */
+const SOLID_KEPT_BLOCKS = 300;
 
 export class Confirmer {
   private readonly reader: ChainReader;
@@ -40,6 +42,11 @@ export class Confirmer {
   private readonly known = new Map<string, TxState>();
   /** Transactions of the orders read in the current pass. */
   private live = new Set<string>();
+  /** Transaction ids in the solidified blocks read (scanSolid), with their block number; the last read. */
+  private readonly solidSeen = new Map<string, number>();
+  private solidTo: number | null = null;
+  /** Transactions (order:tx) read as pending after a scan, bounded like `known`. */
+  private readonly readPending = new Set<string>();
 
   constructor(private readonly deps: ConfirmerDeps) {
     this.reader = deps.reader ?? ChainReader.fromConfig(deps.cfg);
@@ -55,6 +62,7 @@ export class Confirmer {
   /** Drops the answers about transactions of orders no longer in a work list (settled, failed, closed). */
   private trim(): void {
     for (const key of this.known.keys()) if (!this.live.has(key)) this.known.delete(key);
+    for (const key of this.readPending) if (!this.live.has(key)) this.readPending.delete(key);
   }
 
   /** Entries of the transaction-state cache (for tests). */
@@ -62,12 +70,52 @@ export class Confirmer {
     return this.known.size;
   }
 
-  /** Final state of a transaction; `expect` (null for undelegations) says what a landed one must carry. */
-  private async state(orderId: string, txId: string, expect: ((tx: ChainTx) => string | null) | null): Promise<TxState> {
-    const known = this.known.get(`${orderId}:${txId}`);
+  /**
+   * Reads the solidified blocks since the last pass (their transaction ids only) into `solidSeen`. True when
+   * every solidified block after the one `solidTo` named before this pass is read (or, at the first pass
+   * or far behind, `solidTo` is set to the solidified head read now, before any transaction is): then a
+   * transaction read as pending in an earlier pass and in none of these blocks is still pending. False
+   * when the blocks could not be read: every transaction is then read on its own.
+   */
+  private async scanSolid(): Promise<boolean> {
+    try {
+      const head = await this.reader.solidifiedBlockNumber();
+      if (this.solidTo === null || head - this.solidTo > SOLID_KEPT_BLOCKS) {
+        this.solidSeen.clear();
+        this.readPending.clear();
+        this.solidTo = head;
+        return true;
+      }
+      while (this.solidTo < head) {
+        const { ids, last } = await this.reader.blockTxIds(this.solidTo + 1, Math.min(head, this.solidTo + MAX_BLOCK_RANGE) + 1, 'solid');
+        if (last === null) throw new Error(`solidified block ${this.solidTo + 1} not served`);
+        for (const id of ids) this.solidSeen.set(id, last);
+        this.solidTo = last;
+      }
+      for (const [id, n] of this.solidSeen) if (n <= head - SOLID_KEPT_BLOCKS) this.solidSeen.delete(id);
+      return true;
+    } catch (err) {
+      logger.warn({ err: (err as Error).message }, 'confirmer: solidified blocks not read; reading each transaction');
+      this.solidTo = null;
+      return false;
+    }
+  }
+
+  /**
+   * Final state of a transaction; `expect` (null for undelegations) says what a landed one must carry.
+   * With `scanned` (scanSolid this pass), one read as pending in an earlier pass and in none of the
+   * solidified blocks read since is pending without another read.
+   */
+  private async state(orderId: string, txId: string, expect: ((tx: ChainTx) => string | null) | null, scanned = false): Promise<TxState> {
+    const key = `${orderId}:${txId}`;
+    const known = this.known.get(key);
     if (known) return known;
+    if (scanned && this.readPending.has(key) && !this.solidSeen.has(txId)) return 'pending';
     const tx = await this.reader.transaction(txId, 'solid');
-    if (!tx) return 'pending';
+    if (!tx) {
+      if (scanned) this.readPending.add(key);
+      return 'pending';
+    }
     // Only a transaction this order itself stored can deliver it (order_tx_ids: one owner per id).
     const owner = await txOwner(this.deps.pool, txId);
     const wrong = tx.contractRet !== 'SUCCESS' ? `result ${tx.contractRet}` : owner !== orderId ? `stored by ${owner ?? 'no order'}` : expect ? expect(tx) : null;
@@ -77,10 +125,10 @@ export class Confirmer {
     return state;
   }
 
-  private async states(orderId: string, txIds: string[], expect: Array<((tx: ChainTx) => string | null) | null> = []): Promise<TxState[]> {
+  private async states(orderId: string, txIds: string[], expect: Array<((tx: ChainTx) => string | null) | null> = [], scanned = false): Promise<TxState[]> {
     for (const t of txIds) this.live.add(`${orderId}:${t}`);
     const out: TxState[] = [];
-    for (let i = 0; i < txIds.length; i += 16) out.push(...(await Promise.all(txIds.slice(i, i + 16).map((t, j) => this.state(orderId, t, expect[i + j] ?? null)))));
+    for (let i = 0; i < txIds.length; i += 16) out.push(...(await Promise.all(txIds.slice(i, i + 16).map((t, j) => this.state(orderId, t, expect[i + j] ?? null, scanned)))));
     return out;
   }
 
@@ -149,10 +197,19 @@ export class Confirmer {
     // delivery, which openStake never counts, so leaving each out (as a per-order read did) changes nothing.
     let staying: Promise<Map<string, bigint>> | undefined;
     const stayingOnce = () => (staying ??= openStake(pool, { receivers: [...new Set(orders.map((o) => o.receiver))], leavingAt: now }));
+    // An order past its window with no set applied fails (5004) only when no set is stored for it either:
+    // a stored set is on its way to the processor (the broadcaster appends it again until applied) and may
+    // have been broadcast before it is applied (Broadcaster.sendAhead); it is settled once applied.
+    const unallocated = orders.filter((o) => o.allocations.length === 0 && this.windowOver(o, now)).map((o) => o.id);
+    const signed = await storedCommands(pool, unallocated, 'allocate');
     // Orders are independent: ORDERS_AT_ONCE of them read the chain at the same time.
     const out: Array<Command | null> = [];
-    for (let i = 0; i < orders.length; i += ORDERS_AT_ONCE) {
-      out.push(...(await Promise.all(orders.slice(i, i + ORDERS_AT_ONCE).map((o) => this.settleOne(o, now, headOnce, stayingOnce)))));
+    const open = orders.filter((o) => !signed.has(o.id));
+    // Which transactions are in a solidified block: from the blocks since the last pass, not a read per
+    // pending transaction every pass.
+    const scanned = open.length > 0 && (await this.scanSolid());
+    for (let i = 0; i < open.length; i += ORDERS_AT_ONCE) {
+      out.push(...(await Promise.all(open.slice(i, i + ORDERS_AT_ONCE).map((o) => this.settleOne(o, now, headOnce, stayingOnce, scanned)))));
     }
     return out.filter((c): c is Command => c !== null);
   }
@@ -161,10 +218,13 @@ export class Confirmer {
     return now - order.createdAt > this.deps.cfg.ORDER_WAIT_WINDOW_MS;
   }
 
-  private async settleOne(order: Order, now: number, head: () => Promise<{ timestamp: number }>, staying: () => Promise<Map<string, bigint>>): Promise<Command | null> {
+  private async settleOne(
+    order: Order, now: number, head: () => Promise<{ timestamp: number }>, staying: () => Promise<Map<string, bigint>>, scanned: boolean,
+  ): Promise<Command | null> {
     const windowOver = this.windowOver(order, now);
     if (order.allocations.length === 0) return windowOver ? this.settleCommand(order, []) : null;
-    const states = await this.states(order.id, order.allocations.map((a) => a.txId), order.allocations.map((a) => this.expectation(order, a)));
+    // Past the window every transaction not known final is read: the failure below rests on real reads.
+    const states = await this.states(order.id, order.allocations.map((a) => a.txId), order.allocations.map((a) => this.expectation(order, a)), scanned && !windowOver);
     const landed = order.allocations.filter((_, i) => states[i] === 'landed');
     const allLanded = landed.length === order.allocations.length;
     if (allLanded && (await this.covered(order, landed.filter((a) => a.kind === 'delegate'), staying))) return this.settleCommand(order, landed.map((a) => a.txId));

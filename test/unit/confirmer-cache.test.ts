@@ -11,15 +11,8 @@ jest.mock('../../services/broadcaster/work', () => ({
   workList: async (_pool: unknown, list: string) => lists[list] ?? [],
 }));
 import { Confirmer } from '../../services/confirmer/confirmer';
+import { order } from './confirmer-order';
 
-const order = (id: string, txIds: string[], status: Order['status'] = 'allocating'): Order => ({
-  id, accountId: 'acc_1', clientOrderId: null, requestHash: '', quoteId: null, resource: 'energy', amount: 20_000, deliveredAmount: null,
-  partial: false, tier: '1h', durationSeconds: 3600, receiver: 'TReceiver', source: 'api', status, confirmStatus: 'unconfirmed',
-  priceSunPerUnit: 1n, paySun: 1n, activateSun: 0n, totalSun: 1n, refundedSun: 0n, supplier: 'pool', ratio: null,
-  allocations: txIds.map((txId) => ({ kind: 'delegate', from: 'TPool', amount: 20_000, sun: 1_000_000n, txId, signedTx: '{}', landed: null })),
-  delegatedAt: null, expiresAt: null, closeReason: null, closeRequestedAt: null, undelegations: [], reclaimHash: null, reclaimedAt: null,
-  memo: null, failure: null, createdAt: 0, updatedAt: 0,
-} as Order);
 
 test('transaction states of settled orders are dropped from the cache', async () => {
   const appended: any[] = [];

@@ -12,16 +12,14 @@ jest.mock('../../services/broadcaster/work', () => ({
   workList: async (_pool: unknown, list: string) => lists[list] ?? [],
 }));
 import { Confirmer } from '../../services/confirmer/confirmer';
+import { order as allocatingOrder } from './confirmer-order';
 
 const EXPIRATION = 50_000;
-const order = (id: string): Order => ({
-  id, accountId: 'acc_1', clientOrderId: null, requestHash: '', quoteId: null, resource: 'energy', amount: 20_000, deliveredAmount: null,
-  partial: false, tier: '1h', durationSeconds: 3600, receiver: 'TReceiver', source: 'api', status: 'allocating', confirmStatus: 'unconfirmed',
-  priceSunPerUnit: 1n, paySun: 1n, activateSun: 0n, totalSun: 1n, refundedSun: 0n, supplier: 'pool', ratio: null,
-  allocations: [{ kind: 'delegate', from: 'TPool', amount: 20_000, sun: 1_000_000n, txId: `tx_${id}`, signedTx: JSON.stringify({ raw_data: { expiration: EXPIRATION } }), landed: null }],
-  delegatedAt: null, expiresAt: null, closeReason: null, closeRequestedAt: null, undelegations: [], reclaimHash: null, reclaimedAt: null,
-  memo: null, failure: null, createdAt: 0, updatedAt: 0,
-} as Order);
+/** One delegation, signed to expire at EXPIRATION (chain ms). */
+const order = (id: string): Order => {
+  const o = allocatingOrder(id, [`tx_${id}`]);
+  return { ...o, allocations: o.allocations.map((a) => ({ ...a, signedTx: JSON.stringify({ raw_data: { expiration: EXPIRATION } }) })) };
+};
 
 function confirmerOver(chain: { solidTimestamp: number; solidTxs: Set<string> }, calls: string[], appended: any[]) {
   return new Confirmer({
@@ -31,6 +29,8 @@ function confirmerOver(chain: { solidTimestamp: number; solidTxs: Set<string> },
     bus: { append: async (c: any[]) => void appended.push(...c) } as any,
     reader: {
       nowBlock: async (view: string) => (calls.push(`head:${view}`), { number: 7, id: 'b7', timestamp: chain.solidTimestamp }),
+      solidifiedBlockNumber: async () => 7,
+      blockTxIds: async () => ({ ids: [], last: 7 }),
       transaction: async (txId: string, view: string) => {
         calls.push(`tx:${view}`);
         return chain.solidTxs.has(txId)
