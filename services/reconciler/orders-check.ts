@@ -5,7 +5,7 @@
  * (getdelegatedresourceaccountindexv2) and every receiver of an open order, so stake delegated to a
  * receiver no order names (a leak, e.g. an expired order's stake never taken back) is found too.
  *
- * In flight (not a finding): delegations stored for orders still allocating may add stake; the stake of
+ * In flight (not a finding): delegations stored for orders still allocating (applied or not) may add stake; the stake of
  * closing orders (undelegations stored, or failed) may already be gone.
  */
 import { ChainReader } from '../chain/reads';
@@ -24,6 +24,14 @@ async function inFlight(pool: Pool): Promise<{ adding: Map<string, bigint>; remo
     `SELECT 'adding' AS side, o.receiver, o.resource, a ->> 'from' AS "from", sum((a ->> 'sun')::numeric)::text AS sun
        FROM orders o CROSS JOIN LATERAL jsonb_array_elements(o.allocations) AS a
       WHERE o.status IN ('allocating', 'delegated') AND a ->> 'kind' = 'delegate' AND ((a ->> 'landed') IS NULL OR (a ->> 'landed')::boolean)
+      GROUP BY 1, 2, 3, 4
+     UNION ALL
+     -- A set stored and not applied yet: the broadcaster may send it before the processor applies it
+     -- (Broadcaster.sendAhead), so it may land while the order still names no allocation.
+     SELECT 'adding', o.receiver, o.resource, a ->> 'from', sum((a ->> 'sun')::numeric)::text
+       FROM orders o JOIN order_signatures s ON s.order_id = o.id AND s.purpose = 'allocate'
+            CROSS JOIN LATERAL jsonb_array_elements(s.command::jsonb -> 'txs') AS a
+      WHERE o.status IN ('allocating', 'delegated') AND o.allocations = '[]'::jsonb AND a ->> 'kind' = 'delegate'
       GROUP BY 1, 2, 3, 4
      UNION ALL
      -- Orders on their way out (undelegations stored; a failed one's stake is taken back at once): any of
