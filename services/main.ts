@@ -38,6 +38,9 @@ function forkApiWorkers(count: number, isStopping: () => boolean): { stop(): Pro
   };
 }
 
+/** Longest a stop may take before the process exits anyway (below the usual 10 to 15 s before a SIGKILL). */
+const STOP_BOUND_MS = 8_000;
+
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { roles: { type: 'string', default: 'all' } } });
   const cfg: Config = loadConfig();
@@ -56,6 +59,13 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'stopping');
+    // Bounded: a role that does not stop in time (an HTTP keep-alive connection held open, a consumer that
+    // cannot leave its group) must not keep the process until a supervisor's SIGKILL, which also loses what
+    // exit writes (node --cpu-prof's profile). Exiting without a clean stop is safe: every role is crash-safe.
+    setTimeout(() => {
+      logger.warn({ signal, ms: STOP_BOUND_MS }, 'roles not stopped in time; exiting');
+      process.exit(1);
+    }, STOP_BOUND_MS).unref();
     await Promise.allSettled(running.map((r) => r.stop()));
     await rt.close();
     await stopTelemetry();

@@ -3,12 +3,13 @@
  * processor, the webhook dispatcher's intake, projections) uses it and supplies only `apply(items, tx)`.
  *
  * The protocol, per partition and per bounded slice of at most `maxBatch` records, in ONE transaction:
- *   1. lock the group's stored offset for the partition (consumer_offsets, created at 0);
+ *   1. lock the group's stored offset for the partition (consumer_offsets, created at 0; sent with BEGIN);
  *   2. range check: when the slice does not contain the stored offset, nothing is applied and the
  *      consumer seeks to the stored offset (kafkajs has no rebalance listener; the stored offset wins);
  *   3. records that do not decode are written to undecodable_records and skipped;
  *   4. `apply` the decoded records at or after the stored offset, in the caller's transaction;
- *   5. compare-and-set advance of the stored offset past the slice; commit.
+ *   5. compare-and-set advance of the stored offset past the slice (sent with the writes `apply` left in its
+ *      `tail` group: one round trip); commit.
  * After the commit, `afterCommit` (replies, wake-ups) runs with what `apply` returned.
  *
  * Poison isolation: when `apply` fails with an error that the same records would raise again (a data
@@ -17,7 +18,9 @@
  * also moves the offset past it) and the rest goes on. Transient errors (connection lost, serialization)
  * are rethrown, so the whole batch is retried and nothing is refused for an outage.
  */
+import pg from 'pg';
 import { crashPoint } from './chaos';
+import { WriteGroup, type Statement } from './db/bulk';
 import { inTransaction, type Pool, type PoolClient } from './db/pool';
 import type { ConsumedRecord, KafkaLog, RunningConsumer } from './kafka';
 import { logger } from './logger';
@@ -32,10 +35,14 @@ export interface CheckpointSpec<T, R> {
   topic: string;
   /** Turns a record's bytes into a value; a throw marks the record undecodable. */
   decode(record: ConsumedRecord): Promise<T>;
-  /** Applies decoded records (in offset order, at or after the stored offset) in `tx`; returns what afterCommit needs. */
-  apply(items: Item<T>[], tx: PoolClient): Promise<R[]>;
-  /** Records, in `tx`, that this one record was refused (`reason` names the error); default: log and skip it. */
-  refuse?(item: Item<T>, reason: string, tx: PoolClient): Promise<R[]>;
+  /**
+   * Applies decoded records (in offset order, at or after the stored offset) in `tx`; returns what afterCommit
+   * needs. Writes that nothing in `apply` reads back may go into `tail` instead (WriteGroup): they are sent in
+   * one statement with the offset's advance, in the same transaction.
+   */
+  apply(items: Item<T>[], tx: PoolClient, tail: WriteGroup): Promise<R[]>;
+  /** Records, in `tx` (or `tail`), that this one record was refused (`reason` names the error); default: log and skip it. */
+  refuse?(item: Item<T>, reason: string, tx: PoolClient, tail: WriteGroup): Promise<R[]>;
   /** Crash points (platform/chaos.ts) just before the commit and just after it. */
   crashBeforeCommit?: string;
   crashAfterCommit?: string;
@@ -53,30 +60,26 @@ export interface ConsumerOptions<T, R> extends CheckpointSpec<T, R> {
 
 export type SliceOutcome<R> = { seekTo: bigint } | { results: R[]; last: bigint };
 
-/** Locks the partition's stored offset for this transaction (creating it at 0), and returns it. */
-export async function lockStoredOffset(client: PoolClient, group: string, topic: string, partition: number): Promise<bigint> {
-  await client.query(
-    `INSERT INTO consumer_offsets (consumer_group, topic, partition, next_offset) VALUES ($1, $2, $3, 0)
-     ON CONFLICT DO NOTHING`,
-    [group, topic, partition],
-  );
-  const { rows } = await client.query(
-    'SELECT next_offset FROM consumer_offsets WHERE consumer_group = $1 AND topic = $2 AND partition = $3 FOR UPDATE',
-    [group, topic, partition],
-  );
-  return rows[0].next_offset as bigint;
+/**
+ * Locks the partition's stored offset for the transaction (creating it at 0) and returns it: one statement with
+ * literal values, so it goes with BEGIN in one simple query (no parameters).
+ */
+function lockStoredOffsetStatement(group: string, topic: string, partition: number): string {
+  if (!Number.isSafeInteger(partition)) throw new Error(`bad partition ${partition}`);
+  // The no-op update takes the row lock (as FOR UPDATE) and returns the stored offset, in one statement.
+  return `INSERT INTO consumer_offsets (consumer_group, topic, partition, next_offset)
+     VALUES (${pg.escapeLiteral(group)}, ${pg.escapeLiteral(topic)}, ${partition}, 0)
+     ON CONFLICT (consumer_group, topic, partition) DO UPDATE SET next_offset = consumer_offsets.next_offset
+     RETURNING next_offset`;
 }
 
-/** Compare-and-set: moves the offset only from the value this transaction read. */
-export async function advanceStoredOffset(
-  client: PoolClient, group: string, topic: string, partition: number, expected: bigint, next: bigint,
-): Promise<void> {
-  const { rowCount } = await client.query(
-    `UPDATE consumer_offsets SET next_offset = $5, updated_at = now()
-     WHERE consumer_group = $1 AND topic = $2 AND partition = $3 AND next_offset = $4`,
-    [group, topic, partition, expected, next],
-  );
-  if (rowCount !== 1) throw new Error(`stored offset of ${topic}[${partition}] moved under us (expected ${expected})`);
+/** Compare-and-set: moves the offset only from the value this transaction read; a row returned when it did. */
+function advanceStatement(group: string, topic: string, partition: number, expected: bigint, next: bigint): Statement {
+  return {
+    sql: `UPDATE consumer_offsets SET next_offset = $5, updated_at = now()
+     WHERE consumer_group = $1 AND topic = $2 AND partition = $3 AND next_offset = $4 RETURNING 1`,
+    params: [group, topic, partition, expected, next],
+  };
 }
 
 export async function recordUndecodable(client: PoolClient, topic: string, partition: number, offset: bigint, error: string): Promise<void> {
@@ -120,21 +123,23 @@ export async function applySlice<T, R>(
   pool: Pool, spec: CheckpointSpec<T, R>, partition: number, decoded: Decoded<T>[], until?: bigint, refuseReason?: string,
 ): Promise<SliceOutcome<R>> {
   const where: Where = { group: spec.group, topic: spec.topic, partition };
-  return inTransaction(pool, async (client): Promise<SliceOutcome<R>> => {
-    const stored = await lockStoredOffset(client, where.group, where.topic, where.partition);
+  return inTransaction(pool, async (client, locked): Promise<SliceOutcome<R>> => {
+    const stored = locked[0].next_offset as bigint;
     const first = decoded[0].record.offset;
     const last = decoded[decoded.length - 1].record.offset;
     if (first > stored || last < stored) return { seekTo: stored };
     const fresh = decoded.filter((d) => d.record.offset >= stored);
     for (const d of fresh) if ('error' in d) await recordUndecodable(client, where.topic, partition, d.record.offset, d.error);
     const items = fresh.filter((d): d is Item<T> => 'value' in d);
+    const tail = new WriteGroup();
     let results: R[];
-    if (refuseReason === undefined) results = await spec.apply(items, client);
-    else results = items.length === 0 ? [] : spec.refuse ? await spec.refuse(items[0], refuseReason, client) : [];
-    await advanceStoredOffset(client, where.group, where.topic, partition, stored, until ?? last + 1n);
+    if (refuseReason === undefined) results = await spec.apply(items, client, tail);
+    else results = items.length === 0 ? [] : spec.refuse ? await spec.refuse(items[0], refuseReason, client, tail) : [];
+    const advanced = await tail.send(client, advanceStatement(where.group, where.topic, partition, stored, until ?? last + 1n));
+    if (advanced !== 1) throw new Error(`stored offset of ${where.topic}[${partition}] moved under us (expected ${stored})`);
     if (spec.crashBeforeCommit) crashPoint(spec.crashBeforeCommit);
     return { results, last };
-  });
+  }, lockStoredOffsetStatement(where.group, where.topic, where.partition));
 }
 
 /**

@@ -11,6 +11,7 @@ import { errorCatalog } from '../domain/errors';
 import { derivedId } from '../domain/ids';
 import type { Journal } from '../domain/ledger';
 import type { ApplyContext } from '../domain/outcome';
+import { WriteGroup } from '../platform/db/bulk';
 import type { PoolClient } from '../platform/db/pool';
 import {
   claimCommands, finishResults, loadAccounts, readResults, saveAccounts, saveJournals, saveOutbox, type OutboxMessage,
@@ -59,6 +60,7 @@ export async function applyBatch(
   ctx: ApplyContext,
   policy: RefusalPolicy,
   traceContextOf: (command: Command) => Record<string, string> | null = () => null,
+  tail?: WriteGroup,
 ): Promise<AppliedCommand[]> {
   // Markers only matter to a replay's refusal policy; the same command id twice in one batch applies once.
   const seen = new Set<string>();
@@ -142,10 +144,14 @@ export async function applyBatch(
     finished.push({ command, result: { commandId: command.commandId, outcome: 'applied', status: outcome.status, body: outcome.body, error: null, refusalReason: null } });
   }
 
-  await saveAccounts(client, [...changed.values()]);
-  await saveJournals(client, journals);
-  await saveDeposits(client, [...changedDeposits.values()]);
-  await orders.save(client);
+  // The ledger's and the orders' writes in one statement (one round trip), before the other stores' (whose
+  // rows may refer to orders); the outbox and the results go last, in `tail` when the caller sends one.
+  const writes = new WriteGroup();
+  saveAccounts(writes, [...changed.values()]);
+  saveJournals(writes, journals);
+  saveDeposits(writes, [...changedDeposits.values()]);
+  orders.save(writes);
+  await writes.send(client);
   await promo.save(client);
   await apiKeys.save(client);
   await webhookEndpoints.save(client);
@@ -153,8 +159,10 @@ export async function applyBatch(
   await members.save(client);
   await addressBook.save(client);
   await subscriptions.save(client);
-  await saveOutbox(client, outbox);
-  await finishResults(client, finished.map((f) => f.result));
+  const last = tail ?? new WriteGroup();
+  saveOutbox(last, outbox);
+  finishResults(last, finished.map((f) => f.result));
+  if (!tail) await last.send(client);
   return finished;
 }
 
@@ -163,16 +171,20 @@ export async function applyBatch(
  * refused `unprocessable` with a marker on the log, so its caller is answered and a replay refuses it too.
  * A command claimed before (applied, or abandoned by its caller) keeps its first answer.
  */
-export async function refuseUnprocessable(client: PoolClient, command: Command): Promise<AppliedCommand[]> {
+export async function refuseUnprocessable(client: PoolClient, command: Command, tail?: WriteGroup): Promise<AppliedCommand[]> {
   if (command.type === 'command.refused') return [];
   const claimed = await claimCommands(client, [command]);
+  const writes = tail ?? new WriteGroup();
+  let refused: AppliedCommand[] = [];
   if (!claimed.has(command.commandId)) {
     const earlier = (await readResults(client, [command.commandId])).get(command.commandId);
-    if (earlier?.refusalReason === 'abandoned') await saveOutbox(client, [refusalMarker(command, 'abandoned')]);
-    return [];
+    if (earlier?.refusalReason === 'abandoned') saveOutbox(writes, [refusalMarker(command, 'abandoned')]);
+  } else {
+    const result = refusedResult(command.commandId, 'unprocessable');
+    saveOutbox(writes, [refusalMarker(command, 'unprocessable')]);
+    finishResults(writes, [result]);
+    refused = [{ command, result }];
   }
-  const result = refusedResult(command.commandId, 'unprocessable');
-  await saveOutbox(client, [refusalMarker(command, 'unprocessable')]);
-  await finishResults(client, [result]);
-  return [{ command, result }];
+  if (!tail) await writes.send(client);
+  return refused;
 }

@@ -1,7 +1,7 @@
 /** The deposits table to and from the domain's Deposit, inside the processor's transaction. */
 import type { Command } from '../domain/commands';
 import type { Deposit } from '../domain/deposits';
-import { upsertRows } from '../platform/db/bulk';
+import type { WriteGroup } from '../platform/db/bulk';
 import type { PoolClient } from '../platform/db/pool';
 
 export const depositColumns = [
@@ -40,6 +40,6 @@ export async function loadDeposits(client: PoolClient, ids: string[]): Promise<M
   return new Map(rows.map((r) => [r.deposit_id as string, depositFromRow(r)]));
 }
 
-export async function saveDeposits(client: PoolClient, deposits: Deposit[]): Promise<void> {
-  await upsertRows(client, 'deposits', depositColumns, deposits.map(depositToRow), { key: 'deposit_id' });
+export function saveDeposits(writes: WriteGroup, deposits: Deposit[]): void {
+  writes.upsertRows('deposits', depositColumns, deposits.map(depositToRow), { key: 'deposit_id' });
 }

@@ -6,7 +6,7 @@
 import type { Command } from '../domain/commands';
 import type { IdempotencyRecord, Order } from '../domain/orders';
 import type { OrderView } from '../domain/outcome';
-import { upsertRows } from '../platform/db/bulk';
+import type { WriteGroup } from '../platform/db/bulk';
 import type { PoolClient } from '../platform/db/pool';
 import { parseJson, stringifyJson } from '../platform/json';
 
@@ -113,10 +113,11 @@ export class OrderState implements OrderView {
       }
       if ((c.type === 'order.create' || c.type === 'order.close') && c.idempotencyKey) (keyAccounts.push(c.accountId), keys.push(c.idempotencyKey));
     }
-    const { rows: recordRows } = await client.query(
+    // Most order commands carry no Idempotency-Key: no round trip for an empty lookup.
+    const recordRows = keys.length === 0 ? [] : (await client.query(
       `SELECT r.* FROM order_idempotency r JOIN unnest($1::text[], $2::text[]) AS t(a, k) ON r.account_id = t.a AND r.key = t.k`,
       [keyAccounts, keys],
-    );
+    )).rows;
     for (const r of recordRows) {
       state.putRecord({
         accountId: r.account_id, key: r.key, scope: r.scope, requestHash: r.request_hash, orderId: r.order_id, status: r.status,
@@ -134,10 +135,9 @@ export class OrderState implements OrderView {
     return state;
   }
 
-  async save(client: PoolClient): Promise<void> {
-    await upsertRows(client, 'orders', orderColumns, [...this.changedOrders.values()].map(orderToRow), { key: 'id', keep: ['created_at'] });
-    await upsertRows(
-      client,
+  save(writes: WriteGroup): void {
+    writes.upsertRows('orders', orderColumns, [...this.changedOrders.values()].map(orderToRow), { key: 'id', keep: ['created_at'] });
+    writes.upsertRows(
       'order_idempotency',
       ['account_id', 'key', 'scope', 'request_hash', 'order_id', 'status', 'created_at', 'expires_at'],
       [...this.changedRecords.values()].map((r) => [r.accountId, r.key, r.scope, r.requestHash, r.orderId, r.status, new Date(r.createdAt), new Date(r.expiresAt)]),

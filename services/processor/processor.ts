@@ -7,6 +7,7 @@
 import type { Command } from '../domain/commands';
 import type { ApplyContext } from '../domain/outcome';
 import type { Clock } from '../platform/clock';
+import type { WriteGroup } from '../platform/db/bulk';
 import type { Pool, PoolClient } from '../platform/db/pool';
 import { stringifyJson } from '../platform/json';
 import type { KafkaLog, RunningConsumer } from '../platform/kafka';
@@ -56,13 +57,13 @@ export function liveRefusalPolicy(clock: Clock): RefusalPolicy {
 
 /** Applies decoded commands in the caller's transaction (the processor and the replay share it). */
 export function applyCommands(
-  client: PoolClient, items: Item<Command>[], ctx: ApplyContext, policy: RefusalPolicy,
+  client: PoolClient, items: Item<Command>[], ctx: ApplyContext, policy: RefusalPolicy, tail?: WriteGroup,
 ): Promise<AppliedCommand[]> {
   const traces = new Map(items.flatMap((d) => (d.record.headers.traceparent ? [[d.value.commandId, d.record.headers]] : [])));
   return applyBatch(client, items.map((d) => d.value), ctx, policy, (c) => {
     const h = traces.get(c.commandId);
     return h ? { traceparent: h.traceparent, ...(h.tracestate ? { tracestate: h.tracestate } : {}) } : null;
-  });
+  }, tail);
 }
 
 /** The processor's part of the checkpointed-consumer protocol: apply, and refuse a poison command. */
@@ -71,14 +72,15 @@ export function processorSpec(codec: LogCodec, group: string, ctx: ApplyContext,
     group,
     topic: codec.topicName('accountCommands'),
     decode: (r) => codec.decodeCommand(r.value as Buffer),
-    apply: async (items, tx) => {
-      const applied = await applyCommands(tx, items, ctx, policy);
-      await tx.query('NOTIFY outbox');
+    // The outbox rows, the results and the relay's wake-up go with the offset's advance (one round trip).
+    apply: async (items, tx, tail) => {
+      const applied = await applyCommands(tx, items, ctx, policy, tail);
+      tail.notify('outbox');
       return applied;
     },
-    refuse: async (item, _reason, tx) => {
-      const refused = await refuseUnprocessable(tx, item.value);
-      await tx.query('NOTIFY outbox');
+    refuse: async (item, _reason, tx, tail) => {
+      const refused = await refuseUnprocessable(tx, item.value, tail);
+      tail.notify('outbox');
       return refused;
     },
     crashBeforeCommit: 'processor.before-commit',
@@ -98,16 +100,25 @@ export function applyPartitionSlice(
 
 export async function startProcessor(deps: ProcessorDeps): Promise<RunningConsumer> {
   const spec = processorSpec(deps.codec, deps.groupId, deps.ctx, liveRefusalPolicy(deps.clock));
-  return startCheckpointedConsumer({
+  // The answers of a committed slice go out while the next slice is fetched and applied (not on its path);
+  // one publish round trip at a time, in commit order.
+  let replying: Promise<void> = Promise.resolve();
+  const consumer = await startCheckpointedConsumer({
     ...spec,
     log: deps.log,
     pool: deps.pool,
     maxBatch: deps.maxBatch,
-    afterCommit: async (partition, applied) => {
+    afterCommit: (partition, applied) => {
       deps.onApplied?.(partition, applied.length);
-      await sendReplies(deps, applied);
+      replying = replying.then(() => sendReplies(deps, applied)).catch((err: unknown) => logger.warn({ err }, 'replies not published'));
     },
   });
+  return {
+    stop: async () => {
+      await consumer.stop();
+      await replying;
+    },
+  };
 }
 
 /** One pipelined round trip for all answers of a slice. Best effort: a caller that misses one reads PostgreSQL. */

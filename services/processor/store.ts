@@ -10,7 +10,7 @@ import type { DomainEvent } from '../domain/events';
 import type { OrderEvent } from '../domain/order-events';
 import type { Journal } from '../domain/ledger';
 import { netFor, ledgerAccounts } from '../domain/ledger';
-import { insertRows, upsertRows } from '../platform/db/bulk';
+import type { WriteGroup } from '../platform/db/bulk';
 import type { PoolClient } from '../platform/db/pool';
 import { stringifyJson } from '../platform/json';
 import { accountColumns, accountFromRow, accountToRow } from './account-rows';
@@ -27,15 +27,16 @@ export async function claimCommands(client: PoolClient, commands: Command[]): Pr
   return new Set(rows.map((r) => r.command_id as string));
 }
 
-export async function finishResults(client: PoolClient, results: CommandResult[]): Promise<void> {
+/** Adds to `writes` the final result of each command claimed by claimCommands. */
+export function finishResults(writes: WriteGroup, results: CommandResult[]): void {
   if (results.length === 0) return;
-  await client.query(
-    `UPDATE command_results AS r SET outcome = t.outcome, http_status = t.http_status, body = t.body,
+  writes.add({
+    sql: `UPDATE command_results AS r SET outcome = t.outcome, http_status = t.http_status, body = t.body,
             error = t.error, refusal_reason = t.refusal_reason, processed_at = now()
      FROM unnest($1::text[], $2::text[], $3::smallint[], $4::jsonb[], $5::jsonb[], $6::text[])
           AS t(command_id, outcome, http_status, body, error, refusal_reason)
      WHERE r.command_id = t.command_id`,
-    [
+    params: [
       results.map((r) => r.commandId),
       results.map((r) => r.outcome),
       results.map((r) => r.status),
@@ -43,7 +44,7 @@ export async function finishResults(client: PoolClient, results: CommandResult[]
       results.map((r) => (r.error === null ? null : stringifyJson(r.error))),
       results.map((r) => r.refusalReason),
     ],
-  );
+  });
 }
 
 export async function loadAccounts(client: PoolClient, ids: string[]): Promise<Map<string, Account>> {
@@ -52,13 +53,13 @@ export async function loadAccounts(client: PoolClient, ids: string[]): Promise<M
   return new Map(rows.map((r) => [r.id as string, accountFromRow(r)]));
 }
 
-export async function saveAccounts(client: PoolClient, accounts: Account[]): Promise<void> {
-  await upsertRows(client, 'accounts', accountColumns, accounts.map(accountToRow), { key: 'id', keep: ['created_at'] });
+export function saveAccounts(writes: WriteGroup, accounts: Account[]): void {
+  writes.upsertRows('accounts', accountColumns, accounts.map(accountToRow), { key: 'id', keep: ['created_at'] });
 }
 
-export async function saveJournals(client: PoolClient, journals: Journal[]): Promise<void> {
-  await insertRows(
-    client,
+/** Journals and their lines (in the same group: the lines' foreign key is checked at the end of the statement). */
+export function saveJournals(writes: WriteGroup, journals: Journal[]): void {
+  writes.insertRows(
     'journals',
     ['id', 'account_id', 'kind', 'command_id', 'order_id', 'memo', 'amount_sun', 'amount_usdt', 'created_at'],
     journals.map((j) => [
@@ -68,8 +69,7 @@ export async function saveJournals(client: PoolClient, journals: Journal[]): Pro
       new Date(j.createdAt),
     ]),
   );
-  await insertRows(
-    client,
+  writes.insertRows(
     'journal_lines',
     ['journal_id', 'line_no', 'ledger_account', 'currency', 'amount'],
     journals.flatMap((j) => j.lines.map((l, i) => [j.id, i, l.ledgerAccount, l.currency, l.amount])),
@@ -85,9 +85,8 @@ export interface OutboxMessage {
   traceContext: Record<string, string> | null;
 }
 
-export async function saveOutbox(client: PoolClient, messages: OutboxMessage[]): Promise<void> {
-  await insertRows(
-    client,
+export function saveOutbox(writes: WriteGroup, messages: OutboxMessage[]): void {
+  writes.insertRows(
     'outbox',
     ['destination', 'message_id', 'account_id', 'payload', 'trace_context', 'created_at'],
     messages.map((m) => [

@@ -1,5 +1,5 @@
 /** The SQL the bulk writers build: placeholders, the upsert's conflict target and SET list, splitting. */
-import { insertRows, upsertRows } from '../../services/platform/db/bulk';
+import { insertRows, upsertRows, WriteGroup } from '../../services/platform/db/bulk';
 import type { PoolClient } from '../../services/platform/db/pool';
 
 interface Sent {
@@ -13,7 +13,7 @@ function recorder(): { client: PoolClient; sent: Sent[] } {
   const client = {
     query: async (sql: string, params: unknown[]) => {
       sent.push({ sql, params });
-      return { rowCount: params.length };
+      return { rowCount: params.length, rows: [{ counted: 1 }] };
     },
   } as unknown as PoolClient;
   return { client, sent };
@@ -79,5 +79,50 @@ describe('insertRows', () => {
     const { client, sent } = recorder();
     await insertRows(client, 'outbox', ['a', 'b'], [[1, 2], [3, 4]], 'ON CONFLICT (a) DO NOTHING');
     expect(sent).toEqual([{ sql: 'INSERT INTO outbox ("a", "b") VALUES ($1, $2), ($3, $4) ON CONFLICT (a) DO NOTHING', params: [1, 2, 3, 4] }]);
+  });
+});
+
+describe('WriteGroup', () => {
+  it('sends its statements as data-modifying CTEs of one statement, placeholders renumbered', async () => {
+    const { client, sent } = recorder();
+    const group = new WriteGroup()
+      .insertRows('journals', ['id', 'memo'], [['j1', 'm'], ['j2', null]])
+      .add({ sql: 'UPDATE command_results SET outcome = $2 WHERE command_id = $1', params: ['c1', 'applied'] });
+    expect(await group.send(client)).toBeNull();
+    expect(sent).toEqual([{
+      sql: 'WITH w0 AS (INSERT INTO journals ("id", "memo") VALUES ($1, $2), ($3, $4) ), '
+        + 'w1 AS (UPDATE command_results SET outcome = $6 WHERE command_id = $5) SELECT NULL::int AS counted',
+      params: ['j1', 'm', 'j2', null, 'c1', 'applied'],
+    }]);
+    // Sent once: the group is empty afterwards.
+    expect(await group.send(client)).toBeNull();
+    expect(sent).toHaveLength(1);
+  });
+
+  it('counts the rows of the checked last part and sends the notifications with it', async () => {
+    const { client, sent } = recorder();
+    const group = new WriteGroup().upsertRows('things', columns, [['a', 'acc', 'x', 1]], { key: 'id' }).notify('outbox');
+    expect(await group.send(client, { sql: 'UPDATE offsets SET n = $2 WHERE n = $1 RETURNING 1', params: [1n, 2n] })).toBe(1);
+    expect(sent[0].sql).toMatch(/^WITH w0 AS \(INSERT INTO things .* ON CONFLICT \("id"\) DO UPDATE SET .*\), w1 AS \(UPDATE offsets SET n = \$6 WHERE n = \$5 RETURNING 1\) SELECT \(SELECT count\(\*\) FROM w1\)::int AS counted, pg_notify\('outbox', ''\)$/);
+    expect(sent[0].params).toEqual(['a', 'acc', 'x', 1, 1n, 2n]);
+  });
+
+  it('goes as several statements, in order, past the parameter limit; the checked part in the last', async () => {
+    const { client, sent } = recorder();
+    const wide = Array.from({ length: 10_000 }, (_, i) => `c${i}`);
+    const rows = Array.from({ length: 7 }, (_, r) => wide.map((_, i) => r * 10_000 + i));
+    const group = new WriteGroup().insertRows('wide', wide, rows).notify('outbox');
+    await group.send(client, { sql: 'UPDATE offsets SET n = $1 RETURNING 1', params: [1] });
+    // Three INSERTs of 30,000, 30,000 and 10,000 parameters; at most 60,000 per statement.
+    expect(sent.map((s) => s.params.length)).toEqual([60_000, 10_001]);
+    expect(sent[0].sql).not.toContain('pg_notify');
+    expect(sent[1].sql).toContain('w1 AS (UPDATE offsets SET n = $10001 RETURNING 1)');
+    expect(sent[1].sql).toContain("pg_notify('outbox', '')");
+  });
+
+  it('sends nothing when empty', async () => {
+    const { client, sent } = recorder();
+    expect(await new WriteGroup().insertRows('t', ['a'], []).send(client)).toBeNull();
+    expect(sent).toEqual([]);
   });
 });

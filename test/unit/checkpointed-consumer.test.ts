@@ -33,6 +33,48 @@ describe('AppendBatcher: group commit of appends', () => {
   });
 });
 
+describe('AppendBatcher: requests outstanding', () => {
+  test('past maxInFlight, records gather and leave together when a request is answered', async () => {
+    const sent: string[][] = [];
+    const answers: Array<() => void> = [];
+    let onSend = () => undefined as void;
+    const b = new AppendBatcher({
+      lingerMs: 60_000, maxRecords: 100, maxInFlight: 1,
+      send: (rs) => new Promise<void>((resolve) => {
+        sent.push(rs.map((r) => r.value.toString()));
+        answers.push(resolve);
+        onSend();
+      }),
+    });
+    const first = b.append([rec(1)]);
+    b.flush();
+    expect(sent).toEqual([['v1']]);
+    const later = [b.append([rec(2)]), b.append([rec(3)])];
+    b.flush(); // synchronous: nothing leaves while the one request is outstanding
+    expect(sent).toHaveLength(1);
+    const sentAgain = new Promise<void>((resolve) => (onSend = resolve));
+    answers[0]();
+    await first;
+    await sentAgain; // on the answer, not on the (one minute) linger
+    expect(sent).toEqual([['v1'], ['v2', 'v3']]);
+    answers[1]();
+    await Promise.all(later);
+  });
+
+  test('a failed request frees its place: what waited is sent', async () => {
+    let calls = 0;
+    const b = new AppendBatcher({ lingerMs: 0, maxRecords: 100, maxInFlight: 1, send: async () => {
+      calls++;
+      if (calls === 1) throw new Error('broker away');
+    } });
+    const first = b.append([rec(1)]);
+    b.flush();
+    const results = await Promise.allSettled([first, b.append([rec(2)])]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'fulfilled']);
+    expect(calls).toBe(2);
+  });
+});
+
 describe('isDeterministicFailure: what poison isolation may refuse', () => {
   const pg = (code: string) => Object.assign(new Error('db'), { code });
   test('PostgreSQL data exceptions and integrity violations, and JavaScript errors of pure code', () => {

@@ -3,17 +3,15 @@ import type { PoolClient } from './pool';
 // PostgreSQL takes at most 65,535 parameters per statement; stay well below.
 const MAX_PARAMS = 30_000;
 
-/** Multi-row INSERT, split so no statement exceeds the parameter limit. `suffix` may add ON CONFLICT. */
-export async function insertRows(
-  client: PoolClient,
-  table: string,
-  columns: readonly string[],
-  rows: unknown[][],
-  suffix = '',
-): Promise<number> {
-  if (rows.length === 0) return 0;
+export interface Statement {
+  sql: string;
+  params: unknown[];
+}
+
+/** The multi-row INSERT statements for `rows`, split so no statement exceeds the parameter limit. */
+export function insertStatements(table: string, columns: readonly string[], rows: unknown[][], suffix = ''): Statement[] {
   const perStatement = Math.max(1, Math.floor(MAX_PARAMS / columns.length));
-  let inserted = 0;
+  const statements: Statement[] = [];
   for (let start = 0; start < rows.length; start += perStatement) {
     const chunk = rows.slice(start, start + perStatement);
     const params: unknown[] = [];
@@ -24,7 +22,21 @@ export async function insertRows(
       });
       return `(${placeholders.join(', ')})`;
     });
-    const sql = `INSERT INTO ${table} (${columns.map((c) => `"${c}"`).join(', ')}) VALUES ${tuples.join(', ')} ${suffix}`;
+    statements.push({ sql: `INSERT INTO ${table} (${columns.map((c) => `"${c}"`).join(', ')}) VALUES ${tuples.join(', ')} ${suffix}`, params });
+  }
+  return statements;
+}
+
+/** Multi-row INSERT, split so no statement exceeds the parameter limit. `suffix` may add ON CONFLICT. */
+export async function insertRows(
+  client: PoolClient,
+  table: string,
+  columns: readonly string[],
+  rows: unknown[][],
+  suffix = '',
+): Promise<number> {
+  let inserted = 0;
+  for (const { sql, params } of insertStatements(table, columns, rows, suffix)) {
     const result = await client.query(sql, params);
     inserted += result.rowCount ?? 0;
   }
@@ -38,6 +50,18 @@ export interface UpsertOptions<C extends string> {
   keep?: readonly C[];
 }
 
+/** The suffix `ON CONFLICT (key) DO UPDATE SET c = EXCLUDED.c ...` of an upsert (see upsertRows). */
+function upsertSuffix<C extends string>(table: string, columns: readonly C[], options: UpsertOptions<C>): string {
+  const key: readonly C[] = typeof options.key === 'string' ? [options.key] : options.key;
+  const fixed = new Set<C>([...key, ...(options.keep ?? [])]);
+  // A name outside the column list is a typo that would silently update (or keep) the wrong thing.
+  for (const c of fixed) if (!columns.includes(c)) throw new Error(`upsertRows ${table}: ${c} is not one of its columns`);
+  if (key.length === 0) throw new Error(`upsertRows ${table}: empty conflict key`);
+  const updates = columns.filter((c) => !fixed.has(c)).map((c) => `"${c}" = EXCLUDED."${c}"`);
+  const action = updates.length === 0 ? 'DO NOTHING' : `DO UPDATE SET ${updates.join(', ')}`;
+  return `ON CONFLICT (${key.map((c) => `"${c}"`).join(', ')}) ${action}`;
+}
+
 /**
  * Multi-row INSERT ... ON CONFLICT (key) DO UPDATE SET c = EXCLUDED.c for every column but the key and `keep`
  * (DO NOTHING when that leaves none). Split as `insertRows` splits; returns the rows inserted or updated.
@@ -49,12 +73,79 @@ export async function upsertRows<C extends string>(
   rows: unknown[][],
   options: UpsertOptions<C>,
 ): Promise<number> {
-  const key: readonly C[] = typeof options.key === 'string' ? [options.key] : options.key;
-  const fixed = new Set<C>([...key, ...(options.keep ?? [])]);
-  // A name outside the column list is a typo that would silently update (or keep) the wrong thing.
-  for (const c of fixed) if (!columns.includes(c)) throw new Error(`upsertRows ${table}: ${c} is not one of its columns`);
-  if (key.length === 0) throw new Error(`upsertRows ${table}: empty conflict key`);
-  const updates = columns.filter((c) => !fixed.has(c)).map((c) => `"${c}" = EXCLUDED."${c}"`);
-  const action = updates.length === 0 ? 'DO NOTHING' : `DO UPDATE SET ${updates.join(', ')}`;
-  return insertRows(client, table, columns, rows, `ON CONFLICT (${key.map((c) => `"${c}"`).join(', ')}) ${action}`);
+  const suffix = upsertSuffix(table, columns, options);
+  return insertRows(client, table, columns, rows, suffix);
+}
+
+/** PostgreSQL's limit of parameters per statement is 65,535; a group's statement stays below this. */
+const MAX_GROUP_PARAMS = 60_000;
+
+/**
+ * Writes sent together: every statement added becomes a data-modifying CTE of ONE statement (one round trip
+ * instead of one each). For writes to different tables that do not read each other's rows within the group:
+ * the parts run on one snapshot and none sees another's rows (foreign keys are checked at the end of the
+ * statement, so a row and the rows referencing it may be in the same group). Rows of one table must not be
+ * written twice in a group. A group past the parameter limit goes as several statements, in order.
+ */
+export class WriteGroup {
+  private readonly parts: Statement[] = [];
+  private readonly notices = new Set<string>();
+
+  get size(): number {
+    return this.parts.length;
+  }
+
+  add(statement: Statement): this {
+    this.parts.push(statement);
+    return this;
+  }
+
+  insertRows(table: string, columns: readonly string[], rows: unknown[][], suffix = ''): this {
+    for (const statement of insertStatements(table, columns, rows, suffix)) this.parts.push(statement);
+    return this;
+  }
+
+  upsertRows<C extends string>(table: string, columns: readonly C[], rows: unknown[][], options: UpsertOptions<C>): this {
+    const suffix = upsertSuffix(table, columns, options);
+    return this.insertRows(table, columns, rows, suffix);
+  }
+
+  /** A NOTIFY on `channel` (no payload) sent with the last statement of the group. */
+  notify(channel: string): this {
+    this.notices.add(channel);
+    return this;
+  }
+
+  /**
+   * Sends the group. `checked` (optional) is a last part whose rows are counted: the count is returned
+   * (e.g. a compare-and-set UPDATE ... RETURNING 1), else null.
+   */
+  async send(client: PoolClient, checked?: Statement): Promise<number | null> {
+    const parts = checked ? [...this.parts, checked] : this.parts;
+    if (parts.length === 0 && this.notices.size === 0) return null;
+    let count: number | null = null;
+    let start = 0;
+    do {
+      let end = start;
+      let total = 0;
+      while (end < parts.length && (end === start || total + parts[end].params.length <= MAX_GROUP_PARAMS)) total += parts[end++].params.length;
+      const last = end >= parts.length;
+      const chunk = parts.slice(start, end);
+      const params: unknown[] = [];
+      const ctes = chunk.map((part, i) => {
+        const offset = params.length;
+        params.push(...part.params);
+        return `w${i} AS (${offset === 0 ? part.sql : part.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`)})`;
+      });
+      const counted = last && checked ? `(SELECT count(*) FROM w${chunk.length - 1})::int` : 'NULL::int';
+      const notices = last ? [...this.notices].map((c) => `, pg_notify('${c.replace(/'/g, "''")}', '')`).join('') : '';
+      const sql = `${ctes.length ? `WITH ${ctes.join(', ')} ` : ''}SELECT ${counted} AS counted${notices}`;
+      const { rows } = await client.query(sql, params);
+      if (last && checked) count = rows[0].counted as number;
+      start = end;
+    } while (start < parts.length);
+    this.parts.length = 0;
+    this.notices.clear();
+    return count;
+  }
 }

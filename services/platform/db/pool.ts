@@ -21,13 +21,19 @@ export function createPool(databaseUrl: string, max = 10): pg.Pool {
   return pool;
 }
 
-/** Runs `fn` in one transaction; rolls back on any error and rethrows it. */
-export async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+/**
+ * Runs `fn` in one transaction; rolls back on any error and rethrows it. `first` (optional, a statement
+ * without parameters) is sent with BEGIN in one round trip; `fn` gets its rows.
+ */
+export async function inTransaction<T>(
+  pool: pg.Pool, fn: (client: pg.PoolClient, firstRows: any[]) => Promise<T>, first?: string,
+): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
   try {
-    await client.query('BEGIN');
-    const result = await fn(client);
+    // Two statements in one simple query answer with one result each.
+    const begun = (await client.query(first === undefined ? 'BEGIN' : `BEGIN; ${first}`)) as unknown as pg.QueryResult | pg.QueryResult[];
+    const result = await fn(client, Array.isArray(begun) ? begun[begun.length - 1].rows : []);
     await client.query('COMMIT');
     return result;
   } catch (err) {
