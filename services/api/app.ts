@@ -18,6 +18,7 @@ import { batchesRouter } from './routes/batches';
 import { subscriptionsRouter } from './routes/subscriptions';
 import { buildDocument } from './openapi/document';
 import { requestId } from './request-id';
+import { withCallerTrace } from '../platform/telemetry';
 import { stageTiming } from './stage-timing';
 import { dashboardStatic } from './dashboard';
 import { RequestValidator } from './validate';
@@ -46,6 +47,8 @@ export function createApp(deps: ApiDeps): Express {
   const validator = new RequestValidator(doc);
 
   app.use(requestId);
+  // Without an exporter no HTTP instrumentation runs: a caller's own trace context still reaches the log.
+  app.use((req, _res, next) => withCallerTrace(req.headers, next));
   app.use(stageTiming);
   app.use((req, res, next) => {
     res.on('finish', () => httpRequests.inc({ method: req.method, route: req.route?.path ?? 'unmatched', status: res.statusCode }));
