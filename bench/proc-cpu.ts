@@ -12,7 +12,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 
 const TICKS_PER_SEC = 100; // getconf CLK_TCK on Linux
 
-interface Proc {
+export interface Proc {
   ppid: number;
   ticks: number;
   args: string;
