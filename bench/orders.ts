@@ -126,8 +126,8 @@ async function cpuStep(name: string, send: Send, start: number, classify: Classi
   const after = cpuSnapshot();
   const load = os.loadavg().map((l) => l.toFixed(1)).join(' ');
   console.log(line(`${name} offered ${CPU_RATE}/s (CPU accounting, load average ${load})`, r));
-  console.log(`  CPU by process over ${((after.at - before.at) / 1000).toFixed(1)} s (${r.ok} ok answers):`);
-  for (const l of cpuLines(cpuByGroup(before, after, classify), r.ok)) console.log(l);
+  console.log(`  CPU by process over ${((after.at - before.at) / 1000).toFixed(1)} s (${r.sent} sent, ${r.ok} ok answers):`);
+  for (const l of cpuLines(cpuByGroup(before, after, classify), r.sent, r.ok)) console.log(l);
   return r.next;
 }
 

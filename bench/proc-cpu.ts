@@ -91,10 +91,13 @@ export function cpuByGroup(before: CpuSnapshot, after: CpuSnapshot, classify: Cl
   return out;
 }
 
-/** Lines `group: X.XX CPU s, Y.YY CPU s per 1,000 ok answers`, largest first. */
-export function cpuLines(cpu: Map<string, number>, okAnswers: number): string[] {
-  const per = (s: number) => (okAnswers > 0 ? ((s * 1000) / okAnswers).toFixed(2) : '-');
+/**
+ * Lines `group: X.XX CPU s, Y.YY per 1,000 sent, Z.ZZ per 1,000 ok`, largest first. Per sent is the steadier
+ * figure under overload: a request that timed out at the client was still authenticated, appended and applied.
+ */
+export function cpuLines(cpu: Map<string, number>, sent: number, okAnswers: number): string[] {
+  const per = (s: number, n: number) => (n > 0 ? ((s * 1000) / n).toFixed(2) : '-');
   return [...cpu.entries()]
     .sort((a, b) => b[1] - a[1])
-    .map(([g, s]) => `  ${g}: ${s.toFixed(2)} CPU s, ${per(s)} CPU s per 1,000 ok`);
+    .map(([g, s]) => `  ${g}: ${s.toFixed(2)} CPU s, ${per(s, sent)} per 1,000 sent, ${per(s, okAnswers)} per 1,000 ok`);
 }

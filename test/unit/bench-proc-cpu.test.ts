@@ -27,7 +27,7 @@ test('ticks between snapshots by group; children go to the named ancestor; new p
   expect(cpu.get('redis')).toBeCloseTo(0.02);
   expect(cpu.get('machine busy (all cores)')).toBeCloseTo(6);
   expect(cpu.get('machine busy, not in a group above')).toBeCloseTo(6 - 3.62);
-  expect(cpuLines(cpu, 2_000)[0]).toBe('  machine busy (all cores): 6.00 CPU s, 3.00 CPU s per 1,000 ok');
+  expect(cpuLines(cpu, 3_000, 2_000)[0]).toBe('  machine busy (all cores): 6.00 CPU s, 2.00 per 1,000 sent, 3.00 per 1,000 ok');
 });
 
 test('a real snapshot sees this process', () => {
