@@ -10,6 +10,7 @@
  * failure counted; bench/load.ts).
  *
  * Prints, for signed POST /v1/orders (energy, 1h, to active receivers), service and ceiling:
+ *   0. CPU seconds by process per 1,000 requests at BENCH_CPU_RATE offered (bench/proc-cpu.ts);
  *   1. sustained: ok answers/s with BENCH_CONCURRENCY requests in flight for BENCH_SECONDS (closed loop);
  *   2. p50/p99 and ok answers/s at each offered rate of BENCH_RATES (open loop), timeouts and errors;
  * the ratios service/ceiling, the core count and the Node version.
