@@ -5,6 +5,7 @@
  * closed loop (`sustained`): N requests in flight, the next leaves when one is answered.
  */
 import http from 'node:http';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { percentile } from './figures';
 
 export interface Outcome {
@@ -84,11 +85,20 @@ export interface RunFigures {
   p99: number;
   /** Server-side stages of the ok answers (Server-Timing): p50 and p99 per stage, ms. */
   stages: Record<string, { p50: number; p99: number }>;
+  /**
+   * Of the ok answers with stages: the client's time not in any server stage (queued before the app saw the
+   * request or after it answered: sockets, the API process's event loop, this process's own), p50/p99 ms.
+   */
+  outside?: { p50: number; p99: number };
+  /** This process's event-loop delay during the step, p50/p99 ms: high means the load generator itself lags. */
+  loopDelay: { p50: number; p99: number };
 }
 
-function figures(outcomes: Outcome[], elapsedMs: number): RunFigures {
+function figures(outcomes: Outcome[], elapsedMs: number, loop: ReturnType<typeof monitorEventLoopDelay>): RunFigures {
   const ok = outcomes.filter((o) => o.ok);
   const times = ok.map((o) => o.ms).sort((a, b) => a - b);
+  const outside = ok.filter((o) => o.stages).map((o) => o.ms - Object.values(o.stages!).reduce((a, b) => a + b, 0)).sort((a, b) => a - b);
+  loop.disable();
   return {
     sent: outcomes.length,
     ok: ok.length,
@@ -99,7 +109,15 @@ function figures(outcomes: Outcome[], elapsedMs: number): RunFigures {
     p50: Math.round(percentile(times, 50)),
     p99: Math.round(percentile(times, 99)),
     stages: stageFigures(ok),
+    outside: outside.length > 0 ? { p50: percentile(outside, 50), p99: percentile(outside, 99) } : undefined,
+    loopDelay: { p50: loop.percentile(50) / 1e6, p99: loop.percentile(99) / 1e6 },
   };
+}
+
+function loopMonitor(): ReturnType<typeof monitorEventLoopDelay> {
+  const h = monitorEventLoopDelay({ resolution: 10 });
+  h.enable();
+  return h;
 }
 
 function stageFigures(ok: Outcome[]): RunFigures['stages'] {
@@ -117,18 +135,20 @@ function stageFigures(ok: Outcome[]): RunFigures['stages'] {
 export async function sustained(send: Send, start: number, concurrency: number, seconds: number): Promise<RunFigures & { next: number }> {
   let n = start;
   const outcomes: Outcome[] = [];
+  const loop = loopMonitor();
   const t0 = performance.now();
   const until = t0 + seconds * 1000;
   await Promise.all(Array.from({ length: concurrency }, async () => {
     while (performance.now() < until) outcomes.push(await send(n++));
   }));
-  return { ...figures(outcomes, performance.now() - t0), next: n };
+  return { ...figures(outcomes, performance.now() - t0, loop), next: n };
 }
 
 /** Open loop: `rate` requests per second for `seconds`, sent on schedule (in ticks of 1 ms or more). */
 export async function offered(send: Send, start: number, rate: number, seconds: number): Promise<RunFigures & { next: number }> {
   const total = Math.round(rate * seconds);
   const pending: Promise<Outcome>[] = [];
+  const loop = loopMonitor();
   const t0 = performance.now();
   let i = 0;
   while (i < total) {
@@ -137,12 +157,14 @@ export async function offered(send: Send, start: number, rate: number, seconds: 
     await new Promise((r) => setTimeout(r, 1));
   }
   const outcomes = await Promise.all(pending);
-  return { ...figures(outcomes, performance.now() - t0), next: start + total };
+  return { ...figures(outcomes, performance.now() - t0, loop), next: start + total };
 }
 
 export function line(name: string, f: RunFigures): string {
   const failed = f.wrongStatus + f.timeouts + f.errors;
   const stages = Object.entries(f.stages).map(([s, v]) => `${s} ${v.p50.toFixed(1)}/${v.p99.toFixed(1)}`).join(', ');
   return `${name}: ${f.okPerSec.toFixed(0)}/s answered ok, p50 ${f.p50} ms, p99 ${f.p99} ms (${f.sent} sent, ${failed} failed: ${f.wrongStatus} other status, ${f.timeouts} timeouts, ${f.errors} connection errors)`
-    + (stages ? `\n  server stages p50/p99 ms: ${stages}` : '');
+    + (stages ? `\n  server stages p50/p99 ms: ${stages}` : '')
+    + (f.outside ? `\n  outside the server stages p50/p99 ms: ${f.outside.p50.toFixed(1)}/${f.outside.p99.toFixed(1)}` : '')
+    + `\n  load generator event-loop delay p50/p99 ms: ${f.loopDelay.p50.toFixed(1)}/${f.loopDelay.p99.toFixed(1)}`;
 }

@@ -10,6 +10,7 @@
  * failure counted; bench/load.ts).
  *
  * Prints, for signed POST /v1/orders (energy, 1h, to active receivers), service and ceiling:
+ *   0. CPU seconds by process per 1,000 requests at BENCH_CPU_RATE offered (bench/proc-cpu.ts);
  *   1. sustained: ok answers/s with BENCH_CONCURRENCY requests in flight for BENCH_SECONDS (closed loop);
  *   2. p50/p99 and ok answers/s at each offered rate of BENCH_RATES (open loop), timeouts and errors;
  * the ratios service/ceiling, the core count and the Node version.
@@ -24,12 +25,15 @@ import { startDevnet } from '../test/devnet/start-devnet';
 import { signedHeaders, signUp } from '../test/support/identity';
 import { dropWorld, newWorld } from '../test/support/world';
 import { httpSender, line, offered, sustained, type RunFigures, type Send } from './load';
+import { cpuByGroup, cpuLines, cpuSnapshot, type Classify } from './proc-cpu';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 128);
 const RATES = (process.env.BENCH_RATES ?? '500,2000').split(',').map(Number);
 const WORKERS = Number(process.env.BENCH_API_WORKERS ?? 2);
 const TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT_MS ?? 10_000);
+/** Offered rate of the CPU-accounting step (0: no such step). */
+const CPU_RATE = Number(process.env.BENCH_CPU_RATE ?? 400);
 const ROOT = path.resolve(__dirname, '..');
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -96,6 +100,38 @@ async function measure(name: string, send: Send, start: number): Promise<{ susta
   return { sustained: s, rates, next: n };
 }
 
+/** Groups for the CPU accounting (bench/proc-cpu.ts): the run's own processes and the shared stack's. */
+function classifier(roots: { service: number; chain?: number; ceiling: number; dbName: string }): Classify {
+  return (pid, p) => {
+    if (pid === process.pid) return 'load generator (this process)';
+    if (pid === roots.service) return 'primary (cluster primary, processor, relay' + (roots.chain ? ')' : ', broadcaster, confirmer)');
+    if (p.ppid === roots.service && p.args.includes('services/main.ts')) return `api worker ${pid}`;
+    if (pid === roots.chain) return 'chain roles (broadcaster, confirmer)';
+    if (pid === roots.ceiling) return 'ceiling processes';
+    if (p.ppid === process.pid && p.args.includes('devnet')) return 'devnet (this run\'s)';
+    if (p.args.startsWith('postgres: ')) {
+      if (p.args.includes(` ${roots.dbName} `)) return 'postgresql (this world\'s connections)';
+      return /\(\d+\)/.test(p.args) ? 'postgresql (other databases: other runs)' : 'postgresql background (shared)';
+    }
+    if (p.args.includes('kafka.Kafka')) return 'kafka (shared)';
+    if (p.args.includes('apicurio') || p.args.includes('schema-registry')) return 'schema registry (shared)';
+    if (p.args.startsWith('redis-server')) return 'redis (shared)';
+    return null;
+  };
+}
+
+/** The service's CPU per order at a fixed offered rate: the step's figures and CPU seconds by process. */
+async function cpuStep(name: string, send: Send, start: number, classify: Classify): Promise<number> {
+  const before = cpuSnapshot();
+  const r = await offered(send, start, CPU_RATE, SECONDS);
+  const after = cpuSnapshot();
+  const load = os.loadavg().map((l) => l.toFixed(1)).join(' ');
+  console.log(line(`${name} offered ${CPU_RATE}/s (CPU accounting, load average ${load})`, r));
+  console.log(`  CPU by process over ${((after.at - before.at) / 1000).toFixed(1)} s (${r.sent} sent, ${r.ok} ok answers):`);
+  for (const l of cpuLines(cpuByGroup(before, after, classify), r.sent, r.ok)) console.log(l);
+  return r.next;
+}
+
 async function main(): Promise<void> {
   console.log(`machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), Node ${process.version}, ${WORKERS} API processes`);
   const devnet = await startDevnet({ DEVNET_BLOCK_MS: '300' });
@@ -117,7 +153,8 @@ async function main(): Promise<void> {
       ...world.env, API_PORT: String(apiPort), API_HOST: '127.0.0.1', API_WORKERS: String(WORKERS),
     });
     children.push(service);
-    if (split) children.push(spawnNode('services/main.ts', ['--roles', 'broadcaster,confirmer'], { ...world.env, API_WORKERS: '1' }));
+    const chain = split ? spawnNode('services/main.ts', ['--roles', 'broadcaster,confirmer'], { ...world.env, API_WORKERS: '1' }) : undefined;
+    if (chain) children.push(chain);
     const ceilingSecret = 'bench-ceiling-secret';
     const ceiling = spawnNode('bench/ceiling-server.ts', [], {
       ...world.env, CEILING_PORT: String(ceilingPort), CEILING_WORKERS: String(WORKERS), CEILING_SECRET: ceilingSecret,
@@ -139,7 +176,17 @@ async function main(): Promise<void> {
 
     await sustained(serviceSend, 1_000_000, CONCURRENCY, Math.min(SECONDS, 5)); // warm-up
     await sustained(ceilingSend, 1_000_000, CONCURRENCY, Math.min(SECONDS, 5));
-    const svc = await measure('service', serviceSend, 0);
+    const classify = classifier({
+      service: service.pid!, chain: chain?.pid, ceiling: ceiling.pid!, dbName: decodeURIComponent(new URL(world.cfg.DATABASE_URL).pathname.slice(1)),
+    });
+    let n = 0;
+    if (CPU_RATE > 0) {
+      n = await cpuStep('service', serviceSend, n, classify);
+      await sleep(2_000);
+      n = await cpuStep('ceiling', ceilingSend, n, classify);
+      await sleep(2_000);
+    }
+    const svc = await measure('service', serviceSend, n);
     const bare = await measure('ceiling', ceilingSend, svc.next);
     console.log(`ratio service/ceiling sustained: ${(svc.sustained.okPerSec / bare.sustained.okPerSec).toFixed(2)}`);
     RATES.forEach((rate, i) => {

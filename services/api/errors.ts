@@ -21,11 +21,28 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * Writes the answer with node's response directly: express's `type()` + `send()` parse and re-format the
+ * content type twice per answer and check freshness (no ETag or Last-Modified is ever set here), 1 to 2 % of
+ * an API process under the orders benchmark. HEAD answers carry no body (node drops it); 204 and 304 none.
+ */
 export function sendJson(res: Response, status: number, body: unknown): void {
+  // The client closed the connection (it gave up waiting): writing would only build an ERR_STREAM_DESTROYED.
+  if (res.destroyed) return;
   const timing = serverTiming(res);
   if (timing) res.setHeader('Server-Timing', timing);
-  res.status(status).type('application/json; charset=utf-8').send(stringifyJson(body));
+  res.statusCode = status;
+  if (status === 204 || status === 304) {
+    res.end();
+    return;
+  }
+  const text = stringifyJson(body);
+  res.setHeader('Content-Type', JSON_TYPE);
+  res.setHeader('Content-Length', Buffer.byteLength(text));
+  res.end(text);
 }
+
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 export function sendError(res: Response, error: ApiError): void {
   const entry = errorCatalog[error.slug];

@@ -1,26 +1,44 @@
 /**
- * OpenTelemetry: the SDK gives every request a trace, and the W3C trace context rides in Kafka headers
- * from the API through the processor and the relay onto account-events.
+ * OpenTelemetry: the W3C trace context rides in Kafka headers from the API through the processor and the
+ * relay onto account-events.
+ *
+ * With an exporter (OTEL_TRACES_EXPORTER console or otlp) the SDK runs with its instrumentations. Without
+ * one (`none`, the default) nothing would ever read a span, so the SDK is not even loaded: loading it
+ * cost each process about 0.45 s of CPU at start, and its require hook (require-in-the-middle) ran on
+ * every kafkajs produce and fetch request: 3 % of an API process's busy time and 5 % of the primary's under
+ * the orders benchmark (bench/README.md). A caller's own `traceparent` still continues through the log then
+ * (`withCallerTrace` in the API, `traceHeaders` at the append).
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { context, propagation } from '@opentelemetry/api';
-import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
-import { ExpressInstrumentation } from '@opentelemetry/instrumentation-express';
-import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
-import { NodeSDK, tracing } from '@opentelemetry/sdk-node';
 import type { Config } from './config';
 
-let sdk: NodeSDK | undefined;
+let sdk: { shutdown(): Promise<void> } | undefined;
+
+/** The caller's trace headers while tracing runs without the SDK. */
+const callerTrace = new AsyncLocalStorage<Record<string, string>>();
+/** W3C trace context version 00; all-zero trace and parent ids are invalid. */
+const TRACEPARENT = /^00-(?!0{32}-)[0-9a-f]{32}-(?!0{16}-)[0-9a-f]{16}-[0-9a-f]{2}$/;
+const TRACESTATE_MAX = 512;
 
 export function startTelemetry(cfg: Config): void {
-  if (sdk) return;
+  if (sdk || cfg.OTEL_TRACES_EXPORTER === 'none') return;
+  // Loaded here, only when spans go somewhere (see above).
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  const { NodeSDK, tracing } = require('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
+  const { HttpInstrumentation } = require('@opentelemetry/instrumentation-http') as typeof import('@opentelemetry/instrumentation-http');
+  const { ExpressInstrumentation } = require('@opentelemetry/instrumentation-express') as typeof import('@opentelemetry/instrumentation-express');
+  const { PgInstrumentation } = require('@opentelemetry/instrumentation-pg') as typeof import('@opentelemetry/instrumentation-pg');
+  /* eslint-enable @typescript-eslint/no-require-imports */
   const spanProcessors =
     cfg.OTEL_TRACES_EXPORTER === 'console' ? [new tracing.SimpleSpanProcessor(new tracing.ConsoleSpanExporter())] : [];
-  sdk = new NodeSDK({
+  const started = new NodeSDK({
     serviceName: `energy-rental-${cfg.NETWORK}`,
     spanProcessors,
     instrumentations: [new HttpInstrumentation(), new ExpressInstrumentation(), new PgInstrumentation()],
   });
-  sdk.start();
+  started.start();
+  sdk = started;
 }
 
 export async function stopTelemetry(): Promise<void> {
@@ -28,8 +46,26 @@ export async function stopTelemetry(): Promise<void> {
   sdk = undefined;
 }
 
+/**
+ * Runs `fn` with the caller's trace context (`traceparent`, `tracestate` request headers) as the one
+ * `traceHeaders` gives, when the SDK is not running (with it, its own context is used). A malformed
+ * `traceparent` is ignored, as the W3C propagator would.
+ */
+export function withCallerTrace<T>(headers: Record<string, string | string[] | undefined>, fn: () => T): T {
+  const traceparent = headers.traceparent;
+  if (sdk || typeof traceparent !== 'string' || !TRACEPARENT.test(traceparent)) return fn();
+  const tracestate = headers.tracestate;
+  const carried: Record<string, string> = typeof tracestate === 'string' && tracestate.length > 0 && tracestate.length <= TRACESTATE_MAX
+    ? { traceparent, tracestate } : { traceparent };
+  return callerTrace.run(carried, fn);
+}
+
 /** The active trace context as message headers (traceparent, tracestate). */
 export function traceHeaders(): Record<string, string> {
+  if (!sdk) {
+    const caller = callerTrace.getStore();
+    return caller ? { ...caller } : {};
+  }
   const carrier: Record<string, string> = {};
   propagation.inject(context.active(), carrier);
   return carrier;
