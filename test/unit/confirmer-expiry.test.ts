@@ -30,7 +30,7 @@ function confirmerOver(chain: { solidTimestamp: number; solidTxs: Set<string> },
     reader: {
       nowBlock: async (view: string) => (calls.push(`head:${view}`), { number: 7, id: 'b7', timestamp: chain.solidTimestamp }),
       solidifiedBlockNumber: async () => 7,
-      blockTxIds: async () => ({ ids: [], last: 7 }),
+      blockTransactions: async () => ({ txs: [], last: 7 }),
       transaction: async (txId: string, view: string) => {
         calls.push(`tx:${view}`);
         return chain.solidTxs.has(txId)
