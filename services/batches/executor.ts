@@ -43,6 +43,8 @@ export interface BatchExecutorDeps {
 
 /** Refused (abandoned at a deadline) commands never apply; the next attempt id is tried, in order, up to this. */
 const MAX_ATTEMPTS = 20;
+/** Receivers whose chain reads (two each) are made at once when a batch's receivers are picked up: a whole batch of 100 in one round. */
+const READS_AT_ONCE = 100;
 /** Later chunks to a receiver being activated wait until the first order's activation is settled. */
 const ACTIVATION_WAIT_MS = 120_000;
 
@@ -195,11 +197,11 @@ export class BatchExecutor {
     }
   }
 
-  /** Picks queued receivers up: the chain reads of each (32 receivers at a time), then one start command; answers the items started (not the cancelled). */
+  /** Picks queued receivers up: the chain reads of each (READS_AT_ONCE receivers at a time), then one start command; answers the items started (not the cancelled). */
   private async startItems(batch: Batch, queued: BatchItem[]): Promise<BatchItem[]> {
     const entries: ItemStepEntry[] = [];
-    for (let i = 0; i < queued.length; i += 32) {
-      await Promise.all(queued.slice(i, i + 32).map(async (item) => {
+    for (let i = 0; i < queued.length; i += READS_AT_ONCE) {
+      await Promise.all(queued.slice(i, i + READS_AT_ONCE).map(async (item) => {
         const read = await this.readReceiver(item.receiver).catch((err) => {
           if (err instanceof ChainUnavailable) return null;
           throw err;

@@ -16,6 +16,7 @@ import { expirationOf, type ChainWriter, type RefBlock } from '../chain/writes';
 import type { Command } from '../domain/commands';
 import { derivedId } from '../domain/ids';
 import type { Order } from '../domain/orders';
+import { logger } from '../platform/logger';
 import { chainResource, type Suppliers } from './suppliers';
 import {
   activationClaimants, orderChainOf, PollingRole, Rebroadcaster, signedOnce, storedCommands, storedDelegations, storeSignedSets, txLifetimeMs,
@@ -51,9 +52,22 @@ export class Broadcaster {
     }, BLOCKS_SCANNED);
   }
 
+  /**
+   * The broadcasts of the sets the last pass sent ahead, still on their way while the next pass signs: the
+   * node's intake (a signature check each) and our signing overlap instead of taking turns.
+   */
+  private ahead: Promise<void> = Promise.resolve();
+
   async tick(): Promise<void> {
+    const previous = this.ahead;
     await this.allocate();
+    await previous;
     await this.broadcast();
+  }
+
+  /** Waits for the broadcasts sent ahead by the last pass (before the role stops). */
+  async drain(): Promise<void> {
+    await this.ahead;
   }
 
   private async allocate(): Promise<void> {
@@ -67,7 +81,9 @@ export class Broadcaster {
     if (unsigned.length > 0) commands.push(...(await this.signPass(unsigned, ref)));
     if (commands.length === 0) return;
     await this.deps.bus.append(commands);
-    await this.sendAhead(orders, commands.filter((c) => !stored.has((c as { orderId: string }).orderId)));
+    // Not awaited here: the next pass signs while these go out (tick awaits them before its own broadcast step).
+    this.ahead = this.sendAhead(orders, commands.filter((c) => !stored.has((c as { orderId: string }).orderId)))
+      .catch((err) => logger.warn({ err: (err as Error).message }, 'broadcaster: sending ahead failed; the sets go out from the broadcast step'));
   }
 
   /**
@@ -258,9 +274,15 @@ export class Broadcaster {
   }
 }
 
-export async function startBroadcaster(deps: BroadcasterDeps): Promise<PollingRole> {
+export async function startBroadcaster(deps: BroadcasterDeps): Promise<{ stop(): Promise<void> }> {
   const b = new Broadcaster(deps);
   // Woken when the processor commits an order to allocate or a signed set to broadcast (the order_work
   // trigger), so a new order does not wait out the poll twice; the poll stays the fallback.
-  return new PollingRole('broadcaster', deps.cfg.CHAIN_POLL_MS, () => b.tick()).wakeOn(deps.pool, 'order_work').start();
+  const role = new PollingRole('broadcaster', deps.cfg.CHAIN_POLL_MS, () => b.tick()).wakeOn(deps.pool, 'order_work').start();
+  return {
+    stop: async () => {
+      await role.stop();
+      await b.drain();
+    },
+  };
 }

@@ -354,6 +354,9 @@ export class Rebroadcaster {
   }
 
   private async broadcastDue(due: OwnedTx[]): Promise<void> {
+    // Counted as sent from now: a `send` while these are on their way (sendAhead runs beside the next pass) does not send them again.
+    const now = Date.now();
+    for (const t of due) this.sentAt.set(t.txId, now);
     for (let i = 0; i < due.length; i += BROADCASTS_AT_ONCE) {
       await Promise.all(due.slice(i, i + BROADCASTS_AT_ONCE).map(async (t) => {
         const outcome: BroadcastOutcome = await this.writer.broadcast(t.signedTx);
