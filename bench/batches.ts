@@ -179,6 +179,9 @@ async function main(): Promise<void> {
 
     // 2. BATCHES x RECEIVERS at once, to every receiver terminal.
     const t0 = Date.now();
+    // CPU this process spends on the run (api, processor, relay, executor, broadcaster, confirmer; the devnet
+    // is another process): per receiver delivered, hardly moved by what else the machine runs.
+    const runCpu = process.cpuUsage();
     const posted = await Promise.all(runReceivers.map((receivers) => post(`run-${n++}`, false, receivers)));
     const ids = posted.map((r) => r.id);
     const atOnce = posted.map((r) => r.ms).sort((a, b) => a - b);
@@ -206,6 +209,7 @@ async function main(): Promise<void> {
       await sleep(200);
     }
     const seconds = (Date.now() - t0) / 1000;
+    const runCpuMs = (({ user, system }) => (user + system) / 1000)(process.cpuUsage(runCpu));
     await probe;
     during.sort((a, b) => a - b);
     console.log(`POST /v1/batches while ${BATCHES} batches execute: p50 ${percentile(during, 50).toFixed(1)} ms, p99 ${percentile(during, 99).toFixed(1)} ms (${during.length} sequential)`);
@@ -230,7 +234,7 @@ async function main(): Promise<void> {
     );
     console.log(`  one receiver's timeline: ${await timeline(rt.pool, ids)}`);
     console.log(`order placed -> confirmed (delegation verified on chain): p50 ${Number(lag[0].p50 ?? 0).toFixed(0)} ms, p99 ${Number(lag[0].p99 ?? 0).toFixed(0)} ms, max ${Number(lag[0].max ?? 0).toFixed(0)} ms`);
-    console.log(`${BATCHES} batches x ${RECEIVERS} receivers at once: last batch finished after ${seconds.toFixed(1)} s; ${delivered[0].n} receivers delivered, ${(delivered[0].n / seconds).toFixed(0)} receivers/s; receivers charged twice: ${twice[0].n} (blocks every ${BLOCK_MS} ms)`);
+    console.log(`${BATCHES} batches x ${RECEIVERS} receivers at once: last batch finished after ${seconds.toFixed(1)} s; ${delivered[0].n} receivers delivered, ${(delivered[0].n / seconds).toFixed(0)} receivers/s; receivers charged twice: ${twice[0].n} (blocks every ${BLOCK_MS} ms); CPU of this process ${(runCpuMs / Math.max(1, delivered[0].n)).toFixed(2)} ms per receiver delivered (load ${os.loadavg()[0].toFixed(1)})`);
   } finally {
     await new Promise((r) => api.close(r));
     await Promise.allSettled(roles.map((r) => r.stop()));

@@ -32,7 +32,8 @@ export class BlockWindow<T> {
     }
     while (this.to < head) {
       const { txs, last } = await this.readBlocks(this.to + 1, Math.min(head, this.to + MAX_BLOCK_RANGE) + 1);
-      if (last === null) return 'gap';
+      // None served (or an answer not past what was read: never loop on it).
+      if (last === null || last <= this.to) return 'gap';
       for (const [id, tx] of txs) this.seen.set(id, { block: last, tx });
       this.to = last;
     }

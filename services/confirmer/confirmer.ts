@@ -47,15 +47,32 @@ export class Confirmer {
   private readonly solid: BlockWindow<ChainTx | null>;
   /** Transactions (order:tx) read as pending after a scan, bounded like `known`. */
   private readonly readPending = new Set<string>();
+  /** The solidified head at the last full pass, and when (real ms) that pass ran. */
+  private passedAt: { solid: number; at: number } | null = null;
 
   constructor(private readonly deps: ConfirmerDeps) {
     this.reader = deps.reader ?? ChainReader.fromConfig(deps.cfg);
     this.solid = new BlockWindow((start, end) => this.reader.blockTransactions(start, end, 'solid'), SOLID_KEPT_BLOCKS);
   }
 
+  private get idlePassMs(): number {
+    return Math.max(1_000, 4 * (this.deps.cfg.CHAIN_POLL_MS ?? 0));
+  }
+
+  /**
+   * One pass, unless no block solidified since the last one and that was less than a few polls ago: what
+   * the confirmer settles on (a transaction in a solidified block) changes only with a new solidified
+   * block, and reading every open order (their signed sets) each poll cost more CPU than anything else
+   * it does. The end of a wait window is a matter of time: a pass still runs every idlePassMs.
+   */
   async tick(): Promise<void> {
+    // Unread (the node not answering): a full pass, whose scan then reads each transaction on its own.
+    const solid = await (async () => this.reader.solidifiedBlockNumber())().catch(() => null);
+    const now = Date.now();
+    if (solid !== null && this.passedAt?.solid === solid && now - this.passedAt.at < this.idlePassMs) return;
+    this.passedAt = solid === null ? null : { solid, at: now };
     this.live = new Set();
-    const commands = [...(await this.settle()), ...(await this.closes())];
+    const commands = [...(await this.settle(solid)), ...(await this.closes())];
     this.trim();
     if (commands.length > 0) await this.deps.bus.append(commands);
   }
@@ -78,9 +95,9 @@ export class Confirmer {
    * earlier pass and in none of these blocks is still pending. False when the blocks could not be read:
    * every transaction is then read on its own.
    */
-  private async scanSolid(): Promise<boolean> {
+  private async scanSolid(head: number | null): Promise<boolean> {
     try {
-      const advanced = await this.solid.advance(await this.reader.solidifiedBlockNumber());
+      const advanced = await this.solid.advance(head ?? (await this.reader.solidifiedBlockNumber()));
       if (advanced === 'gap') throw new Error('a solidified block was not served');
       if (advanced === 'reset') this.readPending.clear();
       return true;
@@ -175,7 +192,7 @@ export class Confirmer {
     return true;
   }
 
-  private async settle(): Promise<Command[]> {
+  private async settle(solidNumber: number | null): Promise<Command[]> {
     const { pool, clock } = this.deps;
     const now = clock.now();
     const orders = await workList(pool, 'allocating', now);
@@ -200,7 +217,7 @@ export class Confirmer {
     const open = orders.filter((o) => !signed.has(o.id));
     // Which transactions are in a solidified block: from the blocks since the last pass, not a read per
     // pending transaction every pass.
-    const scanned = open.length > 0 && (await this.scanSolid());
+    const scanned = open.length > 0 && (await this.scanSolid(solidNumber));
     // The owners of the transactions the blocks just showed landed, in one query (not one per transaction).
     const owners = scanned
       ? await txOwners(pool, open.flatMap((o) => o.allocations.filter((a) => !this.known.has(`${o.id}:${a.txId}`) && this.solid.get(a.txId)).map((a) => a.txId)))

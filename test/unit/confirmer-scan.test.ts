@@ -7,9 +7,10 @@ import type { Order } from '../../services/domain/orders';
 import { SteppedClock } from '../../services/platform/clock';
 
 const lists: Record<string, Order[]> = { allocating: [], closing: [] };
+const mockListReads: string[] = [];
 jest.mock('../../services/broadcaster/work', () => ({
   ...jest.requireActual('../../services/broadcaster/work'),
-  workList: async (_pool: unknown, list: string) => lists[list] ?? [],
+  workList: async (_pool: unknown, list: string) => (mockListReads.push(list), lists[list] ?? []),
 }));
 import { Confirmer } from '../../services/confirmer/confirmer';
 import { order } from './confirmer-order';
@@ -130,4 +131,27 @@ test('a landed transaction another order stored does not settle this one, from t
   await confirmer.tick();
   expect(appended).toEqual([]);
   expect(confirmer.cachedStates).toBe(1);
+});
+
+test('no pass while no block solidified since the last one, until idlePassMs: the open orders are not read every poll', async () => {
+  const chain = { solid: 20 };
+  const confirmer = new Confirmer({
+    cfg: { ORDER_WAIT_WINDOW_MS: 60_000, CHAIN_POLL_MS: 60_000 } as any,
+    pool: { query: async () => ({ rows: [] }) } as any,
+    clock: new SteppedClock(1_000),
+    bus: { append: async () => undefined } as any,
+    reader: {
+      solidifiedBlockNumber: async () => chain.solid,
+      blockTransactions: async (_start: number, end: number) => ({ txs: [], last: end - 1 }),
+      transaction: async () => undefined,
+    } as any,
+  });
+  lists.allocating = [order('ord_d', ['tx_d'])];
+  mockListReads.length = 0;
+  await confirmer.tick();
+  await confirmer.tick();
+  expect(mockListReads).toEqual(['allocating', 'closing']);
+  chain.solid = 21;
+  await confirmer.tick();
+  expect(mockListReads).toEqual(['allocating', 'closing', 'allocating', 'closing']);
 });
