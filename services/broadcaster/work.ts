@@ -359,7 +359,10 @@ export class Rebroadcaster {
     for (const t of due) this.sentAt.set(t.txId, now);
     for (let i = 0; i < due.length; i += BROADCASTS_AT_ONCE) {
       await Promise.all(due.slice(i, i + BROADCASTS_AT_ONCE).map(async (t) => {
-        const outcome: BroadcastOutcome = await this.writer.broadcast(t.signedTx);
+        const outcome: BroadcastOutcome = await this.writer.broadcast(t.signedTx).catch((err) => {
+          this.sentAt.delete(t.txId); // not sent: due again at the next pass
+          throw err;
+        });
         this.sentAt.set(t.txId, Date.now());
         if (outcome.kind === 'accepted') this.accepted.add(t.txId);
         if (outcome.kind === 'expired') this.dead.add(t.txId);
