@@ -7,7 +7,7 @@
  */
 import { TronWeb, utils as tronUtils } from 'tronweb';
 import type { Config } from '../platform/config';
-import { parseJson, stringifyJson } from '../platform/json';
+import { parseOwnJson, stringifyJson } from '../platform/json';
 import type { Ratio } from './allocation';
 import { ChainUnavailable } from './errors';
 import type { Signer } from './pool-keys';
@@ -58,7 +58,7 @@ export type BroadcastOutcome =
 
 /** Chain ms of a signed transaction's expiration. */
 export function expirationOf(signedTx: string): number {
-  return Number((parseJson(signedTx) as any).raw_data.expiration);
+  return Number((parseOwnJson(signedTx) as any).raw_data.expiration);
 }
 
 function decodeMessage(message: unknown): string {
@@ -146,7 +146,7 @@ export class ChainWriter {
   async broadcast(signedTx: string): Promise<BroadcastOutcome> {
     let answer: any;
     try {
-      answer = await this.tronWeb.trx.sendRawTransaction(parseJson(signedTx) as any);
+      answer = await this.tronWeb.trx.sendRawTransaction(parseOwnJson(signedTx) as any);
     } catch (err) {
       throw new ChainUnavailable(`broadcasttransaction: ${(err as Error).message ?? String(err)}`, err);
     }
