@@ -103,7 +103,9 @@ down:
 # failure hidden by jest's worker message, and passed alone). --forceExit: a client library's
 # idle socket must not keep CI waiting after the last test has reported.
 # The outage tests (test/integration/outages/, private Kafka, Redis, PostgreSQL and devnet) run one at a time
-# too: each stops a part for 5 to 30 s and judges answer times. `make test-outages` runs just those four.
+# too: each stops a part for 5 to 30 s and judges answer times. `make test-outages` runs just those four. They
+# wait more than they compute, so they run as a lane of their own beside the other serial files
+# (.ci/test-phases.sh; TEST_OUTAGES=after runs them after those instead).
 TEST_WORKERS ?= 2
 SERIAL_TESTS := crash-safety\.test\.ts|/crash\.test\.ts|webhooks/delivery\.test\.ts|/outages/(kafka|redis|postgres|devnet)\.test\.ts|recovery/restore\.test\.ts
 test: build test-stack-up
