@@ -10,7 +10,7 @@
  *      receiver of any batch got two orders.
  * Receivers are activated once up front (faucet), so the figure is delivery, not activation; every batch
  * has its own receivers. Knobs: BENCH_BATCHES (50), BENCH_RECEIVERS (100), BENCH_POSTS (50), BENCH_BLOCK_MS, BENCH_POOL (pool wallets; one per 100 receivers),
- *   BENCH_EXECUTOR_CONCURRENCY (receivers the executor runs at once; default the service's BATCH_EXECUTOR_CONCURRENCY), BENCH_SAMPLE_MS (orders by stage every 5,000 ms).
+ *   BENCH_EXECUTOR_CONCURRENCY (receivers the executor runs at once, 64), BENCH_SAMPLE_MS (orders by stage every 5,000 ms).
  */
 import type { Server } from 'node:http';
 import os from 'node:os';
@@ -23,7 +23,6 @@ import { startRoles } from '../services/roles';
 import { startDevnet } from '../test/devnet/start-devnet';
 import { newWallet, signedHeaders, signUp } from '../test/support/identity';
 import { dropWorld, newWorld } from '../test/support/world';
-import { derivedId } from '../services/domain/ids';
 import { percentile } from './figures';
 
 const BATCHES = Number(process.env.BENCH_BATCHES ?? 50);
@@ -71,48 +70,13 @@ async function phases(pool: Pool, posts: Array<{ id: string; sentAt: number; ans
   }).join('; ');
 }
 
-/**
- * One receiver's path, step by step (ms p50 / p99 over the run's orders, each step from the previous one):
- * batch posted -> its order placed (the executor), -> order.allocate applied (the broadcaster signed it),
- * -> order.deliver broadcast applied (the node accepted every delegation), -> order.settle applied (the
- * confirmer saw them in solidified blocks), -> batch finished. From the processor's commit times
- * (command_results.processed_at) of the commands whose ids derive from the order.
- */
-async function timeline(pool: Pool, ids: string[]): Promise<string> {
-  const { rows } = await pool.query(
-    `SELECT o.id, extract(epoch FROM b.created_at) * 1000 AS posted, extract(epoch FROM o.created_at) * 1000 AS placed, extract(epoch FROM b.finished_at) * 1000 AS finished
-       FROM orders o JOIN batches b ON b.id = o.batch_id WHERE o.batch_id = ANY($1::text[])`, [ids],
-  );
-  const steps = ['order-allocate', 'order-broadcast', 'order-settle'] as const;
-  const cmd = new Map<string, { order: string; step: string }>();
-  for (const r of rows) for (const s of steps) cmd.set(derivedId('command', s, r.id), { order: r.id, step: s });
-  const { rows: done } = await pool.query('SELECT command_id, extract(epoch FROM processed_at) * 1000 AS at FROM command_results WHERE command_id = ANY($1::text[])', [[...cmd.keys()]]);
-  const at = new Map<string, number>();
-  for (const d of done) {
-    const c = cmd.get(d.command_id);
-    if (c) at.set(`${c.order}:${c.step}`, Number(d.at));
-  }
-  const spans: Record<string, number[]> = { placed: [], signed: [], broadcast: [], settled: [], 'batch finished': [] };
-  for (const r of rows) {
-    const points = [Number(r.posted), Number(r.placed), ...steps.map((s) => at.get(`${r.id}:${s}`)), Number(r.finished)];
-    Object.keys(spans).forEach((name, i) => {
-      const [from, to] = [points[i], points[i + 1]];
-      if (from !== undefined && to !== undefined && !Number.isNaN(from) && !Number.isNaN(to)) spans[name].push(to - from);
-    });
-  }
-  return Object.entries(spans).map(([name, v]) => {
-    v.sort((a, b) => a - b);
-    return `${name} +${percentile(v, 50).toFixed(0)}/${percentile(v, 99).toFixed(0)}`;
-  }).join(', ') + ' ms (p50/p99 of each step)';
-}
-
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function main(): Promise<void> {
   // Enough staked pool wallets for every receiver of the run (three hold about 150 orders of 10,000 energy).
   const devnet = await startDevnet({ DEVNET_BLOCK_MS: BLOCK_MS, DEVNET_POOL: POOL });
   const world = newWorld('benchbatches', {
-    LOG_LEVEL: 'error', TRON_FULL_HOST: devnet.url, DEVNET_POOL: POOL, CHAIN_POLL_MS: '100', ...(process.env.BENCH_EXECUTOR_CONCURRENCY ? { BATCH_EXECUTOR_CONCURRENCY: process.env.BENCH_EXECUTOR_CONCURRENCY } : {}), BUDGET_READS_PER_SEC: '1000000', BUDGET_WRITES_PER_SEC: '1000000',
+    LOG_LEVEL: 'error', TRON_FULL_HOST: devnet.url, DEVNET_POOL: POOL, CHAIN_POLL_MS: '100', BATCH_EXECUTOR_CONCURRENCY: process.env.BENCH_EXECUTOR_CONCURRENCY ?? '64', BUDGET_READS_PER_SEC: '1000000', BUDGET_WRITES_PER_SEC: '1000000',
   });
   const rt = await createRuntime(world.cfg);
   console.log(`${os.cpus().length} cores, Node ${process.version}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
@@ -179,9 +143,6 @@ async function main(): Promise<void> {
 
     // 2. BATCHES x RECEIVERS at once, to every receiver terminal.
     const t0 = Date.now();
-    // CPU this process spends on the run (api, processor, relay, executor, broadcaster, confirmer; the devnet
-    // is another process): per receiver delivered, hardly moved by what else the machine runs.
-    const runCpu = process.cpuUsage();
     const posted = await Promise.all(runReceivers.map((receivers) => post(`run-${n++}`, false, receivers)));
     const ids = posted.map((r) => r.id);
     const atOnce = posted.map((r) => r.ms).sort((a, b) => a - b);
@@ -209,7 +170,6 @@ async function main(): Promise<void> {
       await sleep(200);
     }
     const seconds = (Date.now() - t0) / 1000;
-    const runCpuMs = (({ user, system }) => (user + system) / 1000)(process.cpuUsage(runCpu));
     await probe;
     during.sort((a, b) => a - b);
     console.log(`POST /v1/batches while ${BATCHES} batches execute: p50 ${percentile(during, 50).toFixed(1)} ms, p99 ${percentile(during, 99).toFixed(1)} ms (${during.length} sequential)`);
@@ -232,9 +192,8 @@ async function main(): Promise<void> {
       `SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY ms) AS p50, percentile_disc(0.99) WITHIN GROUP (ORDER BY ms) AS p99, max(ms) AS max
          FROM (SELECT extract(epoch FROM delegated_at - created_at) * 1000 AS ms FROM orders WHERE batch_id = ANY($1::text[]) AND delegated_at IS NOT NULL) t`, [ids],
     );
-    console.log(`  one receiver's timeline: ${await timeline(rt.pool, ids)}`);
     console.log(`order placed -> confirmed (delegation verified on chain): p50 ${Number(lag[0].p50 ?? 0).toFixed(0)} ms, p99 ${Number(lag[0].p99 ?? 0).toFixed(0)} ms, max ${Number(lag[0].max ?? 0).toFixed(0)} ms`);
-    console.log(`${BATCHES} batches x ${RECEIVERS} receivers at once: last batch finished after ${seconds.toFixed(1)} s; ${delivered[0].n} receivers delivered, ${(delivered[0].n / seconds).toFixed(0)} receivers/s; receivers charged twice: ${twice[0].n} (blocks every ${BLOCK_MS} ms); CPU of this process ${(runCpuMs / Math.max(1, delivered[0].n)).toFixed(2)} ms per receiver delivered (load ${os.loadavg()[0].toFixed(1)})`);
+    console.log(`${BATCHES} batches x ${RECEIVERS} receivers at once: last batch finished after ${seconds.toFixed(1)} s; ${delivered[0].n} receivers delivered, ${(delivered[0].n / seconds).toFixed(0)} receivers/s; receivers charged twice: ${twice[0].n} (blocks every ${BLOCK_MS} ms)`);
   } finally {
     await new Promise((r) => api.close(r));
     await Promise.allSettled(roles.map((r) => r.stop()));

@@ -24,7 +24,7 @@ import { orderColumns, orderFromRow } from '../processor/order-store';
 import { accountLimits } from '../api/views/account-view';
 import { balancedChunks, bandwidthPlan, clientOrderIdFor, terminalItem, type BandwidthPlan, type Batch, type BatchItem, type ItemFailure } from './rules';
 import type { ItemStepEntry } from './commands';
-import { batchesById, batchesWithWork, openBatches, ordersOfBatches } from './store';
+import { openBatches, ordersOfBatches } from './store';
 import { OrderPacer, openOrders } from './pacing';
 import { itemChargedSun, itemStatusIn } from './view';
 
@@ -43,16 +43,12 @@ export interface BatchExecutorDeps {
 
 /** Refused (abandoned at a deadline) commands never apply; the next attempt id is tried, in order, up to this. */
 const MAX_ATTEMPTS = 20;
-/** Receivers whose chain reads (two each) are made at once when a batch's receivers are picked up: a whole batch of 100 in one round. */
-const READS_AT_ONCE = 100;
 /** Later chunks to a receiver being activated wait until the first order's activation is settled. */
 const ACTIVATION_WAIT_MS = 120_000;
 
 export class BatchExecutor {
   /** Receivers picked up and not yet recorded done (never picked twice at once). */
   private readonly running = new Set<string>();
-  /** Of those, how many per batch: a batch with no more receivers to start or finish than these is not read. */
-  private readonly runningIn = new Map<string, number>();
   /** Of those, receivers still being read or ordered: what the concurrency bounds (a receiver whose orders are placed waits for its done wave without a slot). */
   private busy = 0;
   private readonly chain: Pick<ChainReader, 'account' | 'bandwidthAvailable' | 'freeNetLimit'>;
@@ -99,9 +95,7 @@ export class BatchExecutor {
     // With every slot taken (receivers waiting for their answers or for the pacer) nothing can start: the
     // batches' items are not read (50 open batches of 100 are 2 MB of JSON, every CHAIN_POLL_MS).
     if (this.busy < limit) {
-      const candidates = await batchesWithWork(this.deps.pool, 200);
-      const worth = candidates.filter((c) => c.work > (this.runningIn.get(c.id) ?? 0)).map((c) => c.id);
-      for (const batch of await batchesById(this.deps.pool, worth)) {
+      for (const batch of await openBatches(this.deps.pool, 'start', 200)) {
         // A batch's free receivers go together: one start command and done commands in waves (runGroup).
         const picked: BatchItem[] = [];
         for (const item of batch.items) {
@@ -110,7 +104,6 @@ export class BatchExecutor {
           const key = runKey(batch, item);
           if (this.running.has(key)) continue;
           this.running.add(key);
-          this.runningIn.set(batch.id, (this.runningIn.get(batch.id) ?? 0) + 1);
           this.busy += 1;
           picked.push(item);
         }
@@ -120,19 +113,11 @@ export class BatchExecutor {
           .catch((err) => err instanceof Stopped || logger.warn({ err, batchId: batch.id, receivers: picked.length }, 'batch receivers failed; retried next pass'))
           .finally(() => {
             this.busy -= slots.held;
-            picked.forEach((item) => this.letGo(batch, item));
+            picked.forEach((item) => this.running.delete(runKey(batch, item)));
           });
       }
     }
     for (const batch of await openBatches(this.deps.pool, 'complete', 200)) await this.complete(batch);
-  }
-
-  /** A receiver no longer running (once: its wave and its group both let it go). */
-  private letGo(batch: Batch, item: { receiver: string }): void {
-    if (!this.running.delete(runKey(batch, item))) return;
-    const left = (this.runningIn.get(batch.id) ?? 1) - 1;
-    if (left > 0) this.runningIn.set(batch.id, left);
-    else this.runningIn.delete(batch.id);
   }
 
   private async submit(body: NewCommand, ...idParts: Array<string | number>): Promise<CommandResult>;
@@ -206,15 +191,15 @@ export class BatchExecutor {
       if (wave.length === 0) continue;
       // A wave not recorded leaves its receivers `started`: picked up again (same order command ids) at a later pass.
       await this.submitItems(batch, 'done', wave).catch((err) => err instanceof Stopped || logger.warn({ err, batchId: batch.id, receivers: wave.length }, 'batch done step failed; retried next pass'));
-      for (const e of wave) this.letGo(batch, e);
+      for (const e of wave) this.running.delete(runKey(batch, e));
     }
   }
 
-  /** Picks queued receivers up: the chain reads of each (READS_AT_ONCE receivers at a time), then one start command; answers the items started (not the cancelled). */
+  /** Picks queued receivers up: the chain reads of each (32 receivers at a time), then one start command; answers the items started (not the cancelled). */
   private async startItems(batch: Batch, queued: BatchItem[]): Promise<BatchItem[]> {
     const entries: ItemStepEntry[] = [];
-    for (let i = 0; i < queued.length; i += READS_AT_ONCE) {
-      await Promise.all(queued.slice(i, i + READS_AT_ONCE).map(async (item) => {
+    for (let i = 0; i < queued.length; i += 32) {
+      await Promise.all(queued.slice(i, i + 32).map(async (item) => {
         const read = await this.readReceiver(item.receiver).catch((err) => {
           if (err instanceof ChainUnavailable) return null;
           throw err;

@@ -127,27 +127,6 @@ const HAS_WORK = `jsonb_path_exists(items, '$[*] ? (@.progress == "queued" || @.
 const SETTLED = `NOT EXISTS (SELECT 1 FROM orders o WHERE o.batch_id = batches.id AND o.status IN ('created', 'paid', 'allocating', 'delegated'))`;
 
 /**
- * Open batches with a receiver to start or finish, oldest first, with how many such receivers each has
- * (counted in SQL: no items are sent). The executor reads a batch in full (batchesById) only when it has
- * more of them than the executor is running already: 50 open batches of 100 are 2 MB of JSON per read.
- */
-export async function batchesWithWork(db: Queryable, limit: number): Promise<Array<{ id: string; work: number }>> {
-  const { rows } = await db.query(
-    `SELECT id, jsonb_array_length(jsonb_path_query_array(items, '$[*] ? (@.progress == "queued" || @.progress == "started")'))::int AS work
-       FROM batches WHERE finished_at IS NULL AND ${HAS_WORK} ORDER BY created_at, id LIMIT $1`,
-    [limit],
-  );
-  return rows.map((r: { id: string; work: number }) => ({ id: r.id, work: r.work }));
-}
-
-/** These batches in full, oldest first. */
-export async function batchesById(db: Queryable, ids: string[]): Promise<Batch[]> {
-  if (ids.length === 0) return [];
-  const { rows } = await db.query(`${SELECT} FROM batches WHERE id = ANY($1::text[]) ORDER BY created_at, id`, [ids]);
-  return rows.map(batchFromRow);
-}
-
-/**
  * The executor's work, oldest first: `start`, open batches with a receiver to start or finish; `complete`,
  * open batches whose every receiver is done or cancelled and whose orders are all settled (a batch still
  * being delivered is never read in full).

@@ -10,13 +10,11 @@
  * broadcast (the order becomes `delegated`; POST /v1/orders may answer with it).
  */
 import { inFlightSun, type Ratio } from '../chain/allocation';
-import { BlockWindow } from '../chain/block-window';
-import type { ChainReader } from '../chain/reads';
+import { MAX_BLOCK_RANGE, type ChainReader } from '../chain/reads';
 import { expirationOf, type ChainWriter, type RefBlock } from '../chain/writes';
 import type { Command } from '../domain/commands';
 import { derivedId } from '../domain/ids';
 import type { Order } from '../domain/orders';
-import { logger } from '../platform/logger';
 import { chainResource, type Suppliers } from './suppliers';
 import {
   activationClaimants, orderChainOf, PollingRole, Rebroadcaster, signedOnce, storedCommands, storedDelegations, storeSignedSets, txLifetimeMs,
@@ -41,33 +39,17 @@ export class Broadcaster {
   private readonly inBlock = new Set<string>();
   /** Allocating orders whose broadcast was reported (bounded: trimmed to the orders still in the work list). */
   private readonly reported = new Set<string>();
-  /** Transaction ids of the head blocks read (scanHead). */
-  private readonly head: BlockWindow<null>;
+  /** Transaction ids of the blocks read (scanHead), with their block number; the last block read. */
+  private readonly headSeen = new Map<string, number>();
+  private headTo: number | null = null;
 
   constructor(private readonly deps: BroadcasterDeps) {
     ({ writer: this.writer, reader: this.reader, suppliers: this.suppliers, sender: this.sender } = orderChainOf(deps));
-    this.head = new BlockWindow(async (start, end) => {
-      const { ids, last } = await this.reader.blockTxIds(start, end, 'full');
-      return { txs: ids.map((id) => [id, null]), last };
-    }, BLOCKS_SCANNED);
   }
-
-  /**
-   * The broadcasts of the sets the last pass sent ahead, still on their way while the next pass signs: the
-   * node's intake (a signature check each) and our signing overlap instead of taking turns.
-   */
-  private ahead: Promise<void> = Promise.resolve();
 
   async tick(): Promise<void> {
-    const previous = this.ahead;
     await this.allocate();
-    await previous;
     await this.broadcast();
-  }
-
-  /** Waits for the broadcasts sent ahead by the last pass (before the role stops). */
-  async drain(): Promise<void> {
-    await this.ahead;
   }
 
   private async allocate(): Promise<void> {
@@ -81,9 +63,7 @@ export class Broadcaster {
     if (unsigned.length > 0) commands.push(...(await this.signPass(unsigned, ref)));
     if (commands.length === 0) return;
     await this.deps.bus.append(commands);
-    // Not awaited here: the next pass signs while these go out (tick awaits them before its own broadcast step).
-    this.ahead = this.sendAhead(orders, commands.filter((c) => !stored.has((c as { orderId: string }).orderId)))
-      .catch((err) => logger.warn({ err: (err as Error).message }, 'broadcaster: sending ahead failed; the sets go out from the broadcast step'));
+    await this.sendAhead(orders, commands.filter((c) => !stored.has((c as { orderId: string }).orderId)));
   }
 
   /**
@@ -197,7 +177,7 @@ export class Broadcaster {
     const [stored, scanned] = await Promise.all([storedDelegations(this.deps.pool), this.scanHead(ref)]);
     const live = new Set(stored.map((d) => d.txId));
     for (const id of this.inBlock) if (!live.has(id)) this.inBlock.delete(id);
-    for (const d of stored) if (this.head.has(d.txId)) this.inBlock.add(d.txId);
+    for (const d of stored) if (this.headSeen.has(d.txId)) this.inBlock.add(d.txId);
     const delegations = stored.map((d) => ({ ...d, expiration: expirationOf(d.signedTx), inBlock: false }));
     if (!scanned) {
       const unsure = delegations.filter((d) => !this.inBlock.has(d.txId) && ref.timestamp <= d.expiration);
@@ -212,14 +192,27 @@ export class Broadcaster {
   }
 
   /**
-   * Reads the transaction ids of the head blocks since the last pass up to the reference block. True when
-   * every block after the last one read before is read; false at the first pass or far behind (the window
-   * then starts at the reference block, the caller asks about each transaction, and the blocks after it are
-   * read from the next pass on) or when a block is not served yet.
+   * Reads the transaction ids of the blocks after `headTo` up to the reference block into `headSeen`. True
+   * when every block after the one `headTo` named before is read; false at the first pass or far behind
+   * (then `headTo` becomes the reference block, the caller asks about each transaction, and the blocks after
+   * it are read from the next pass on) or when a block is not served yet.
    */
   private async scanHead(ref: RefBlock): Promise<boolean> {
-    if (ref.number === undefined) return false;
-    return (await this.head.advance(ref.number)) === 'read';
+    const head = ref.number;
+    if (head === undefined) return false;
+    if (this.headTo === null || head - this.headTo > BLOCKS_SCANNED || head < this.headTo) {
+      this.headSeen.clear();
+      this.headTo = head;
+      return false;
+    }
+    while (this.headTo < head) {
+      const { ids, last } = await this.reader.blockTxIds(this.headTo + 1, Math.min(head, this.headTo + MAX_BLOCK_RANGE) + 1, 'full');
+      if (last === null) return false;
+      for (const id of ids) this.headSeen.set(id, last);
+      this.headTo = last;
+    }
+    for (const [id, n] of this.headSeen) if (n <= head - BLOCKS_SCANNED) this.headSeen.delete(id);
+    return true;
   }
 
   private async broadcast(): Promise<void> {
@@ -263,7 +256,7 @@ export class Broadcaster {
   /** The transactions of an order that may be broadcast now. */
   private async ready(order: Order): Promise<Array<{ txId: string; signedTx: string }>> {
     const activation = order.allocations.find((a) => a.kind === 'activate');
-    if (activation && !this.activated.has(activation.txId) && !this.head.has(activation.txId)) {
+    if (activation && !this.activated.has(activation.txId) && !this.headSeen.has(activation.txId)) {
       const info = await this.reader.transactionInfo(activation.txId, 'full');
       if (!info) return [activation];
       this.activated.add(activation.txId);
@@ -274,15 +267,9 @@ export class Broadcaster {
   }
 }
 
-export async function startBroadcaster(deps: BroadcasterDeps): Promise<{ stop(): Promise<void> }> {
+export async function startBroadcaster(deps: BroadcasterDeps): Promise<PollingRole> {
   const b = new Broadcaster(deps);
   // Woken when the processor commits an order to allocate or a signed set to broadcast (the order_work
   // trigger), so a new order does not wait out the poll twice; the poll stays the fallback.
-  const role = new PollingRole('broadcaster', deps.cfg.CHAIN_POLL_MS, () => b.tick()).wakeOn(deps.pool, 'order_work').start();
-  return {
-    stop: async () => {
-      await role.stop();
-      await b.drain();
-    },
-  };
+  return new PollingRole('broadcaster', deps.cfg.CHAIN_POLL_MS, () => b.tick()).wakeOn(deps.pool, 'order_work').start();
 }

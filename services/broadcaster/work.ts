@@ -248,13 +248,6 @@ export async function txOwner(pool: Pool, txId: string): Promise<string | null> 
   return rows[0]?.order_id ?? null;
 }
 
-/** The orders that stored these ids (those stored), in one query. */
-export async function txOwners(pool: Pool, txIds: string[]): Promise<Map<string, string>> {
-  if (txIds.length === 0) return new Map();
-  const { rows } = await pool.query('SELECT tx_id, order_id FROM order_tx_ids WHERE tx_id = ANY($1::text[])', [txIds]);
-  return new Map(rows.map((r: { tx_id: string; order_id: string }) => [r.tx_id, r.order_id]));
-}
-
 /**
  * Delegations of the signed sets stored for orders still being allocated (applied by the processor or
  * not yet): the stake they promise is not yet out of what the chain reports as delegatable.
@@ -337,9 +330,6 @@ export class Rebroadcaster {
     for (const id of this.sentAt.keys()) if (!kept(id)) this.sentAt.delete(id);
     for (const id of this.dead) if (!kept(id)) this.dead.delete(id);
     for (const id of this.accepted) if (!kept(id)) this.accepted.delete(id);
-    // A role that never asks for its refusals (the broadcaster retries a refused delegation as it is) keeps
-    // only those of transactions still handed in.
-    for (const id of this.refused.keys()) if (!kept(id)) this.refused.delete(id);
     await this.broadcastDue(txs.filter((t) => !this.dead.has(t.txId) && now - (this.sentAt.get(t.txId) ?? 0) >= this.everyMs));
   }
 
@@ -355,15 +345,9 @@ export class Rebroadcaster {
   }
 
   private async broadcastDue(due: OwnedTx[]): Promise<void> {
-    // Counted as sent from now: a `send` while these are on their way (sendAhead runs beside the next pass) does not send them again.
-    const now = Date.now();
-    for (const t of due) this.sentAt.set(t.txId, now);
     for (let i = 0; i < due.length; i += BROADCASTS_AT_ONCE) {
       await Promise.all(due.slice(i, i + BROADCASTS_AT_ONCE).map(async (t) => {
-        const outcome: BroadcastOutcome = await this.writer.broadcast(t.signedTx).catch((err) => {
-          this.sentAt.delete(t.txId); // not sent: due again at the next pass
-          throw err;
-        });
+        const outcome: BroadcastOutcome = await this.writer.broadcast(t.signedTx);
         this.sentAt.set(t.txId, Date.now());
         if (outcome.kind === 'accepted') this.accepted.add(t.txId);
         if (outcome.kind === 'expired') this.dead.add(t.txId);

@@ -189,32 +189,19 @@ export class ChainReader {
    * last block read when every block from `start` up to it was there (null: none); nothing else is parsed.
    */
   async blockTxIds(start: number, end: number, view: ChainView = 'full'): Promise<{ ids: string[]; last: number | null }> {
-    const { txs, last } = await this.blockTxsOf(start, end, view, () => null);
-    return { ids: txs.map(([id]) => id), last };
-  }
-
-  /**
-   * blockTxIds with each transaction as the block holds it: its contract fields and result, or null when the
-   * block does not state the result (`ret[0].contractRet`): then only a read of its own tells.
-   */
-  async blockTransactions(start: number, end: number, view: ChainView = 'solid'): Promise<{ txs: Array<[string, ChainTx | null]>; last: number | null }> {
-    return this.blockTxsOf(start, end, view, (raw) => (typeof raw?.ret?.[0]?.contractRet === 'string' ? txOf(raw) : null));
-  }
-
-  private async blockTxsOf<T>(start: number, end: number, view: ChainView, keep: (raw: any) => T): Promise<{ txs: Array<[string, T]>; last: number | null }> {
-    if (end <= start) return { txs: [], last: null };
+    if (end <= start) return { ids: [], last: null };
     if (end - start > MAX_BLOCK_RANGE) throw new RangeError(`at most ${MAX_BLOCK_RANGE} blocks per read`);
     const raw = await this.call(view, 'getblockbylimitnext', { startNum: start, endNum: end });
     const blocks = (raw.block ?? []).map((b: any) => ({ number: headerOf(b).number, txs: (b.transactions ?? []) as Array<{ txID?: string }> }))
       .sort((a: { number: number }, b: { number: number }) => a.number - b.number);
-    const txs: Array<[string, T]> = [];
+    const ids: string[] = [];
     let last: number | null = null;
     for (const b of blocks) {
       if (b.number !== (last ?? start - 1) + 1) break;
-      for (const t of b.txs) if (typeof t.txID === 'string') txs.push([t.txID, keep(t)]);
+      for (const t of b.txs) if (typeof t.txID === 'string') ids.push(t.txID);
       last = b.number;
     }
-    return { txs, last };
+    return { ids, last };
   }
 
   /** Transaction info with its logs; undefined until the transaction is in a block of the view. */

@@ -12,8 +12,7 @@
  * order, so a repeat after a crash applies nothing twice.
  */
 import { SUN_PER_TRX, unitsFor } from '../chain/allocation';
-import { BlockWindow } from '../chain/block-window';
-import { ChainReader, type ChainTx } from '../chain/reads';
+import { ChainReader, MAX_BLOCK_RANGE, type ChainTx } from '../chain/reads';
 import { expirationOf } from '../chain/writes';
 import type { Command } from '../domain/commands';
 import { derivedId } from '../domain/ids';
@@ -21,7 +20,7 @@ import type { Allocation, Order } from '../domain/orders';
 import { logger } from '../platform/logger';
 import { openStake, stakeKey } from '../broadcaster/open-stake';
 import { chainResource } from '../broadcaster/suppliers';
-import { PollingRole, storedCommands, txOwner, txOwners, workList, type ChainRoleDeps } from '../broadcaster/work';
+import { PollingRole, storedCommands, txOwner, workList, type ChainRoleDeps } from '../broadcaster/work';
 
 export interface ConfirmerDeps extends ChainRoleDeps {
   reader?: ChainReader;
@@ -29,8 +28,8 @@ export interface ConfirmerDeps extends ChainRoleDeps {
 
 type TxState = 'landed' | 'failed' | 'pending';
 
-/** Allocating orders checked at the same time (each reads one delegated balance once landed, and the transactions the blocks did not tell). */
-const ORDERS_AT_ONCE = 32;
+/** Allocating orders checked at the same time (each reads a few transactions and one delegated balance). */
+const ORDERS_AT_ONCE = 8;
 /** Solidified blocks whose transaction ids are kept (and how far behind a pass may be to read blocks). */
 const SOLID_KEPT_BLOCKS = 300;
 
@@ -43,36 +42,19 @@ export class Confirmer {
   private readonly known = new Map<string, TxState>();
   /** Transactions of the orders read in the current pass. */
   private live = new Set<string>();
-  /** The solidified blocks read (scanSolid): each transaction with its contents and result when the block states it. */
-  private readonly solid: BlockWindow<ChainTx | null>;
+  /** Transaction ids in the solidified blocks read (scanSolid), with their block number; the last read. */
+  private readonly solidSeen = new Map<string, number>();
+  private solidTo: number | null = null;
   /** Transactions (order:tx) read as pending after a scan, bounded like `known`. */
   private readonly readPending = new Set<string>();
-  /** The solidified head at the last full pass, and when (real ms) that pass ran. */
-  private passedAt: { solid: number; at: number } | null = null;
 
   constructor(private readonly deps: ConfirmerDeps) {
     this.reader = deps.reader ?? ChainReader.fromConfig(deps.cfg);
-    this.solid = new BlockWindow((start, end) => this.reader.blockTransactions(start, end, 'solid'), SOLID_KEPT_BLOCKS);
   }
 
-  private get idlePassMs(): number {
-    return Math.max(1_000, 4 * (this.deps.cfg.CHAIN_POLL_MS ?? 0));
-  }
-
-  /**
-   * One pass, unless no block solidified since the last one and that was less than a few polls ago: what
-   * the confirmer settles on (a transaction in a solidified block) changes only with a new solidified
-   * block, and reading every open order (their signed sets) each poll cost more CPU than anything else
-   * it does. The end of a wait window is a matter of time: a pass still runs every idlePassMs.
-   */
   async tick(): Promise<void> {
-    // Unread (the node not answering): a full pass, whose scan then reads each transaction on its own.
-    const solid = await (async () => this.reader.solidifiedBlockNumber())().catch(() => null);
-    const now = Date.now();
-    if (solid !== null && this.passedAt?.solid === solid && now - this.passedAt.at < this.idlePassMs) return;
-    this.passedAt = solid === null ? null : { solid, at: now };
     this.live = new Set();
-    const commands = [...(await this.settle(solid)), ...(await this.closes())];
+    const commands = [...(await this.settle()), ...(await this.closes())];
     this.trim();
     if (commands.length > 0) await this.deps.bus.append(commands);
   }
@@ -89,21 +71,32 @@ export class Confirmer {
   }
 
   /**
-   * Reads the solidified blocks since the last pass into `solid`. True when every solidified block after
-   * the last one read before this pass is read (or, at the first pass or far behind, the window starts at
-   * the solidified head read now, before any transaction is): then a transaction read as pending in an
-   * earlier pass and in none of these blocks is still pending. False when the blocks could not be read:
-   * every transaction is then read on its own.
+   * Reads the solidified blocks since the last pass (their transaction ids only) into `solidSeen`. True when
+   * every solidified block after the one `solidTo` named before this pass is read (or, at the first pass
+   * or far behind, `solidTo` is set to the solidified head read now, before any transaction is): then a
+   * transaction read as pending in an earlier pass and in none of these blocks is still pending. False
+   * when the blocks could not be read: every transaction is then read on its own.
    */
-  private async scanSolid(head: number | null): Promise<boolean> {
+  private async scanSolid(): Promise<boolean> {
     try {
-      const advanced = await this.solid.advance(head ?? (await this.reader.solidifiedBlockNumber()));
-      if (advanced === 'gap') throw new Error('a solidified block was not served');
-      if (advanced === 'reset') this.readPending.clear();
+      const head = await this.reader.solidifiedBlockNumber();
+      if (this.solidTo === null || head - this.solidTo > SOLID_KEPT_BLOCKS) {
+        this.solidSeen.clear();
+        this.readPending.clear();
+        this.solidTo = head;
+        return true;
+      }
+      while (this.solidTo < head) {
+        const { ids, last } = await this.reader.blockTxIds(this.solidTo + 1, Math.min(head, this.solidTo + MAX_BLOCK_RANGE) + 1, 'solid');
+        if (last === null) throw new Error(`solidified block ${this.solidTo + 1} not served`);
+        for (const id of ids) this.solidSeen.set(id, last);
+        this.solidTo = last;
+      }
+      for (const [id, n] of this.solidSeen) if (n <= head - SOLID_KEPT_BLOCKS) this.solidSeen.delete(id);
       return true;
     } catch (err) {
       logger.warn({ err: (err as Error).message }, 'confirmer: solidified blocks not read; reading each transaction');
-      this.solid.forget();
+      this.solidTo = null;
       return false;
     }
   }
@@ -111,21 +104,20 @@ export class Confirmer {
   /**
    * Final state of a transaction; `expect` (null for undelegations) says what a landed one must carry.
    * With `scanned` (scanSolid this pass), one read as pending in an earlier pass and in none of the
-   * solidified blocks read since is pending without another read, and one in a block read with its result
-   * is taken from the block. `owners`: the stored owners of some ids, read for the whole pass.
+   * solidified blocks read since is pending without another read.
    */
-  private async state(orderId: string, txId: string, expect: ((tx: ChainTx) => string | null) | null, scanned = false, owners = new Map<string, string>()): Promise<TxState> {
+  private async state(orderId: string, txId: string, expect: ((tx: ChainTx) => string | null) | null, scanned = false): Promise<TxState> {
     const key = `${orderId}:${txId}`;
     const known = this.known.get(key);
     if (known) return known;
-    if (scanned && this.readPending.has(key) && !this.solid.has(txId)) return 'pending';
-    const tx = (scanned ? this.solid.get(txId) : undefined) ?? (await this.reader.transaction(txId, 'solid'));
+    if (scanned && this.readPending.has(key) && !this.solidSeen.has(txId)) return 'pending';
+    const tx = await this.reader.transaction(txId, 'solid');
     if (!tx) {
       if (scanned) this.readPending.add(key);
       return 'pending';
     }
     // Only a transaction this order itself stored can deliver it (order_tx_ids: one owner per id).
-    const owner = owners.get(txId) ?? (await txOwner(this.deps.pool, txId));
+    const owner = await txOwner(this.deps.pool, txId);
     const wrong = tx.contractRet !== 'SUCCESS' ? `result ${tx.contractRet}` : owner !== orderId ? `stored by ${owner ?? 'no order'}` : expect ? expect(tx) : null;
     if (wrong && tx.contractRet === 'SUCCESS') logger.error({ orderId, txId, wrong }, 'confirmer: a hash of this order landed but does not deliver it; never confirmed on it');
     const state: TxState = wrong ? 'failed' : 'landed';
@@ -133,12 +125,10 @@ export class Confirmer {
     return state;
   }
 
-  private async states(
-    orderId: string, txIds: string[], expect: Array<((tx: ChainTx) => string | null) | null> = [], scanned = false, owners?: Map<string, string>,
-  ): Promise<TxState[]> {
+  private async states(orderId: string, txIds: string[], expect: Array<((tx: ChainTx) => string | null) | null> = [], scanned = false): Promise<TxState[]> {
     for (const t of txIds) this.live.add(`${orderId}:${t}`);
     const out: TxState[] = [];
-    for (let i = 0; i < txIds.length; i += 16) out.push(...(await Promise.all(txIds.slice(i, i + 16).map((t, j) => this.state(orderId, t, expect[i + j] ?? null, scanned, owners)))));
+    for (let i = 0; i < txIds.length; i += 16) out.push(...(await Promise.all(txIds.slice(i, i + 16).map((t, j) => this.state(orderId, t, expect[i + j] ?? null, scanned)))));
     return out;
   }
 
@@ -192,7 +182,7 @@ export class Confirmer {
     return true;
   }
 
-  private async settle(solidNumber: number | null): Promise<Command[]> {
+  private async settle(): Promise<Command[]> {
     const { pool, clock } = this.deps;
     const now = clock.now();
     const orders = await workList(pool, 'allocating', now);
@@ -217,13 +207,9 @@ export class Confirmer {
     const open = orders.filter((o) => !signed.has(o.id));
     // Which transactions are in a solidified block: from the blocks since the last pass, not a read per
     // pending transaction every pass.
-    const scanned = open.length > 0 && (await this.scanSolid(solidNumber));
-    // The owners of the transactions the blocks just showed landed, in one query (not one per transaction).
-    const owners = scanned
-      ? await txOwners(pool, open.flatMap((o) => o.allocations.filter((a) => !this.known.has(`${o.id}:${a.txId}`) && this.solid.get(a.txId)).map((a) => a.txId)))
-      : new Map<string, string>();
+    const scanned = open.length > 0 && (await this.scanSolid());
     for (let i = 0; i < open.length; i += ORDERS_AT_ONCE) {
-      out.push(...(await Promise.all(open.slice(i, i + ORDERS_AT_ONCE).map((o) => this.settleOne(o, now, headOnce, stayingOnce, scanned, owners)))));
+      out.push(...(await Promise.all(open.slice(i, i + ORDERS_AT_ONCE).map((o) => this.settleOne(o, now, headOnce, stayingOnce, scanned)))));
     }
     return out.filter((c): c is Command => c !== null);
   }
@@ -233,12 +219,12 @@ export class Confirmer {
   }
 
   private async settleOne(
-    order: Order, now: number, head: () => Promise<{ timestamp: number }>, staying: () => Promise<Map<string, bigint>>, scanned: boolean, owners: Map<string, string>,
+    order: Order, now: number, head: () => Promise<{ timestamp: number }>, staying: () => Promise<Map<string, bigint>>, scanned: boolean,
   ): Promise<Command | null> {
     const windowOver = this.windowOver(order, now);
     if (order.allocations.length === 0) return windowOver ? this.settleCommand(order, []) : null;
     // Past the window every transaction not known final is read: the failure below rests on real reads.
-    const states = await this.states(order.id, order.allocations.map((a) => a.txId), order.allocations.map((a) => this.expectation(order, a)), scanned && !windowOver, owners);
+    const states = await this.states(order.id, order.allocations.map((a) => a.txId), order.allocations.map((a) => this.expectation(order, a)), scanned && !windowOver);
     const landed = order.allocations.filter((_, i) => states[i] === 'landed');
     const allLanded = landed.length === order.allocations.length;
     if (allLanded && (await this.covered(order, landed.filter((a) => a.kind === 'delegate'), staying))) return this.settleCommand(order, landed.map((a) => a.txId));

@@ -21,7 +21,7 @@ const order = (id: string): Order => {
   return { ...o, allocations: o.allocations.map((a) => ({ ...a, signedTx: JSON.stringify({ raw_data: { expiration: EXPIRATION } }) })) };
 };
 
-function confirmerOver(chain: { solidTimestamp: number; solidTxs: Set<string>; solidNumber?: number }, calls: string[], appended: any[]) {
+function confirmerOver(chain: { solidTimestamp: number; solidTxs: Set<string> }, calls: string[], appended: any[]) {
   return new Confirmer({
     cfg: { ORDER_WAIT_WINDOW_MS: 10_000 } as any,
     pool: { query: async (sql: string, params: string[]) => ({ rows: sql.includes('order_tx_ids') ? [{ order_id: `ord_${params[0].slice(7)}` }] : [] }) } as any,
@@ -29,8 +29,8 @@ function confirmerOver(chain: { solidTimestamp: number; solidTxs: Set<string>; s
     bus: { append: async (c: any[]) => void appended.push(...c) } as any,
     reader: {
       nowBlock: async (view: string) => (calls.push(`head:${view}`), { number: 7, id: 'b7', timestamp: chain.solidTimestamp }),
-      solidifiedBlockNumber: async () => chain.solidNumber ?? 7,
-      blockTransactions: async (_start: number, end: number) => ({ txs: [], last: end - 1 }),
+      solidifiedBlockNumber: async () => 7,
+      blockTxIds: async () => ({ ids: [], last: 7 }),
       transaction: async (txId: string, view: string) => {
         calls.push(`tx:${view}`);
         return chain.solidTxs.has(txId)
@@ -54,10 +54,9 @@ test('past the window, a pending delegation is hopeless only once the solidified
   expect(appended).toEqual([]);
   expect(calls).toEqual(['head:solid', 'tx:solid']);
 
-  // The delegation solidified (in a later block): settled on it, never failed.
+  // The delegation solidified: settled on it, never failed.
   chain.solidTxs.add('tx_ord_x');
   chain.solidTimestamp = EXPIRATION + 1_000;
-  (chain as { solidNumber?: number }).solidNumber = 8;
   await confirmer.tick();
   expect(appended.map((c) => [c.type, c.orderId, c.landedTxIds, c.strandedTxIds])).toEqual([['order.settle', 'ord_x', ['tx_ord_x'], undefined]]);
 });
