@@ -6,7 +6,7 @@
  * of it, committed, and answered (the bus holds the result). Prints p50/p99 per stage and the median time of
  * each round trip of a slice. Run: infra/env/load.sh test -- npx tsx bench/processor-stages.ts
  * First, the apply rate from a backlog: BENCH_BACKLOG order.create commands appended while the processor is stopped,
- * then applied once it starts again, timed from its first BEGIN to its last COMMIT (max batch PROCESSOR_MAX_BATCH).
+ * then the time until the processor started again has applied them all (max batch PROCESSOR_MAX_BATCH).
  * Environment: BENCH_RATES (default 400,500), BENCH_SECONDS (default 8), BENCH_BACKLOG (default 4000; 0 skips it).
  */
 import { randomUUID } from 'node:crypto';
