@@ -13,34 +13,23 @@ export function shiftPlaceholders(sql: string, offset: number): string {
   return offset === 0 ? sql : sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
 }
 
-/** A multi-row INSERT with its placeholders numbered from `offset` + 1 (its place among other statements' parameters). */
-interface PendingInsert {
-  params: unknown[];
-  sql(offset: number): string;
-}
-
-/** The multi-row INSERTs for `rows`, split so no statement exceeds the parameter limit; SQL built once placed. */
-function pendingInserts(table: string, columns: readonly string[], rows: unknown[][], suffix: string): PendingInsert[] {
-  const perStatement = Math.max(1, Math.floor(MAX_PARAMS / columns.length));
-  const head = `INSERT INTO ${table} (${columns.map((c) => `"${c}"`).join(', ')}) VALUES `;
-  const out: PendingInsert[] = [];
-  for (let start = 0; start < rows.length; start += perStatement) {
-    const chunk = rows.slice(start, start + perStatement);
-    out.push({
-      params: chunk.flat(),
-      sql: (offset) => {
-        let n = offset;
-        const tuples = chunk.map((row) => `(${row.map(() => `$${++n}`).join(', ')})`);
-        return `${head}${tuples.join(', ')} ${suffix}`;
-      },
-    });
-  }
-  return out;
-}
-
 /** The multi-row INSERT statements for `rows`, split so no statement exceeds the parameter limit. */
 export function insertStatements(table: string, columns: readonly string[], rows: unknown[][], suffix = ''): Statement[] {
-  return pendingInserts(table, columns, rows, suffix).map((p) => ({ sql: p.sql(0), params: p.params }));
+  const perStatement = Math.max(1, Math.floor(MAX_PARAMS / columns.length));
+  const statements: Statement[] = [];
+  for (let start = 0; start < rows.length; start += perStatement) {
+    const chunk = rows.slice(start, start + perStatement);
+    const params: unknown[] = [];
+    const tuples = chunk.map((row) => {
+      const placeholders = row.map((value) => {
+        params.push(value);
+        return `$${params.length}`;
+      });
+      return `(${placeholders.join(', ')})`;
+    });
+    statements.push({ sql: `INSERT INTO ${table} (${columns.map((c) => `"${c}"`).join(', ')}) VALUES ${tuples.join(', ')} ${suffix}`, params });
+  }
+  return statements;
 }
 
 /** Multi-row INSERT, split so no statement exceeds the parameter limit. `suffix` may add ON CONFLICT. */
@@ -93,9 +82,6 @@ export async function upsertRows<C extends string>(
   return insertRows(client, table, columns, rows, suffix);
 }
 
-/** A statement numbered from $1, moved to its place among other statements' parameters. */
-const placed = (statement: Statement): PendingInsert => ({ params: statement.params, sql: (offset) => shiftPlaceholders(statement.sql, offset) });
-
 /** PostgreSQL's limit of parameters per statement is 65,535; a group's statement stays below this. */
 const MAX_GROUP_PARAMS = 60_000;
 
@@ -107,7 +93,7 @@ const MAX_GROUP_PARAMS = 60_000;
  * written twice in a group. A group past the parameter limit goes as several statements, in order.
  */
 export class WriteGroup {
-  private readonly parts: PendingInsert[] = [];
+  private readonly parts: Statement[] = [];
   private readonly notices = new Set<string>();
 
   get size(): number {
@@ -115,13 +101,12 @@ export class WriteGroup {
   }
 
   add(statement: Statement): this {
-    this.parts.push(placed(statement));
+    this.parts.push(statement);
     return this;
   }
 
-  // Numbered where the part lands in the group's statement (no renumbering of a long VALUES list afterwards).
   insertRows(table: string, columns: readonly string[], rows: unknown[][], suffix = ''): this {
-    this.parts.push(...pendingInserts(table, columns, rows, suffix));
+    for (const statement of insertStatements(table, columns, rows, suffix)) this.parts.push(statement);
     return this;
   }
 
@@ -141,7 +126,7 @@ export class WriteGroup {
    * (e.g. a compare-and-set UPDATE ... RETURNING 1), else null.
    */
   async send(client: PoolClient, checked?: Statement): Promise<number | null> {
-    const parts = checked ? [...this.parts, placed(checked)] : this.parts;
+    const parts = checked ? [...this.parts, checked] : this.parts;
     if (parts.length === 0 && this.notices.size === 0) return null;
     let count: number | null = null;
     let start = 0;
@@ -155,7 +140,7 @@ export class WriteGroup {
       const ctes = chunk.map((part, i) => {
         const offset = params.length;
         params.push(...part.params);
-        return `w${i} AS (${part.sql(offset)})`;
+        return `w${i} AS (${shiftPlaceholders(part.sql, offset)})`;
       });
       const counted = last && checked ? `(SELECT count(*) FROM w${chunk.length - 1})::int` : 'NULL::int';
       const notices = last ? [...this.notices].map((c) => `, pg_notify('${c.replace(/'/g, "''")}', '')`).join('') : '';

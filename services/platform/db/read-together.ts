@@ -7,25 +7,10 @@
  * The parts run on one snapshot and none sees another's writes: a part may be a data-modifying statement with
  * RETURNING (e.g. a claim) only when no other part reads what it writes.
  */
-import { createHash } from 'node:crypto';
 import { shiftPlaceholders, type Statement } from './bulk';
 import type { PoolClient } from './pool';
 
 type Row = Record<string, any>;
-
-const statementNames = new Map<string, string>();
-
-/**
- * One name per distinct text (a few: the combinations of parts a caller sends). Past a bound (texts that vary,
- * which callers should not send) unnamed, so neither this map nor the connections' prepared statements grow.
- */
-function statementName(sql: string): string | undefined {
-  let name = statementNames.get(sql);
-  if (name === undefined && statementNames.size < 200) {
-    statementNames.set(sql, (name = `read_together_${createHash('sha1').update(sql).digest('hex').slice(0, 16)}`));
-  }
-  return name;
-}
 
 export async function readTogether(client: Pick<PoolClient, 'query'>, parts: Statement[]): Promise<Row[][]> {
   if (parts.length === 0) return [];
@@ -38,8 +23,7 @@ export async function readTogether(client: Pick<PoolClient, 'query'>, parts: Sta
   });
   const sides = parts.map((_, i) => `(SELECT row_number() OVER () AS "#row", true AS "#${i}", p${i}.* FROM p${i}) AS x${i}`);
   const sql = `WITH ${ctes.join(', ')} SELECT * FROM ${sides[0]}${sides.slice(1).map((s) => ` FULL JOIN ${s} USING ("#row")`).join('')}`;
-  // Named (prepared once per connection, its plan kept): a batch of one kind sends the same text every time.
-  const result = await client.query({ name: statementName(sql), text: sql, values: params, rowMode: 'array' });
+  const result = await client.query({ text: sql, values: params, rowMode: 'array' });
   // Column ranges of each part: from just after its marker to just before the next marker.
   const names = result.fields.map((f) => f.name);
   const starts = parts.map((_, i) => names.indexOf(`#${i}`));
