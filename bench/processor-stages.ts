@@ -5,9 +5,7 @@
  * batch handed to the consumer (fetch), decoded, its slice's transaction begun and each PostgreSQL round trip
  * of it, committed, and answered (the bus holds the result). Prints p50/p99 per stage and the median time of
  * each round trip of a slice. Run: infra/env/load.sh test -- npx tsx bench/processor-stages.ts
- * First, the apply rate from a backlog: BENCH_BACKLOG order.create commands appended while the processor is stopped,
- * then the time until the processor started again has applied them all (max batch PROCESSOR_MAX_BATCH).
- * Environment: BENCH_RATES (default 400,500), BENCH_SECONDS (default 8), BENCH_BACKLOG (default 4000; 0 skips it).
+ * Environment: BENCH_RATES (default 400,500), BENCH_SECONDS (default 8).
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
@@ -21,11 +19,10 @@ import { percentile } from './figures';
 
 const RATES = (process.env.BENCH_RATES ?? '400,500').split(',').map(Number);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
-const BACKLOG = Number(process.env.BENCH_BACKLOG ?? 4000);
 
 interface Times { submit: number; appended?: number; fetched?: number; decoded?: number; begun?: number; committed?: number; answered?: number }
 const times = new Map<string, Times>();
-interface Slice { ids: string[]; trips: Array<{ sql: string; ms: number }>; start: number; end?: number }
+interface Slice { ids: string[]; trips: Array<{ sql: string; ms: number }> }
 const slices: Slice[] = [];
 
 // The processor's transactions: the client whose BEGIN locks the processor's stored offset, until its COMMIT.
@@ -36,7 +33,7 @@ pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
   const text = (typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string } | undefined)?.text) ?? '';
   const t0 = performance.now();
   if (text.startsWith('BEGIN') && text.includes('ledger-processor')) {
-    const slice: Slice = { ids: fetchedNow, trips: [], start: t0 };
+    const slice: Slice = { ids: fetchedNow, trips: [] };
     for (const id of slice.ids) { const t = times.get(id); if (t && t.begun === undefined) t.begun = t0; }
     open.set(this, slice);
   }
@@ -48,7 +45,6 @@ pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
       slice.trips.push({ sql: text.replace(/\s+/g, ' ').slice(0, 60), ms: t1 - t0 });
       if (text === 'COMMIT' || text === 'ROLLBACK') {
         open.delete(this);
-        slice.end = t1;
         slices.push(slice);
         for (const id of slice.ids) { const t = times.get(id); if (t && t.committed === undefined) t.committed = t1; }
       }
@@ -89,7 +85,7 @@ async function main(): Promise<void> {
   };
   const bus = commandBusFor(rt, { timeoutMs: 10_000 });
   await bus.start();
-  let roles = await startRoles(rt, ['processor', 'relay']);
+  const roles = await startRoles(rt, ['processor', 'relay']);
   const accountId = 'acc_stages';
   await bus.submit({ type: 'account.create', accountId, brand: rt.cfg.BRAND, network: rt.cfg.NETWORK, ownerAddress: null, displayName: null });
   await bus.submit({ type: 'balance.adjust', accountId, amountSun: 10n ** 14n, memo: 'stages' });
@@ -99,20 +95,6 @@ async function main(): Promise<void> {
     quoteId: null, quoteExpiresAt: null, priceSunPerUnit: 40n, paySun: 2_600_000n, activateSun: 0n, source: 'api', memo: null, supplier: 'pool',
   });
   console.log(`processor stages: order.create, one account, ${SECONDS} s per rate, ${new Date().toISOString()}`);
-  if (BACKLOG > 0) {
-    await Promise.all(roles.map((r) => r.stop()));
-    const backlog = Array.from({ length: BACKLOG }, () => bus.stamp(order() as never, false));
-    for (let i = 0; i < backlog.length; i += 500) await bus.append(backlog.slice(i, i + 500));
-    const countDone = async () => (await rt.pool.query("SELECT count(*)::int AS n FROM command_results WHERE outcome <> 'pending'")).rows[0].n as number;
-    const target = (await countDone()) + BACKLOG;
-    slices.length = 0;
-    roles = await startRoles(rt, ['processor', 'relay']);
-    while ((await countDone()) < target) await new Promise((r) => setTimeout(r, 20));
-    // From the first slice's BEGIN to the last COMMIT (the group join before it is not the processor's work).
-    const seconds = (Math.max(...slices.map((x) => x.end as number)) - Math.min(...slices.map((x) => x.start))) / 1000;
-    const trips = slices.map((x) => x.trips.reduce((a, t) => a + t.ms, 0)).sort((a, b) => a - b);
-    console.log(`  backlog of ${BACKLOG}: ${(BACKLOG / seconds).toFixed(0)} commands/s (first BEGIN to last COMMIT ${seconds.toFixed(2)} s, ${slices.length} slices, PostgreSQL time per slice p50 ${percentile(trips, 50).toFixed(1)} ms)`);
-  }
   for (const rate of RATES) {
     times.clear();
     slices.length = 0;

@@ -120,11 +120,10 @@ type Where = { group: string; topic: string; partition: number };
  * moves on success (default: one past the last record).
  */
 export async function applySlice<T, R>(
-  pool: Pool, spec: CheckpointSpec<T, R>, partition: number, decoded: Decoded<T>[], until?: bigint, refuseReason?: string, onLocked?: () => void,
+  pool: Pool, spec: CheckpointSpec<T, R>, partition: number, decoded: Decoded<T>[], until?: bigint, refuseReason?: string,
 ): Promise<SliceOutcome<R>> {
   const where: Where = { group: spec.group, topic: spec.topic, partition };
   return inTransaction(pool, async (client, locked): Promise<SliceOutcome<R>> => {
-    onLocked?.();
     const stored = locked[0].next_offset as bigint;
     const first = decoded[0].record.offset;
     const last = decoded[decoded.length - 1].record.offset;
@@ -145,14 +144,13 @@ export async function applySlice<T, R>(
 
 /**
  * applySlice with poison isolation: on a deterministic failure, bisect until the failing record is found,
- * refuse it, and apply the rest. Returns on the first seek (the caller must re-read from there). `onLocked`
- * runs once the first transaction holds the stored offset's lock.
+ * refuse it, and apply the rest. Returns on the first seek (the caller must re-read from there).
  */
 export async function applyIsolated<T, R>(
-  pool: Pool, spec: CheckpointSpec<T, R>, partition: number, decoded: Decoded<T>[], until?: bigint, onLocked?: () => void,
+  pool: Pool, spec: CheckpointSpec<T, R>, partition: number, decoded: Decoded<T>[], until?: bigint,
 ): Promise<SliceOutcome<R>> {
   try {
-    return await applySlice(pool, spec, partition, decoded, until, undefined, onLocked);
+    return await applySlice(pool, spec, partition, decoded, until);
   } catch (err) {
     if (!isDeterministicFailure(err)) throw err;
     const reason = (err as Error).message;
@@ -170,93 +168,31 @@ export async function applyIsolated<T, R>(
   }
 }
 
-/** The slices of one partition under way: the last one started, and when it holds the stored offset's lock. */
-interface Lane {
-  locked: Promise<void>;
-  done: Promise<void>;
-  /** afterCommit of the slices, one after another in commit order. */
-  after: Promise<void>;
-  /** A slice that failed after the fetch position had moved past it: the next batch of the partition throws it. */
-  failed?: { err: unknown };
-}
-
-/**
- * Runs the consumer group: bounded slices, each applied with applyIsolated, then afterCommit.
- *
- * Pipelined per partition: a slice's transaction is sent once the slice before holds the stored offset's lock,
- * so it queues on that lock and goes on the moment the one before commits; the handler returns (and the
- * consumer fetches the next batch) once the slice before has finished. The next fetch and decode overlap the
- * current slice's writes and commit, instead of following them. Nothing about exactly once changes: each
- * transaction still reads the stored offset under its lock and applies only from there (a slice that finds
- * the offset elsewhere seeks, as before). The fetch position moves past a slice when it starts; if the slice
- * then fails, the consumer seeks back to it and the partition's next batch throws the error (the library's
- * retry with backoff, as when a handler failed before).
- */
+/** Runs the consumer group: bounded slices, each applied with applyIsolated, then afterCommit. */
 export async function startCheckpointedConsumer<T, R>(options: ConsumerOptions<T, R>): Promise<RunningConsumer> {
-  const lanes = new Map<number, Lane>();
-  const running = options.log.runBatchConsumer({
+  return options.log.runBatchConsumer({
     groupId: options.group,
     topics: [options.topic],
     partitionsConcurrently: options.partitionsConcurrently ?? 3,
     handler: async (batch, control) => {
-      const partition = batch.partition;
-      let lane = lanes.get(partition);
-      if (!lane) lanes.set(partition, (lane = { locked: Promise.resolve(), done: Promise.resolve(), after: Promise.resolve() }));
       for (let start = 0; start < batch.records.length && control.stillOwned(); start += options.maxBatch) {
         const slice = batch.records.slice(start, start + options.maxBatch);
         const decoded = await decodeAll(options.decode, slice);
-        await lane.locked;
-        if (lane.failed) {
-          const { err } = lane.failed;
-          lane.failed = undefined;
-          throw err;
+        const outcome = await applyIsolated(options.pool, options, batch.partition, decoded);
+        if ('seekTo' in outcome) {
+          logger.info({ topic: options.topic, partition: batch.partition, offset: String(outcome.seekTo) }, 'seeking to the stored offset');
+          control.seek(outcome.seekTo);
+          return;
         }
-        if (!control.stillOwned()) return;
-        let markLocked = () => undefined as void;
-        const locked = new Promise<void>((resolve) => (markLocked = resolve));
-        const before = lane.done;
-        const current: Lane = lane;
-        const done = (async () => {
-          try {
-            const outcome = await applyIsolated(options.pool, options, partition, decoded, undefined, markLocked);
-            if ('seekTo' in outcome) {
-              logger.info({ topic: options.topic, partition, offset: String(outcome.seekTo) }, 'seeking to the stored offset');
-              control.seek(outcome.seekTo);
-              return;
-            }
-            if (options.crashAfterCommit) crashPoint(options.crashAfterCommit);
-            current.after = current.after.then(async () => {
-              try {
-                await options.afterCommit?.(partition, outcome.results);
-              } catch (err) {
-                logger.warn({ err, topic: options.topic, partition }, 'after-commit step failed');
-              }
-            });
-          } catch (err) {
-            // Applied nothing: read the slice again from its start (the stored offset decides what applies).
-            current.failed = { err };
-            control.seek(slice[0].offset);
-          } finally {
-            markLocked();
-          }
-        })();
-        lane.locked = locked;
-        lane.done = done;
-        // The fetch position moves past the slice now; a failure seeks back (above).
-        control.resolve(slice[slice.length - 1].offset);
-        await before;
+        if (options.crashAfterCommit) crashPoint(options.crashAfterCommit);
+        control.resolve(outcome.last);
+        try {
+          await options.afterCommit?.(batch.partition, outcome.results);
+        } catch (err) {
+          logger.warn({ err, topic: options.topic, partition: batch.partition }, 'after-commit step failed');
+        }
         await control.heartbeat();
       }
     },
   });
-  const consumer = await running;
-  return {
-    stop: async () => {
-      await consumer.stop();
-      await Promise.all([...lanes.values()].map(async (l) => {
-        await l.done;
-        await l.after;
-      }));
-    },
-  };
 }
