@@ -10,13 +10,11 @@ import type { Command, RefusalReason } from '../domain/commands';
 import { errorCatalog } from '../domain/errors';
 import { derivedId } from '../domain/ids';
 import type { Journal } from '../domain/ledger';
-import type { ApplyContext, Effects } from '../domain/outcome';
-import { WriteGroup, type Statement } from '../platform/db/bulk';
+import type { ApplyContext } from '../domain/outcome';
+import { WriteGroup } from '../platform/db/bulk';
 import type { PoolClient } from '../platform/db/pool';
-import { readTogether } from '../platform/db/read-together';
 import {
-  accountsFromRows, accountsStatement, claimCommands, claimedIds, claimStatement, finishResults, readResults, resultsFromRows,
-  resultsStatement, saveAccounts, saveJournals, saveOutbox, type OutboxMessage,
+  claimCommands, finishResults, loadAccounts, readResults, saveAccounts, saveJournals, saveOutbox, type OutboxMessage,
 } from './store';
 import { depositIdsOf, loadDeposits, saveDeposits } from './deposit-store';
 import type { Deposit } from '../domain/deposits';
@@ -56,13 +54,6 @@ export function refusalMarker(command: Command, reason: RefusalReason): OutboxMe
   return { destination: 'account-commands', messageId: marker.commandId, accountId: command.accountId, payload: marker, createdAt: command.issuedAt, traceContext: null };
 }
 
-/** Effects written with the ledger (one statement); any other (a new kind too) goes to a store saved after the orders. */
-const ledgerEffects = new Set<string>(['accounts', 'journals', 'deposits', 'events', 'followUps', 'orders', 'idempotency', 'orderEvents']);
-
-function changesOtherStores(effects: Effects): boolean {
-  return Object.entries(effects).some(([key, value]) => !ledgerEffects.has(key) && value !== undefined && !(Array.isArray(value) && value.length === 0));
-}
-
 export async function applyBatch(
   client: PoolClient,
   commands: Command[],
@@ -79,37 +70,24 @@ export async function applyBatch(
     return true;
   });
 
-  // One round trip for the claim and the reads most commands need (accounts, orders): the claim's INSERT, the
-  // results stored before (this statement's snapshot precedes the claim, so a command it claims has none), and
-  // the accounts and orders of every command of the batch (those of the claimed ones among them).
-  const ids = work.map((c) => c.commandId);
-  const orderReads = OrderState.statements(work);
-  const claim = claimStatement(work);
-  const [claimedRows = [], earlierRows = [], accountRows = [], ...orderRows] = claim === null ? [] : await readTogether(client, [
-    claim, resultsStatement(ids), accountsStatement([...new Set(work.map((c) => c.accountId))]) as Statement, ...orderReads,
-  ]);
-  const claimed = claimedIds(claimedRows);
+  const claimed = await claimCommands(client, work);
   const outbox: OutboxMessage[] = [];
   const finished: AppliedCommand[] = [];
 
-  // Not claimed: applied before (a duplicate on the log), or refused by a caller that gave up waiting. A result
-  // committed after the snapshot (a caller abandoning the command meanwhile) is read again.
-  const earlier = resultsFromRows(earlierRows);
-  const unseen = ids.filter((id) => !claimed.has(id) && !earlier.has(id));
-  for (const [id, result] of await readResults(client, unseen)) earlier.set(id, result);
+  // Not claimed: applied before (a duplicate on the log), or refused by a caller that gave up waiting.
+  const earlier = await readResults(client, work.filter((c) => !claimed.has(c.commandId)).map((c) => c.commandId));
   for (const command of work) {
     const result = earlier.get(command.commandId);
     if (result?.refusalReason === 'abandoned') outbox.push(refusalMarker(command, 'abandoned'));
   }
 
   const fresh = work.filter((c) => claimed.has(c.commandId));
-  const state = accountsFromRows(accountRows);
+  const state = await loadAccounts(client, [...new Set(fresh.map((c) => c.accountId))]);
   const changed = new Map<string, Account>();
   const journals: Journal[] = [];
-  let otherStores = false;
   const deposits = await loadDeposits(client, depositIdsOf(fresh));
   const changedDeposits = new Map<string, Deposit>();
-  const orders = OrderState.fromRows(orderRows);
+  const orders = await OrderState.load(client, fresh);
   const promo = await PromoState.load(client, fresh);
   const apiKeys = await ApiKeyState.load(client, fresh);
   const webhookEndpoints = await WebhookEndpointState.load(client, fresh);
@@ -140,7 +118,6 @@ export async function applyBatch(
     journals.push(...effects.journals);
     for (const order of effects.orders ?? []) orders.put(order);
     for (const record of effects.idempotency ?? []) orders.putRecord(record);
-    if (!otherStores) otherStores = changesOtherStores(effects);
     if (effects.promoConfig) promo.putConfig(effects.promoConfig, command.commandId);
     for (const redemption of effects.redemptions ?? []) promo.putRedemption(redemption);
     for (const code of effects.devCodes ?? []) promo.putDevCode(code);
@@ -168,25 +145,21 @@ export async function applyBatch(
   }
 
   // The ledger's and the orders' writes in one statement (one round trip), before the other stores' (whose
-  // rows may refer to orders); the outbox and the results go last, in `tail` when the caller sends one. When no
-  // other store changed (an order, a payment), the ledger's and the orders' writes go in `tail` too: different
-  // tables, none reading another's rows, so one statement holds them all (bulk.ts).
-  const last = tail ?? new WriteGroup();
-  const writes = otherStores ? new WriteGroup() : last;
+  // rows may refer to orders); the outbox and the results go last, in `tail` when the caller sends one.
+  const writes = new WriteGroup();
   saveAccounts(writes, [...changed.values()]);
   saveJournals(writes, journals);
   saveDeposits(writes, [...changedDeposits.values()]);
   orders.save(writes);
-  if (otherStores) {
-    await writes.send(client);
-    await promo.save(client);
-    await apiKeys.save(client);
-    await webhookEndpoints.save(client);
-    await batches.save(client);
-    await members.save(client);
-    await addressBook.save(client);
-    await subscriptions.save(client);
-  }
+  await writes.send(client);
+  await promo.save(client);
+  await apiKeys.save(client);
+  await webhookEndpoints.save(client);
+  await batches.save(client);
+  await members.save(client);
+  await addressBook.save(client);
+  await subscriptions.save(client);
+  const last = tail ?? new WriteGroup();
   saveOutbox(last, outbox);
   finishResults(last, finished.map((f) => f.result));
   if (!tail) await last.send(client);

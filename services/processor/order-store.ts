@@ -6,7 +6,8 @@
 import type { Command } from '../domain/commands';
 import type { IdempotencyRecord, Order } from '../domain/orders';
 import type { OrderView } from '../domain/outcome';
-import type { Statement, WriteGroup } from '../platform/db/bulk';
+import type { WriteGroup } from '../platform/db/bulk';
+import type { PoolClient } from '../platform/db/pool';
 import { parseJson, stringifyJson } from '../platform/json';
 
 export const orderColumns = [
@@ -92,14 +93,11 @@ export class OrderState implements OrderView {
     if (changed) this.changedRecords.set(k, record);
   }
 
-  /**
-   * The reads of every order and Idempotency-Key record the batch's order commands may read (none when the batch
-   * has no order command), for readTogether; `fromRows` builds the state from their answers. An order a record
-   * names is read through the record in the same statement.
-   */
-  static statements(commands: Command[]): Statement[] {
+  /** Loads every order and record the batch's order commands may read. */
+  static async load(client: PoolClient, commands: Command[]): Promise<OrderState> {
+    const state = new OrderState();
     const work = commands.filter((c) => orderCommandTypes.has(c.type));
-    if (work.length === 0) return [];
+    if (work.length === 0) return state;
     const ids: string[] = [];
     const cidAccounts: string[] = [];
     const cids: string[] = [];
@@ -115,31 +113,25 @@ export class OrderState implements OrderView {
       }
       if ((c.type === 'order.create' || c.type === 'order.close') && c.idempotencyKey) (keyAccounts.push(c.accountId), keys.push(c.idempotencyKey));
     }
-    const selected = orderColumns.map((c) => `o.${c}`).join(', ');
-    const records = `SELECT r.* FROM order_idempotency r JOIN unnest($1::text[], $2::text[]) AS t(a, k) ON r.account_id = t.a AND r.key = t.k`;
-    return [
-      { sql: records, params: [keyAccounts, keys] },
-      {
-        sql: `SELECT ${selected} FROM orders o WHERE o.id = ANY($1::text[])
-       UNION SELECT ${selected} FROM orders o JOIN unnest($2::text[], $3::text[]) AS t(a, c) ON o.account_id = t.a AND o.client_order_id = t.c
-       UNION SELECT ${selected} FROM orders o JOIN unnest($4::text[], $5::text[]) AS q(a, c) ON o.account_id = q.a AND o.quote_id = q.c
-       UNION SELECT ${selected} FROM orders o JOIN order_idempotency r ON o.id = r.order_id
-         JOIN unnest($6::text[], $7::text[]) AS k(a, k) ON r.account_id = k.a AND r.key = k.k`,
-        params: [ids, cidAccounts, cids, quoteAccounts, quotes, keyAccounts, keys],
-      },
-    ];
-  }
-
-  /** The state from the answers of `statements` (in their order; none when it returned none). */
-  static fromRows([recordRows = [], orderRows = []]: Record<string, any>[][]): OrderState {
-    const state = new OrderState();
+    // Most order commands carry no Idempotency-Key: no round trip for an empty lookup.
+    const recordRows = keys.length === 0 ? [] : (await client.query(
+      `SELECT r.* FROM order_idempotency r JOIN unnest($1::text[], $2::text[]) AS t(a, k) ON r.account_id = t.a AND r.key = t.k`,
+      [keyAccounts, keys],
+    )).rows;
     for (const r of recordRows) {
       state.putRecord({
         accountId: r.account_id, key: r.key, scope: r.scope, requestHash: r.request_hash, orderId: r.order_id, status: r.status,
         createdAt: r.created_at.getTime(), expiresAt: r.expires_at.getTime(),
       }, false);
+      ids.push(r.order_id);
     }
-    for (const r of orderRows) state.put(orderFromRow(r), false);
+    const { rows } = await client.query(
+      `SELECT ${orderColumns.join(', ')} FROM orders WHERE id = ANY($1::text[])
+       UNION SELECT ${orderColumns.join(', ')} FROM orders o JOIN unnest($2::text[], $3::text[]) AS t(a, c) ON o.account_id = t.a AND o.client_order_id = t.c
+       UNION SELECT ${orderColumns.join(', ')} FROM orders o JOIN unnest($4::text[], $5::text[]) AS q(a, c) ON o.account_id = q.a AND o.quote_id = q.c`,
+      [ids, cidAccounts, cids, quoteAccounts, quotes],
+    );
+    for (const r of rows) state.put(orderFromRow(r), false);
     return state;
   }
 

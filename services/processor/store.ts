@@ -5,36 +5,26 @@
 import type { Account } from '../domain/account';
 import type { Command } from '../domain/commands';
 import type { CommandResult } from '../domain/command-result';
-export { readResults, resultsFromRows, resultsStatement } from '../platform/db/command-results';
+export { readResults } from '../platform/db/command-results';
 import type { DomainEvent } from '../domain/events';
 import type { OrderEvent } from '../domain/order-events';
 import type { Journal } from '../domain/ledger';
 import { netFor, ledgerAccounts } from '../domain/ledger';
-import type { Statement, WriteGroup } from '../platform/db/bulk';
+import type { WriteGroup } from '../platform/db/bulk';
 import type { PoolClient } from '../platform/db/pool';
 import { stringifyJson } from '../platform/json';
 import { accountColumns, accountFromRow, accountToRow } from './account-rows';
 
-/**
- * Inserts a pending result row per command, returning the ids this transaction now owns (first sight), for
- * readTogether or claimCommands. Null for no command.
- */
-export function claimStatement(commands: Command[]): Statement | null {
-  if (commands.length === 0) return null;
-  return {
-    sql: `INSERT INTO command_results (command_id, account_id, command_type, outcome)
+/** Inserts a pending result row per command; returns the ids this transaction now owns (first sight). */
+export async function claimCommands(client: PoolClient, commands: Command[]): Promise<Set<string>> {
+  if (commands.length === 0) return new Set();
+  const { rows } = await client.query(
+    `INSERT INTO command_results (command_id, account_id, command_type, outcome)
      SELECT t.*, 'pending' FROM unnest($1::text[], $2::text[], $3::text[]) AS t
      ON CONFLICT (command_id) DO NOTHING RETURNING command_id`,
-    params: [commands.map((c) => c.commandId), commands.map((c) => c.accountId), commands.map((c) => c.type)],
-  };
-}
-
-export const claimedIds = (rows: Record<string, any>[]): Set<string> => new Set(rows.map((r) => r.command_id as string));
-
-/** Claims the commands (claimStatement) in one statement of its own. */
-export async function claimCommands(client: PoolClient, commands: Command[]): Promise<Set<string>> {
-  const claim = claimStatement(commands);
-  return claim ? claimedIds((await client.query(claim.sql, claim.params)).rows) : new Set();
+    [commands.map((c) => c.commandId), commands.map((c) => c.accountId), commands.map((c) => c.type)],
+  );
+  return new Set(rows.map((r) => r.command_id as string));
 }
 
 /** Adds to `writes` the final result of each command claimed by claimCommands. */
@@ -57,13 +47,11 @@ export function finishResults(writes: WriteGroup, results: CommandResult[]): voi
   });
 }
 
-/** Reads the accounts (for readTogether); null for none. */
-export function accountsStatement(ids: string[]): Statement | null {
-  if (ids.length === 0) return null;
-  return { sql: `SELECT ${accountColumns.join(', ')} FROM accounts WHERE id = ANY($1::text[])`, params: [ids] };
+export async function loadAccounts(client: PoolClient, ids: string[]): Promise<Map<string, Account>> {
+  if (ids.length === 0) return new Map();
+  const { rows } = await client.query(`SELECT ${accountColumns.join(', ')} FROM accounts WHERE id = ANY($1::text[])`, [ids]);
+  return new Map(rows.map((r) => [r.id as string, accountFromRow(r)]));
 }
-
-export const accountsFromRows = (rows: Record<string, any>[]): Map<string, Account> => new Map(rows.map((r) => [r.id as string, accountFromRow(r)]));
 
 export function saveAccounts(writes: WriteGroup, accounts: Account[]): void {
   writes.upsertRows('accounts', accountColumns, accounts.map(accountToRow), { key: 'id', keep: ['created_at'] });

@@ -8,11 +8,6 @@ export interface Statement {
   params: unknown[];
 }
 
-/** `sql` with its $n placeholders moved up by `offset` (a statement's parameters after the earlier ones'). */
-export function shiftPlaceholders(sql: string, offset: number): string {
-  return offset === 0 ? sql : sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
-}
-
 /** The multi-row INSERT statements for `rows`, split so no statement exceeds the parameter limit. */
 export function insertStatements(table: string, columns: readonly string[], rows: unknown[][], suffix = ''): Statement[] {
   const perStatement = Math.max(1, Math.floor(MAX_PARAMS / columns.length));
@@ -140,7 +135,7 @@ export class WriteGroup {
       const ctes = chunk.map((part, i) => {
         const offset = params.length;
         params.push(...part.params);
-        return `w${i} AS (${shiftPlaceholders(part.sql, offset)})`;
+        return `w${i} AS (${offset === 0 ? part.sql : part.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`)})`;
       });
       const counted = last && checked ? `(SELECT count(*) FROM w${chunk.length - 1})::int` : 'NULL::int';
       const notices = last ? [...this.notices].map((c) => `, pg_notify('${c.replace(/'/g, "''")}', '')`).join('') : '';
