@@ -22,8 +22,11 @@ export class WebhookEndpointState implements WebhookEndpointView {
     const state = new WebhookEndpointState();
     const accounts = [...new Set(commands.filter((c) => c.type.startsWith('webhook.')).map((c) => c.accountId))];
     if (accounts.length === 0) return state;
-    // FOR UPDATE: the dispatcher's last_delivery_* writes touch the same rows.
-    const { rows } = await client.query(`SELECT ${columns.join(', ')} FROM webhook_endpoints WHERE account_id = ANY($1::text[]) FOR UPDATE`, [accounts]);
+    // FOR UPDATE: the dispatcher's last_delivery_* writes touch the same rows. Locked in id order, the order the
+    // dispatcher locks them in (dispatcher/store.ts): in scan order the two could each hold a row the other waits for.
+    const { rows } = await client.query(
+      `SELECT ${columns.join(', ')} FROM webhook_endpoints WHERE account_id = ANY($1::text[]) ORDER BY id FOR UPDATE`, [accounts],
+    );
     for (const r of rows) state.endpoints.load(fromRow(r));
     return state;
   }
