@@ -5,7 +5,7 @@
  * the stake facts the pool needs (ratio, delegatable stake, what is delegated to a receiver).
  * Failures to talk to the node are ChainUnavailable; a refusal is an answer, not an exception.
  */
-import { TronWeb, utils as tronUtils } from 'tronweb';
+import type { TronWeb } from 'tronweb';
 import type { Config } from '../platform/config';
 import { parseOwnJson, stringifyJson } from '../platform/json';
 import type { Ratio } from './allocation';
@@ -100,18 +100,8 @@ export class ChainWriter {
     };
   }
 
-  /**
-   * TronWeb's trx.sign less its key-to-address derivation (a scalar multiplication, 40 % of the CPU of a
-   * signed delegation): the signer's address was derived from its key once (signerOf), so the owner check
-   * compares against it. The transaction is still checked against its raw bytes and id (txCheck) before
-   * the id is signed, as trx.sign does.
-   */
   private async sign(tx: any, signer: Signer): Promise<SignedTx> {
-    if (TronWeb.address.toHex(tx?.raw_data?.contract?.[0]?.parameter?.value?.owner_address ?? '').toLowerCase() !== TronWeb.address.toHex(signer.address).toLowerCase()) {
-      throw new Error('Private key does not match address in transaction');
-    }
-    if (tx.signature || !tronUtils.transaction.txCheck(tx)) throw new Error('Invalid transaction');
-    const signed = tronUtils.crypto.signTransaction(signer.privateKey, tx);
+    const signed = await this.tronWeb.trx.sign(tx, signer.privateKey);
     return { txId: signed.txID, signedTx: stringifyJson(signed) };
   }
 
