@@ -1,7 +1,7 @@
 /** What the identity routes share: the runtime, the command bus, the validator and the USDT rate source. */
 import type { CommandBus, NewCommand } from '../platform/command-bus';
 import type { Runtime } from '../platform/runtime';
-import { isTronAddressFast } from '../batches/address';
+import { isTronAddress } from '../identity/address';
 import { ApiError } from './errors';
 import type { RequestValidator } from './validate';
 import type { RateSource } from './views/account-view';
@@ -13,12 +13,9 @@ export interface IdentityDeps {
   rate: RateSource;
 }
 
-/**
- * The regex in the schema checks the shape; this checks the Base58Check checksum (node:crypto's sha256;
- * accepts exactly what TronWeb's isAddress accepts, test/unit/batches-address.test.ts, at a fraction of its CPU).
- */
+/** The regex in the schema checks the shape; this checks the Base58Check checksum. */
 export function checkAddress(value: string, field: string): string {
-  if (!isTronAddressFast(value)) throw new ApiError('invalid_request', `\`${field}\` is not a valid TRON address (checksum).`, { field });
+  if (!isTronAddress(value)) throw new ApiError('invalid_request', `\`${field}\` is not a valid TRON address (checksum).`, { field });
   return value;
 }
 

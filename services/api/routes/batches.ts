@@ -7,14 +7,13 @@ import { Router, type Request } from 'express';
 import type { CommandBus } from '../../platform/command-bus';
 import type { Runtime } from '../../platform/runtime';
 import type { PriceTable } from '../../domain/pricing';
-import { isTronAddressFast } from '../../batches/address';
 import { batchJson } from '../../batches/view';
 import { batchRequestHash, duplicateReceiver, mergeItems, queuedBatch, type Batch, type ItemInput, type ItemSpec } from '../../batches/rules';
 import { batchByRef, listBatches, ordersOfBatches } from '../../batches/store';
 import { accountIdOf, requireAuth } from '../auth/require-auth';
 import { ApiError, sendJson } from '../errors';
 import { createdCursorCodec } from '../cursor';
-import { submitCommand } from '../identity-deps';
+import { checkAddress, submitCommand } from '../identity-deps';
 import type { RequestValidator } from '../validate';
 import { accountLimits } from '../views/account-view';
 
@@ -56,12 +55,6 @@ function checkItem(table: PriceTable, item: ItemSpec, field: string): void {
   if (item.amount < row.min_amount) throw new ApiError('amount_out_of_range', `The amount must be at least ${row.min_amount}.`, { field: `${field}.amount`, min_amount: row.min_amount });
 }
 
-/** checkAddress's answer for a receiver, with the fast test (100 of them per request). */
-function receiverOf(value: string, field: string): string {
-  if (!isTronAddressFast(value)) throw new ApiError('invalid_request', `\`${field}\` is not a valid TRON address (checksum).`, { field });
-  return value;
-}
-
 const { encode: encodeCursor, decode: decodeCursor } = createdCursorCodec('bat');
 
 function batchKeyOf(req: Request, clientBatchId: string | undefined): string {
@@ -87,7 +80,7 @@ export function batchesRouter(deps: BatchRouteDeps): Router {
     if (body.items.length > accountLimits.max_batch_receivers) {
       throw new ApiError('batch_too_large', `At most ${accountLimits.max_batch_receivers} receivers per batch.`, { limit: accountLimits.max_batch_receivers, used: body.items.length });
     }
-    const inputs = body.items.map((raw, k) => ({ ...itemInput(raw, `items[${k}]`), receiver: receiverOf(raw.receiver, `items[${k}].receiver`) }));
+    const inputs = body.items.map((raw, k) => ({ ...itemInput(raw, `items[${k}]`), receiver: checkAddress(raw.receiver, `items[${k}].receiver`) }));
     const duplicate = duplicateReceiver(inputs);
     if (duplicate) throw new ApiError('duplicate_receiver', `The receiver ${duplicate} appears twice.`, { field: 'items', receiver: duplicate });
     const items = mergeItems(itemInput(body.defaults ?? {}, 'defaults'), inputs);

@@ -1,8 +1,12 @@
-/** The batch route's address test accepts exactly what the service's TronWeb-based one accepts. */
+/** The service's address test accepts exactly what TronWeb's isAddress accepts (the rule it replaced). */
 import { randomBytes } from 'node:crypto';
 import { TronWeb } from 'tronweb';
-import { isTronAddressFast } from '../../services/batches/address';
-import { isTronAddress } from '../../services/identity/address';
+import { isTronAddress as isTronAddressFast } from '../../services/identity/address';
+
+/** The reference: TronWeb's own check, behind the mainnet-style shape (as the service used it before). */
+function isTronAddress(value: unknown): value is string {
+  return typeof value === 'string' && /^T[1-9A-HJ-NP-Za-km-z]{33}$/.test(value) && TronWeb.isAddress(value);
+}
 
 const ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 
