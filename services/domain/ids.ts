@@ -24,8 +24,20 @@ export const idPrefixes = {
 
 export type IdKind = keyof typeof idPrefixes;
 
+/** Random bytes drawn 4 KB at a time: one randomBytes call per few hundred ids (every request has one). */
+const POOL_BYTES = 4096;
+let pool = Buffer.alloc(0);
+let used = 0;
+
 export function randomId(kind: IdKind, bytes = 12): string {
-  return idPrefixes[kind] + randomBytes(bytes).toString('hex');
+  if (bytes > POOL_BYTES) return idPrefixes[kind] + randomBytes(bytes).toString('hex');
+  if (used + bytes > pool.length) {
+    pool = randomBytes(POOL_BYTES);
+    used = 0;
+  }
+  const id = idPrefixes[kind] + pool.toString('hex', used, used + bytes);
+  used += bytes;
+  return id;
 }
 
 /** A stable id from the parts that identify the thing, e.g. (command id, position in its effects). */
