@@ -176,9 +176,6 @@ async function main(): Promise<void> {
 
     await sustained(serviceSend, 1_000_000, CONCURRENCY, Math.min(SECONDS, 5)); // warm-up
     await sustained(ceilingSend, 1_000_000, CONCURRENCY, Math.min(SECONDS, 5));
-    const classify = classifier({
-      service: service.pid!, chain: chain?.pid, ceiling: ceiling.pid!, dbName: decodeURIComponent(new URL(world.cfg.DATABASE_URL).pathname.slice(1)),
-    });
     // The CPU accounting step goes last: run first, the chain work of its orders (delegations signed, broadcast
     // and confirmed after the answers) overlapped the service's headline steps and halved them (2026-11-23).
     const svc = await measure('service', serviceSend, 0);
@@ -190,6 +187,9 @@ async function main(): Promise<void> {
       console.log(`ratio at ${rate}/s offered: ok/s ${(a.okPerSec / b.okPerSec).toFixed(2)}, p50 ${a.p50} vs ${b.p50} ms, p99 ${a.p99} vs ${b.p99} ms`);
     });
     if (CPU_RATE > 0) {
+      const classify = classifier({
+        service: service.pid!, chain: chain?.pid, ceiling: ceiling.pid!, dbName: decodeURIComponent(new URL(world.cfg.DATABASE_URL).pathname.slice(1)),
+      });
       await sleep(5_000);
       const n = await cpuStep('service', serviceSend, bare.next, classify);
       await sleep(2_000);
