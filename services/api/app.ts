@@ -46,13 +46,12 @@ export function createApp(deps: ApiDeps): Express {
   const doc = buildDocument();
   const validator = new RequestValidator(doc);
 
-  app.use(requestId);
-  // Without an exporter no HTTP instrumentation runs: a caller's own trace context still reaches the log.
-  app.use((req, _res, next) => withCallerTrace(req.headers, next));
-  app.use(stageTiming);
+  // One layer for what every request gets (each layer is a router dispatch of its own): the request id and
+  // its log context, the caller's trace context (without an exporter no HTTP instrumentation runs: a
+  // caller's own trace context still reaches the log), the Server-Timing stages and the answer's count.
   app.use((req, res, next) => {
     res.on('finish', () => httpRequests.inc({ method: req.method, route: req.route?.path ?? 'unmatched', status: res.statusCode }));
-    next();
+    requestId(req, res, () => withCallerTrace(req.headers, () => stageTiming(req, res, next)));
   });
   app.use(jsonBody);
   // First: the hot path (POST /v1/orders, GET /v1/orders/{id} polling) then matches without walking the 36

@@ -12,10 +12,63 @@ declare module 'express-serve-static-core' {
   }
 }
 
-const readRaw = express.raw({ type: () => true, limit: '256kb' });
+const LIMIT_BYTES = 256 * 1024;
+const readRaw = express.raw({ type: () => true, limit: LIMIT_BYTES });
+const EMPTY = Buffer.alloc(0);
 
-const parse: RequestHandler = (req, _res, next) => {
-  const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+/** An error as body-parser makes them (status 400), so the error handler answers 400 2000 as before. */
+function readError(message: string): Error {
+  return Object.assign(new Error(message), { status: 400, statusCode: 400, expose: true });
+}
+
+/**
+ * The plain case without body-parser (raw-body, type-is, on-finished: 2 to 3 % of an API process's busy
+ * time per order): no body at all, or a Content-Length within the limit and neither Transfer-Encoding nor
+ * Content-Encoding. Everything else (chunked, compressed, a declared length past the limit) still goes
+ * through express.raw, whose answers (413, 415, 400) stay as they were.
+ */
+const read: RequestHandler = (req, res, next) => {
+  const { headers } = req;
+  const length = headers['content-length'];
+  if (headers['transfer-encoding'] === undefined && headers['content-encoding'] === undefined) {
+    if (length === undefined) return parse(req, res, next, EMPTY);
+    if (/^\d{1,7}$/.test(length) && Number(length) <= LIMIT_BYTES) return readLength(req, res, next, Number(length));
+  }
+  readRaw(req, res, (err?: unknown) => (err ? next(err) : parse(req, res, next, Buffer.isBuffer(req.body) ? req.body : EMPTY)));
+};
+
+function readLength(req: express.Request, res: express.Response, next: express.NextFunction, expected: number): void {
+  if (expected === 0) return parse(req, res, next, EMPTY);
+  const chunks: Buffer[] = [];
+  let received = 0;
+  const done = (err: unknown) => {
+    req.off('data', onData);
+    req.off('end', onEnd);
+    req.off('error', onError);
+    req.off('close', onClose);
+    if (err) {
+      // Read off whatever is left, as body-parser does, before answering.
+      req.resume();
+      next(err);
+    } else {
+      parse(req, res, next, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, received));
+    }
+  };
+  const onData = (chunk: Buffer) => {
+    received += chunk.length;
+    chunks.push(chunk);
+  };
+  const onEnd = () => done(received === expected ? null : readError('request size did not match content length'));
+  const onError = (err: unknown) => done(err);
+  // Closed before its end: the client went away mid-body.
+  const onClose = () => done(readError('request aborted'));
+  req.on('data', onData);
+  req.on('end', onEnd);
+  req.on('error', onError);
+  req.on('close', onClose);
+}
+
+function parse(req: express.Request, _res: express.Response, next: express.NextFunction, raw: Buffer): void {
   req.rawBody = raw;
   if (raw.length === 0) {
     req.body = undefined;
@@ -31,6 +84,6 @@ const parse: RequestHandler = (req, _res, next) => {
     return next(new ApiError('invalid_request', 'The body is not valid JSON.', { field: 'body' }));
   }
   next();
-};
+}
 
-export const jsonBody: RequestHandler[] = [readRaw, parse];
+export const jsonBody: RequestHandler[] = [read];

@@ -53,6 +53,15 @@ function messageOf(error: ErrorObject, field: string): string {
   return `\`${field}\` ${error.message ?? 'is invalid'}.`;
 }
 
+/**
+ * Whether the JSON text the body was parsed from has no backslash: then none of its strings (keys included)
+ * can hold U+0000 or a lone surrogate, which JSON text can only carry as `\u` escapes (a raw NUL is not
+ * JSON, and undecodable UTF-8 reads as U+FFFD), so the walk over every string of the body is skipped.
+ */
+function escapeFree(raw: Buffer | undefined): boolean {
+  return raw !== undefined && raw.length > 0 && raw.indexOf(0x5c) === -1;
+}
+
 export class RequestValidator {
   private readonly bodyAjv = new Ajv2020({ strict: false, allErrors: false });
   private readonly queryAjv = new Ajv2020({ strict: false, allErrors: false, coerceTypes: 'array' });
@@ -99,7 +108,7 @@ export class RequestValidator {
       }
       const badQuery = unstorableField(req.query);
       if (badQuery !== null) return next(unstorable(badQuery, 'query'));
-      const badBody = unstorableField(req.body);
+      const badBody = escapeFree(req.rawBody) ? null : unstorableField(req.body);
       if (badBody !== null) return next(unstorable(badBody, 'body'));
       const query = { ...(req.query as Record<string, unknown>) };
       if (entry.query && !entry.query(query)) {

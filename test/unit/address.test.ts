@@ -21,6 +21,9 @@ test('real addresses pass; every one-character change, truncation and stray char
     for (const odd of [a.slice(0, 33), `${a}1`, `${a.slice(0, 33)}0`, `${a.slice(0, 33)}é`, a.toLowerCase(), `A${a.slice(1)}`]) {
       expect(isTronAddressFast(odd)).toBe(isTronAddress(odd));
     }
+    // Asked again (now from the kept valid addresses): still valid, and its one-character changes still not.
+    expect(isTronAddressFast(a)).toBe(true);
+    expect(isTronAddressFast(a.slice(0, 33) + ALPHABET[(ALPHABET.indexOf(a[33]) + 1) % 58])).toBe(false);
   }
 });
 

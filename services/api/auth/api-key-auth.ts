@@ -13,13 +13,26 @@ import type { Runtime } from '../../platform/runtime';
 import { ApiError } from '../errors';
 import { touchApiKey } from '../stores/api-keys';
 import type { AuthContext } from './context';
+import type { BudgetSlot } from './budget';
 import { apiKeyCache } from './key-cache';
 import { openKeySecret, touchDue } from './key-secrets';
 import { usedSignatures } from './used-signatures';
 
+/** The caller's budget, spent in the signature's own Redis call when `budgetFor` gives a slot (see below). */
+export interface SpentBudget {
+  slot: BudgetSlot;
+  /** The count after this spend; null: not spent here (spend it as usual). */
+  used: number | null;
+}
+
+/**
+ * `budgetFor(scopes)`: the budget slot to spend with a single-use signature's check, or null for none (the
+ * caller lacks the scope, so nothing is spent, as before). One Redis call then does both.
+ */
 export async function verifySignedRequest(
   rt: Runtime, req: Request, presented: { keyId: string; timestamp: string | undefined; sign: string | undefined },
-): Promise<Extract<AuthContext, { kind: 'api_key' }>> {
+  budgetFor: (key: { id: string; scopes: readonly string[] }) => BudgetSlot | null = () => null,
+): Promise<{ auth: Extract<AuthContext, { kind: 'api_key' }>; budget: SpentBudget | null }> {
   // Built only when thrown: an Error captures a stack, which costs on every request of the hot path.
   const rejected = () => new ApiError('signature_invalid');
   const { keyId, timestamp, sign } = presented;
@@ -38,9 +51,15 @@ export async function verifySignedRequest(
   if (!signatureMatches(expected, sign)) throw rejected();
   const now = rt.clock.now();
   if (!timestampInWindow(timestamp, now)) throw rejected();
+  let budget: SpentBudget | null = null;
   if (signatureSingleUse(req.method)) {
-    if (!(await usedSignatures(rt).firstUse(tokenHash(sign)))) throw rejected();
+    const slot = budgetFor(key);
+    if (slot) {
+      const use = await usedSignatures(rt).firstUseAndSpend(tokenHash(sign), slot);
+      if (!use.fresh) throw rejected();
+      budget = { slot, used: use.used };
+    } else if (!(await usedSignatures(rt).firstUse(tokenHash(sign)))) throw rejected();
   }
   if (touchDue(key.id, now)) await touchApiKey(rt.pool, key.id, now);
-  return { kind: 'api_key', accountId: key.accountId, keyId: key.id, scopes: key.scopes };
+  return { auth: { kind: 'api_key', accountId: key.accountId, keyId: key.id, scopes: key.scopes }, budget };
 }

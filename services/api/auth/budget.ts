@@ -12,19 +12,42 @@ import { withRedis, type Redis } from '../../platform/redis';
 import { ApiError } from '../errors';
 import { clientIp } from './credentials';
 
-export async function spendBudget(rt: Runtime, budget: string, subject: string, limit: number, windowMs: number): Promise<void> {
+/** One spend of a budget: its Redis key for the current window, and what the answer is checked against. */
+export interface BudgetSlot {
+  budget: string;
+  key: string;
+  /** The key's lifetime in Redis (twice the window). */
+  ttlMs: number;
+  limit: number;
+  now: number;
+  windowEndsAt: number;
+}
+
+export function budgetSlot(rt: Runtime, budget: string, subject: string, limit: number, windowMs: number): BudgetSlot {
   const now = rt.clock.now();
   const window = Math.floor(now / windowMs);
-  const key = `${rt.cfg.topicPrefix}budget:${budget}:${subject}:${window}`;
+  return { budget, key: `${rt.cfg.topicPrefix}budget:${budget}:${subject}:${window}`, ttlMs: windowMs * 2, limit, now, windowEndsAt: (window + 1) * windowMs };
+}
+
+/** 429 1020 with Retry-After when `used` (the count after this spend) is past the slot's limit. */
+export function checkBudget(slot: BudgetSlot, used: number): void {
+  if (used > slot.limit) {
+    const retryAfter = Math.max(1, Math.ceil((slot.windowEndsAt - slot.now) / 1000));
+    throw new ApiError('rate_limited', 'Too many requests; retry later.', { budget: slot.budget, limit: slot.limit, retry_after: retryAfter }, { 'Retry-After': String(retryAfter) });
+  }
+}
+
+export async function spendBudget(rt: Runtime, budget: string, subject: string, limit: number, windowMs: number): Promise<void> {
+  await spendSlot(rt, budgetSlot(rt, budget, subject, limit, windowMs));
+}
+
+async function spendSlot(rt: Runtime, slot: BudgetSlot): Promise<void> {
   const used = await withRedis(
     rt.redis,
-    async (redis) => Number(await budgetCommand(redis)(key, windowMs * 2)),
-    () => localCount(key, (window + 1) * windowMs, now),
+    async (redis) => Number(await budgetCommand(redis)(slot.key, slot.ttlMs)),
+    () => localCount(slot.key, slot.windowEndsAt, slot.now),
   );
-  if (used > limit) {
-    const retryAfter = Math.max(1, Math.ceil(((window + 1) * windowMs - now) / 1000));
-    throw new ApiError('rate_limited', 'Too many requests; retry later.', { budget, limit, retry_after: retryAfter }, { 'Retry-After': String(retryAfter) });
-  }
+  checkBudget(slot, used);
 }
 
 /**
@@ -45,8 +68,13 @@ export const MINUTE_MS = 60_000;
 
 /** Reads and writes of one caller (API key, bootstrap token or session), per second. */
 export async function spendCallerBudget(rt: Runtime, method: string, subject: string): Promise<void> {
+  await spendSlot(rt, callerBudgetSlot(rt, method, subject));
+}
+
+/** The slot spendCallerBudget spends (API-key writes spend it in the signature's own Redis call). */
+export function callerBudgetSlot(rt: Runtime, method: string, subject: string): BudgetSlot {
   const write = method !== 'GET' && method !== 'HEAD';
-  await spendBudget(rt, write ? 'writes' : 'reads', subject, write ? rt.cfg.BUDGET_WRITES_PER_SEC : rt.cfg.BUDGET_READS_PER_SEC, 1_000);
+  return budgetSlot(rt, write ? 'writes' : 'reads', subject, write ? rt.cfg.BUDGET_WRITES_PER_SEC : rt.cfg.BUDGET_READS_PER_SEC, 1_000);
 }
 
 /** Public proofs of address control (challenge verify, sign-in, account creation by signature): per IP per minute. */

@@ -9,7 +9,7 @@ import type { Runtime } from '../../platform/runtime';
 import { ApiError } from '../errors';
 import { verifySignedRequest } from './api-key-auth';
 import { verifyBootstrap } from './bootstrap-auth';
-import { spendCallerBudget } from './budget';
+import { callerBudgetSlot, checkBudget, spendCallerBudget } from './budget';
 import type { AuthContext, AuthRequirement, MemberRole } from './context';
 import { presentedCredentials } from './credentials';
 import { checkCsrf, loadSession, sessionContext, type LiveSession } from './session-auth';
@@ -25,11 +25,14 @@ async function authenticate(req: Request, res: Response, need: AuthRequirement):
   const presented = presentedCredentials(req);
   switch (presented.kind) {
     case 'api_key': {
-      const auth = await verifySignedRequest(rt, req, presented);
+      // A caller that will pass the scope check below spends its budget in the signature's Redis call.
+      const scope = need.apiKey?.scope;
+      const { auth, budget } = await verifySignedRequest(rt, req, presented, (key) =>
+        (need.apiKey && (!scope || key.scopes.includes(scope)) ? callerBudgetSlot(rt, req.method, key.id) : null));
       if (!need.apiKey) throw new ApiError('scope_missing', 'No API-key scope opens this endpoint; it needs a dashboard session.', { scope: null });
-      const scope = need.apiKey.scope;
       if (scope && !auth.scopes.includes(scope)) throw new ApiError('scope_missing', `The API key lacks the scope \`${scope}\`.`, { scope });
-      await spendCallerBudget(rt, req.method, auth.keyId);
+      if (budget?.used != null) checkBudget(budget.slot, budget.used);
+      else await spendCallerBudget(rt, req.method, auth.keyId);
       return auth;
     }
     case 'bootstrap': {

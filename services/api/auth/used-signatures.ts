@@ -71,6 +71,28 @@ export class UsedSignatures {
     return this.firstUseInDatabase(hash, now, expiresAt);
   }
 
+  /**
+   * firstUse, and on a first use the budget `spend` in the same Redis call (one script: SET NX, then INCR and
+   * PEXPIRE on the window's first use), so a signed write costs one Redis command, not two. A replay spends
+   * nothing, as when the two were apart. `used` is the budget's count after this spend, or null when it was
+   * not spent here (a replay, Redis not answering): the caller spends it the usual way then.
+   */
+  async firstUseAndSpend(hash: string, spend: { key: string; ttlMs: number }): Promise<{ fresh: boolean; used: number | null }> {
+    const now = this.rt.clock.now();
+    const expiresAt = now + REPLAY_TTL_S * 1000;
+    if (this.redisAnswers) {
+      try {
+        const n = Number(await useAndSpendCommand(this.rt.redis)(this.key(hash), spend.key, REPLAY_TTL_S, spend.ttlMs));
+        if (n < 0) return { fresh: false, used: null };
+        this.remember(hash, expiresAt);
+        return { fresh: true, used: n };
+      } catch (err) {
+        logger.debug({ err }, 'redis refused the signature check; PostgreSQL answers');
+      }
+    }
+    return { fresh: await this.firstUseInDatabase(hash, now, expiresAt), used: null };
+  }
+
   private key(hash: string): string {
     return `${this.rt.cfg.topicPrefix}sig:${hash}`;
   }
@@ -160,6 +182,18 @@ export class UsedSignatures {
       setTimeout(() => void (connection === this.connection && this.backfill(connection)), BACKFILL_RETRY_MS).unref();
     }
   }
+}
+
+/** SET NX of the signature; when it was free, the budget's INCR (PEXPIRE on its first use). -1: a replay. */
+const USE_AND_SPEND = "if not redis.call('SET', KEYS[1], '1', 'EX', ARGV[1], 'NX') then return -1 end "
+  + "local n = redis.call('INCR', KEYS[2]) if n == 1 then redis.call('PEXPIRE', KEYS[2], ARGV[2]) end return n";
+
+type UseAndSpend = (signatureKey: string, budgetKey: string, signatureTtlS: number, budgetTtlMs: number) => Promise<number>;
+
+function useAndSpendCommand(redis: Redis): UseAndSpend {
+  const r = redis as Redis & { energyUseSignatureAndSpend?: UseAndSpend };
+  if (!r.energyUseSignatureAndSpend) r.defineCommand('energyUseSignatureAndSpend', { numberOfKeys: 2, lua: USE_AND_SPEND });
+  return (...args) => r.energyUseSignatureAndSpend!(...args);
 }
 
 async function copyInto(redis: Redis, entries: Array<{ key: string; ttlMs: number }>): Promise<void> {

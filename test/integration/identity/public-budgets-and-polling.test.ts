@@ -95,3 +95,35 @@ test('a polling bot may repeat a GET signature; a POST signature is single use; 
   const fresh = await call(stack.base, 'POST', '/v1/webhooks', { raw: body, headers: { ...post, 'x-api-timestamp': again, 'x-api-sign': signRequest(customer.key.secret, again, 'POST', '/v1/webhooks', body) } });
   expect(fresh.status).not.toBe(401);
 });
+
+test('a signed write spends its budget with the signature; a replay or a key lacking the scope spends nothing', async () => {
+  await resetBudgets();
+  const customer = await signUp(stack.base);
+  const reader = await signUp(stack.base, ['account.read']);
+  await resetBudgets();
+  const body = '{}'; // refused by validation (400), which runs after authentication and the budget
+  const post = (key: { id: string; secret: string }) => call(stack.base, 'POST', '/v1/webhooks', { raw: body, headers: signedHeaders(key, 'POST', '/v1/webhooks', body) });
+
+  // Lacking the scope: 1015 every time and no budget spent, however many at once (4 per second allowed).
+  const lacking = await Promise.all(Array.from({ length: 12 }, () => post(reader.key)));
+  expect(lacking.map((r) => r.body.error.code)).toEqual(Array(12).fill(1015));
+  expect(await stack.rt.redis.keys(`${stack.rt.cfg.topicPrefix}budget:writes:${reader.key.id}:*`)).toEqual([]);
+  // Its replay is a replay (1002), not a scope question.
+  const headers = signedHeaders(reader.key, 'POST', '/v1/webhooks', body);
+  const first = await call(stack.base, 'POST', '/v1/webhooks', { raw: body, headers });
+  const replay = await call(stack.base, 'POST', '/v1/webhooks', { raw: body, headers });
+  expect([first.status, first.body.error.code, replay.status, replay.body.error.code]).toEqual([403, 1015, 401, 1002]);
+
+  // With the scope: the budget holds (429 1020 with Retry-After past 4 per second) ...
+  const writes = await Promise.all(Array.from({ length: 12 }, () => post(customer.key)));
+  expectLimited(writes);
+  for (const r of writes.filter((w) => w.status !== 429)) expect([r.status, r.body.error.code]).toEqual([400, 2000]);
+  // ... and a replayed write is refused without spending: the window's count is that of the fresh ones.
+  await resetBudgets();
+  const once = signedHeaders(customer.key, 'POST', '/v1/webhooks', body);
+  const sent = [await call(stack.base, 'POST', '/v1/webhooks', { raw: body, headers: once }), await call(stack.base, 'POST', '/v1/webhooks', { raw: body, headers: once })];
+  expect(sent.map((r) => r.body.error.code)).toEqual([2000, 1002]);
+  const spentKeys = await stack.rt.redis.keys(`${stack.rt.cfg.topicPrefix}budget:writes:${customer.key.id}:*`);
+  const counts = await Promise.all(spentKeys.map((k) => stack.rt.redis.get(k)));
+  expect(counts.reduce((a, c) => a + Number(c), 0)).toBe(1);
+});
