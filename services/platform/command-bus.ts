@@ -127,7 +127,11 @@ export class CommandBus {
     onAppended?.();
     while (true) {
       const waitMs = Math.min(POLL_EVERY_MS, this.deps.clock.realDelay(deadline - this.deps.clock.now()));
-      const result = await Promise.race([reply, sleep(Math.max(0, waitMs)).then(() => undefined)]);
+      // The poll's timer is cleared when the answer comes first (nearly always): left to run, every request
+      // had a timer firing half a second after its answer.
+      let timer: NodeJS.Timeout | undefined;
+      const result = await Promise.race([reply, new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), Math.max(0, waitMs))))]);
+      clearTimeout(timer);
       if (result) return this.finish(command.commandId, result);
       const stored = await this.readResult(command.commandId);
       if (stored) return this.finish(command.commandId, stored);
@@ -198,8 +202,4 @@ async function appendWithin(append: Promise<void>, ms: number): Promise<'ok' | '
   } finally {
     clearTimeout(timer);
   }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -1,10 +1,11 @@
+import { createHmac } from 'node:crypto';
 import { emptyIdentity, emptyTotals, type Account } from '../../services/domain/account';
 import { applyCommand } from '../../services/domain/apply';
 import { rotationBlockedUntil } from '../../services/domain/deposit-rotation';
 import { isTronAddress } from '../../services/identity/address';
 import { challengeMessage } from '../../services/identity/challenge-message';
 import { depositAddressAt } from '../../services/identity/deposit-derivation';
-import { signatureMatches, signRequest, timestampInWindow } from '../../services/identity/request-signing';
+import { canonicalRequest, signatureMatches, signRequest, timestampInWindow } from '../../services/identity/request-signing';
 import { cleanTitle } from '../../services/identity/text-rules';
 import { devDefaults, parseConfig } from '../../services/platform/config';
 import { freshKeys } from './support/keys';
@@ -44,6 +45,11 @@ test('the challenge message carries domain, purpose, address, nonce and expiry',
 test('signed requests: canonical string, constant-time comparison, ±300 s window', () => {
   const sig = signRequest('s', '100', 'get', '/v1/orders?limit=10', '');
   expect(sig).toBe(signRequest('s', '100', 'GET', '/v1/orders?limit=10', Buffer.alloc(0)));
+  // The HMAC is over canonicalRequest's exact bytes, whether the body comes as text or as the raw bytes.
+  const body = '{"memo":"é ✓","amount":1}';
+  const whole = createHmac('sha256', 's').update(canonicalRequest('100', 'post', '/v1/orders', body)).digest('base64');
+  expect([signRequest('s', '100', 'post', '/v1/orders', body), signRequest('s', '100', 'POST', '/v1/orders', Buffer.from(body))]).toEqual([whole, whole]);
+  expect(signRequest('s', '100', 'POST', '/v1/orders', `${body} `)).not.toBe(whole);
   expect(signatureMatches(sig, sig)).toBe(true);
   expect(signatureMatches(sig, sig.slice(1))).toBe(false);
   expect(timestampInWindow('1000', 1_300_000)).toBe(true);
