@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { logger } from './logger';
 
@@ -31,6 +32,25 @@ export async function withRedis<T>(redis: Redis, use: (r: Redis) => Promise<T>, 
   } catch (err) {
     return fallback(err);
   }
+}
+
+/**
+ * A Lua script run by EVALSHA (EVAL once when the server does not know it yet: first use, or a restarted
+ * Redis). Not ioredis' defineCommand: a command defined lazily while an auto-pipeline of the same turn was
+ * already open is missing from that pipeline, whose callbacks then get no result and throw outside any
+ * promise ("results[i] is not iterable"), which ended an API process (seen under bench/orders.ts load).
+ * EVALSHA and EVAL are built in, so every pipeline has them.
+ */
+export function luaScript(lua: string, numberOfKeys: number): (redis: Redis, ...args: Array<string | number>) => Promise<unknown> {
+  const sha = createHash('sha1').update(lua).digest('hex');
+  return async (redis, ...args) => {
+    try {
+      return await redis.evalsha(sha, numberOfKeys, ...args);
+    } catch (err) {
+      if (!/^NOSCRIPT/.test((err as Error)?.message ?? '')) throw err;
+      return redis.eval(lua, numberOfKeys, ...args);
+    }
+  };
 }
 
 /** The channel a waiting instance listens on for the processor's answers; it carries the network. */

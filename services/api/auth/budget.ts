@@ -8,7 +8,7 @@
  */
 import type { RequestHandler } from 'express';
 import type { Runtime } from '../../platform/runtime';
-import { withRedis, type Redis } from '../../platform/redis';
+import { luaScript, withRedis } from '../../platform/redis';
 import { ApiError } from '../errors';
 import { clientIp } from './credentials';
 
@@ -44,7 +44,7 @@ export async function spendBudget(rt: Runtime, budget: string, subject: string, 
 async function spendSlot(rt: Runtime, slot: BudgetSlot): Promise<void> {
   const used = await withRedis(
     rt.redis,
-    async (redis) => Number(await budgetCommand(redis)(slot.key, slot.ttlMs)),
+    async (redis) => Number(await spendScript(redis, slot.key, slot.ttlMs)),
     () => localCount(slot.key, slot.windowEndsAt, slot.now),
   );
   checkBudget(slot, used);
@@ -54,15 +54,7 @@ async function spendSlot(rt: Runtime, slot: BudgetSlot): Promise<void> {
  * INCR, and PEXPIRE on the window's first use, as one script (EVALSHA): one command per request where
  * MULTI/INCR/PEXPIRE/EXEC were four. A key never outlives twice its window either way.
  */
-const SPEND = "local n = redis.call('INCR', KEYS[1]) if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end return n";
-
-type Spend = (key: string, ttlMs: number) => Promise<number>;
-
-function budgetCommand(redis: Redis): Spend {
-  const r = redis as Redis & { energySpendBudget?: (key: string, ttlMs: number) => Promise<number> };
-  if (!r.energySpendBudget) r.defineCommand('energySpendBudget', { numberOfKeys: 1, lua: SPEND });
-  return (key, ttlMs) => r.energySpendBudget!(key, ttlMs);
-}
+const spendScript = luaScript("local n = redis.call('INCR', KEYS[1]) if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end return n", 1);
 
 export const MINUTE_MS = 60_000;
 

@@ -10,7 +10,7 @@
  */
 import { logger } from '../../platform/logger';
 import type { Runtime } from '../../platform/runtime';
-import type { Redis } from '../../platform/redis';
+import { luaScript, type Redis } from '../../platform/redis';
 
 /** How long a signature stays used: the ±300 s timestamp window, both sides. */
 export const REPLAY_TTL_S = 600;
@@ -82,7 +82,7 @@ export class UsedSignatures {
     const expiresAt = now + REPLAY_TTL_S * 1000;
     if (this.redisAnswers) {
       try {
-        const n = Number(await useAndSpendCommand(this.rt.redis)(this.key(hash), spend.key, REPLAY_TTL_S, spend.ttlMs));
+        const n = Number(await useAndSpendScript(this.rt.redis, this.key(hash), spend.key, REPLAY_TTL_S, spend.ttlMs));
         if (n < 0) return { fresh: false, used: null };
         this.remember(hash, expiresAt);
         return { fresh: true, used: n };
@@ -185,16 +185,11 @@ export class UsedSignatures {
 }
 
 /** SET NX of the signature; when it was free, the budget's INCR (PEXPIRE on its first use). -1: a replay. */
-const USE_AND_SPEND = "if not redis.call('SET', KEYS[1], '1', 'EX', ARGV[1], 'NX') then return -1 end "
-  + "local n = redis.call('INCR', KEYS[2]) if n == 1 then redis.call('PEXPIRE', KEYS[2], ARGV[2]) end return n";
-
-type UseAndSpend = (signatureKey: string, budgetKey: string, signatureTtlS: number, budgetTtlMs: number) => Promise<number>;
-
-function useAndSpendCommand(redis: Redis): UseAndSpend {
-  const r = redis as Redis & { energyUseSignatureAndSpend?: UseAndSpend };
-  if (!r.energyUseSignatureAndSpend) r.defineCommand('energyUseSignatureAndSpend', { numberOfKeys: 2, lua: USE_AND_SPEND });
-  return (...args) => r.energyUseSignatureAndSpend!(...args);
-}
+const useAndSpendScript = luaScript(
+  "if not redis.call('SET', KEYS[1], '1', 'EX', ARGV[1], 'NX') then return -1 end "
+    + "local n = redis.call('INCR', KEYS[2]) if n == 1 then redis.call('PEXPIRE', KEYS[2], ARGV[2]) end return n",
+  2,
+);
 
 async function copyInto(redis: Redis, entries: Array<{ key: string; ttlMs: number }>): Promise<void> {
   if (entries.length === 0) return;

@@ -127,3 +127,16 @@ test('a signed write spends its budget with the signature; a replay or a key lac
   const counts = await Promise.all(spentKeys.map((k) => stack.rt.redis.get(k)));
   expect(counts.reduce((a, c) => a + Number(c), 0)).toBe(1);
 });
+
+test('a Lua script first used in the same turn as other auto-pipelined commands answers (EVAL when Redis lacks it)', async () => {
+  const { luaScript } = await import('../../../services/platform/redis');
+  const { redis } = stack.rt;
+  const key = `${stack.rt.cfg.topicPrefix}lua-test`;
+  // A script no Redis has seen yet (its text is new), so the first call meets NOSCRIPT and loads it.
+  const script = luaScript(`-- ${Date.now()}-${Math.random()}\nreturn redis.call('INCRBY', KEYS[1], ARGV[1])`, 1);
+  const [before, first, second] = await Promise.all([redis.get(key), script(redis, key, 2), script(redis, key, 3)]);
+  expect(before).toBeNull();
+  expect([first, second].map(Number).sort()).toEqual([2, 5]);
+  expect(Number(await script(redis, key, 1))).toBe(6);
+  await redis.del(key);
+});
