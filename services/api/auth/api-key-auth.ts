@@ -26,7 +26,7 @@ export interface SpentBudget {
 }
 
 /**
- * `budgetFor(scopes)`: the budget slot to spend with a single-use signature's check, or null for none (the
+ * `budgetFor(key)`: the budget slot to spend with a single-use signature's check, or null for none (the
  * caller lacks the scope, so nothing is spent, as before). One Redis call then does both.
  */
 export async function verifySignedRequest(
