@@ -3,8 +3,9 @@
  * and devnet, started by `make test` on the test profile's ports). Integration files run two at a time (each in its
  * own world); the crash tests and other tightly timed files run alone afterwards (Makefile, target test).
  */
-// ts-jest in transpile-only mode: no type check per file (the build does that) and no native binaries.
-const transform = { '^.+\\.ts$': ['ts-jest', { isolatedModules: true, diagnostics: false }] };
+// Type-stripping only (the build type-checks): esbuild (already installed for tsx), ts-jest for files that call
+// jest.mock (test/support/esbuild-transform.js).
+const transform = { '^.+\\.ts$': '<rootDir>/test/support/esbuild-transform.js' };
 
 module.exports = {
   // No watchman: on a fresh CI machine it may not exist, and where it does it can hang the run.
@@ -17,6 +18,9 @@ module.exports = {
       testMatch: ['<rootDir>/test/integration/**/*.test.ts', '<rootDir>/test/devnet/**/*.test.ts'],
       transform,
       testEnvironment: 'node',
+      // Worlds' databases are dropped once at the end of the run, not one by one (test/support/retired-databases.ts).
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
     },
     // The dashboard in Debian's chromium (playwright-core) against a real stack; `make test` runs it beside the
     // parallel integration files (.ci/test-phases.sh).

@@ -21,7 +21,18 @@ export interface ReplayReport {
 
 type Progress = (line: string) => void;
 
-export async function replayAndVerify(rt: Runtime, options: { keep?: boolean; progress?: Progress } = {}): Promise<ReplayReport> {
+export interface ReplayOptions {
+  keep?: boolean;
+  progress?: Progress;
+  /**
+   * How the replay database is made (absent, or left over from an earlier replay: empty and migrated) and
+   * dropped afterwards. By default it is dropped, created and migrated, and dropped; test worlds copy it from
+   * their migrated template and leave the drop to the end of the run instead (test/support/world.ts).
+   */
+  replayDatabase?: { prepare(url: string): Promise<void>; drop(url: string): Promise<void> };
+}
+
+export async function replayAndVerify(rt: Runtime, options: ReplayOptions = {}): Promise<ReplayReport> {
   const progress = options.progress ?? (() => undefined);
   const topic = rt.codec.topicName('accountCommands');
   const live = await rt.pool.connect();
@@ -36,8 +47,7 @@ export async function replayAndVerify(rt: Runtime, options: { keep?: boolean; pr
     progress(`live snapshot taken: ${total} records applied across ${targets.size} partitions`);
 
     await waitForMarkers(rt.pool, progress);
-    await recreateDatabase(replayUrl);
-    await migrate(replayUrl);
+    await (options.replayDatabase?.prepare ?? recreateAndMigrate)(replayUrl);
     replayPool = createPool(replayUrl, 4);
 
     const refused = await collectRefusals(rt, topic, progress);
@@ -65,7 +75,7 @@ export async function replayAndVerify(rt: Runtime, options: { keep?: boolean; pr
   } finally {
     live.release();
     await replayPool?.end();
-    if (!options.keep) await dropDatabase(replayUrl).catch(() => undefined);
+    if (!options.keep) await (options.replayDatabase?.drop ?? dropDatabase)(replayUrl).catch(() => undefined);
   }
 }
 
@@ -119,7 +129,8 @@ function replayDatabaseUrl(liveUrl: string): string {
   return url.toString();
 }
 
-async function recreateDatabase(url: string): Promise<void> {
+async function recreateAndMigrate(url: string): Promise<void> {
   await dropDatabase(url);
   await ensureDatabase(url);
+  await migrate(url);
 }

@@ -10,10 +10,11 @@ import path from 'node:path';
 import { parseConfig, type Config } from '../../services/platform/config';
 import { createRuntime, type Runtime } from '../../services/platform/runtime';
 import { commandBusFor, type CommandBus } from '../../services/platform/command-bus';
-import { replayAndVerify } from '../../services/ops/replay';
+import { replayAndVerify, type ReplayOptions } from '../../services/ops/replay';
 import { reconcileOnce, reconcileReport } from '../../services/reconciler/run';
 import { dropDatabase, quoteIdent, withServer } from '../../services/platform/db/databases';
 import { migrate } from '../../services/platform/db/migrate';
+import { dropOrRetire } from './retired-databases';
 
 export interface World {
   name: string;
@@ -43,12 +44,13 @@ export function newWorld(label: string, overrides: Record<string, string> = {}):
 /**
  * Opens the world's runtime. Its database starts as a copy of a template that holds every migration
  * (CREATE DATABASE ... TEMPLATE, a file copy inside PostgreSQL) instead of running all migrations per
- * world; the runtime's own migrate then finds nothing left to do. The template is named by a hash of
- * migrations/, so a changed or added migration builds a new one.
+ * world. The template is named by a hash of migrations/, so a changed or added migration builds a new one;
+ * a database copied from it just now has every migration, so the runtime skips its own migrate (which would
+ * find nothing to do). A database that existed already (a world opened again) is migrated as usual.
  */
 export async function openRuntime(world: World): Promise<Runtime> {
-  await copyMigratedTemplate(world.cfg.DATABASE_URL);
-  return createRuntime(world.cfg);
+  const copied = await copyMigratedTemplate(world.cfg.DATABASE_URL);
+  return createRuntime(world.cfg, { migrate: !copied });
 }
 
 const migrationsDir = path.resolve(__dirname, '../../migrations');
@@ -60,12 +62,15 @@ function templateName(databaseUrl: string): string {
   return `${base}_template_${hash.digest('hex').slice(0, 12)}`;
 }
 
-/** Creates the world's (absent) database from the migrated template, building the template first if needed. */
-async function copyMigratedTemplate(databaseUrl: string): Promise<void> {
+/**
+ * Creates the database (when absent) from the migrated template, building the template first if needed.
+ * True when it created it, false when it existed.
+ */
+async function copyMigratedTemplate(databaseUrl: string): Promise<boolean> {
   const template = templateName(databaseUrl);
-  await withServer(databaseUrl, async (admin, quoted, name) => {
+  return withServer(databaseUrl, async (admin, quoted, name) => {
     const exists = async (n: string) => (await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [n])).rowCount !== 0;
-    if (await exists(name)) return;
+    if (await exists(name)) return false;
     if (!(await exists(template))) {
       // One builder at a time (parallel test files share the server); the others find it built.
       await admin.query("SELECT pg_advisory_lock(hashtext('energy.test-template'))");
@@ -80,8 +85,23 @@ async function copyMigratedTemplate(databaseUrl: string): Promise<void> {
       await admin.query("SELECT pg_advisory_unlock(hashtext('energy.test-template'))");
     }
     await admin.query(`CREATE DATABASE ${quoted} TEMPLATE ${quoteIdent(template)}`);
+    return true;
   });
 }
+
+/**
+ * Options for replayAndVerify in tests: the replay database is a fresh copy of the migrated template, as
+ * every world's own database is, instead of one migrated from nothing per replay.
+ */
+export const templateReplay: ReplayOptions = {
+  replayDatabase: {
+    prepare: async (url) => {
+      await dropOrRetire(url);
+      await copyMigratedTemplate(url);
+    },
+    drop: dropOrRetire,
+  },
+};
 
 export async function openBus(rt: Runtime): Promise<CommandBus> {
   const bus = commandBusFor(rt);
@@ -117,14 +137,15 @@ export async function assertReconciled(rt: Runtime): Promise<void> {
 
 /**
  * Checks that a replay of the world's log rebuilds its database exactly (after any test, the two are
- * identical), then deletes its topics and drops its database, so test runs leave nothing behind.
+ * identical), then deletes its topics and drops its database (under jest: at the end of the run,
+ * retired-databases.ts), so test runs leave nothing behind.
  */
 export async function dropWorld(world: World, rt?: Runtime): Promise<void> {
   if (rt) {
-    const report = await replayAndVerify(rt);
+    const report = await replayAndVerify(rt, templateReplay);
     const differing = report.tables.filter((t) => t.differences.length > 0);
     if (differing.length > 0) throw new Error(`replay differs from the database: ${JSON.stringify(differing)}`);
     await rt.log.deleteTopics(Object.values(rt.codec.topics).map((t) => t.topic)).catch(() => undefined);
   }
-  await dropDatabase(world.cfg.DATABASE_URL);
+  await dropOrRetire(world.cfg.DATABASE_URL);
 }

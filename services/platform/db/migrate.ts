@@ -1,7 +1,6 @@
 /** Versioned SQL migrations under migrations/, applied by node-pg-migrate at start-up and in tests. */
 import path from 'node:path';
 import pg from 'pg';
-import { runner } from 'node-pg-migrate';
 import { ensureDatabase } from './databases';
 import { logger } from '../logger';
 import { repoRoot } from '../paths';
@@ -20,6 +19,9 @@ export async function migrate(databaseUrl: string): Promise<void> {
   await turn.connect();
   try {
     await turn.query(`SELECT pg_advisory_lock(${MIGRATIONS_TURN})`);
+    // Loaded here, not with the module: node-pg-migrate is some 130 modules, and a process that opens databases
+    // already migrated (test worlds copied from a migrated template) never needs it.
+    const { runner } = await import('node-pg-migrate');
     await runner({
       databaseUrl,
       dir: path.join(repoRoot(), 'migrations'),

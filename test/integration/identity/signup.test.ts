@@ -6,6 +6,7 @@
 import { depositAddressAt } from '../../../services/identity/deposit-derivation';
 import { replayAndVerify } from '../../../services/ops/replay';
 import { call, newWallet, sign, signedCall, signedChallenge, startIdentityStack, type IdentityStack } from '../../support/identity';
+import { templateReplay } from '../../support/world';
 
 let stack: IdentityStack;
 beforeAll(async () => {
@@ -126,6 +127,6 @@ test('a challenge for an address with an account is indistinguishable from one w
 });
 
 test('a replay of the log rebuilds the accounts with their deposit addresses', async () => {
-  const report = await replayAndVerify(stack.rt);
+  const report = await replayAndVerify(stack.rt, templateReplay);
   expect(report.tables.filter((t) => t.differences.length > 0)).toEqual([]);
 });

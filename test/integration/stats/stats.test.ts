@@ -18,7 +18,7 @@ import { CACHED_RECEIVERS, wholePartCacheFor } from '../../../services/stats/rea
 import { readStatsInput } from '../../../services/stats/store';
 import { call, newWallet, sessionHeaders, signIn, signUp, startIdentityStack, type Customer, type IdentityStack } from '../../support/identity';
 import { applyAt, signedGet, statsCaughtUp } from '../../support/stats';
-import { eventually } from '../../support/world';
+import { eventually, templateReplay } from '../../support/world';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -94,7 +94,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.allSettled(roles.map((r) => r.stop()));
   // The world's log must rebuild its database exactly, order-events outbox rows included.
-  const report = await replayAndVerify(stack.rt);
+  const report = await replayAndVerify(stack.rt, templateReplay);
   await stack.rt.log.deleteTopics(Object.values(stack.rt.codec.topics).map((t) => t.topic)).catch(() => undefined);
   await stack.stop();
   expect(report.tables.filter((t) => t.differences.length > 0)).toEqual([]);
