@@ -4,10 +4,11 @@
  * One process holds the api, processor, relay, broadcaster, confirmer and batch executor; the devnet runs
  * in its own process (BENCH_BLOCK_MS blocks, default 1000). Prints:
  *   1. POST /v1/batches with BENCH_RECEIVERS items: p50/p99 answer time, sequential (BENCH_POSTS posts), the
- *      executor not started yet; then the same while the run below executes;
+ *      executor and the chain roles not started yet, with the CPU per POST of this process and of the world's
+ *      PostgreSQL backends and the statements per POST; then the same answer times while the run below executes;
  *   2. BENCH_BATCHES batches of BENCH_RECEIVERS receivers submitted at once: time to the last batch
- *      finished (batch.completed committed), receivers per second delivered, and a check that no
- *      receiver of any batch got two orders.
+ *      finished (batch.completed committed), receivers per second delivered, a check that no receiver of any
+ *      batch got two orders, and per receiver: CPU ms by process, statements, commands by type.
  * Receivers are activated once up front (faucet), so the figure is delivery, not activation; every batch
  * has its own receivers. Knobs: BENCH_BATCHES (50), BENCH_RECEIVERS (100), BENCH_POSTS (50), BENCH_BLOCK_MS, BENCH_POOL (pool wallets; one per 100 receivers),
  *   BENCH_EXECUTOR_CONCURRENCY (receivers the executor runs at once, 64), BENCH_SAMPLE_MS (orders by stage every 5,000 ms).
@@ -112,7 +113,7 @@ async function statementTotals(pool: Pool): Promise<{ calls: number; ms: number 
   return { calls: Number(rows[0].calls), ms: Number(rows[0].ms) };
 }
 
-/** BENCH_STATEMENTS=1: the statements of the POST step, most called first (pg_stat_statements read before and after). */
+/** BENCH_STATEMENTS=1: the statements of each step, most called first (pg_stat_statements read before and after). */
 const LIST_STATEMENTS = process.env.BENCH_STATEMENTS === '1';
 
 type StatementRows = Map<string, { calls: number; ms: number; q: string }>;
@@ -127,7 +128,7 @@ async function statementRows(pool: Pool): Promise<StatementRows> {
 
 function statementList(before: StatementRows, after: StatementRows, units: number, what: string): void {
   const diff = [...after].map(([id, r]) => ({ q: r.q, calls: r.calls - (before.get(id)?.calls ?? 0), ms: r.ms - (before.get(id)?.ms ?? 0) })).filter((r) => r.calls > 0);
-  for (const r of diff.sort((x, y) => y.calls - x.calls).slice(0, 15)) {
+  for (const r of diff.sort((x, y) => y.calls - x.calls).slice(0, 25)) {
     console.log(`    ${(r.calls / units).toFixed(2)} per ${what}, ${(r.ms / r.calls).toFixed(3)} ms each: ${r.q}`);
   }
 }
@@ -233,6 +234,7 @@ async function main(): Promise<void> {
     const runProcBefore = cpuSnapshot();
     const runStatementsBefore = await statementTotals(rt.pool);
     const commandsBefore = await commandCounts(rt.pool);
+    const runListBefore = LIST_STATEMENTS ? await statementRows(rt.pool) : new Map();
     const runProfile = await startProfile('batches-run');
     const posted = await Promise.all(runReceivers.map((receivers) => post(`run-${n++}`, false, receivers)));
     const ids = posted.map((r) => r.id);
@@ -290,6 +292,7 @@ async function main(): Promise<void> {
     // Per receiver of the run (the probes posted meanwhile are in it too: a POST and a cancel every ~100 ms).
     const receivers = BATCHES * RECEIVERS;
     console.log(perUnit('receiver of the run', receivers, runCpu, runStatementsBefore, runStatementsAfter));
+    if (LIST_STATEMENTS) statementList(runListBefore, await statementRows(rt.pool), receivers, 'receiver');
     const commands = [...(await commandCounts(rt.pool))].map(([type, n]) => ({ type, n: n - (commandsBefore.get(type) ?? 0) })).filter((c) => c.n > 0).sort((a, b) => b.n - a.n);
     const total = commands.reduce((sum, c) => sum + c.n, 0);
     console.log(`  commands per receiver ${(total / receivers).toFixed(2)}: ${commands.map((c) => `${c.type} ${(c.n / receivers).toFixed(2)}`).join(', ')}`);
