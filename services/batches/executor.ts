@@ -117,8 +117,7 @@ export class BatchExecutor {
   async tick(): Promise<void> {
     const limit = this.deps.concurrency ?? this.deps.cfg.BATCH_EXECUTOR_CONCURRENCY;
     // With every slot taken (receivers waiting for their answers or for the pacer) nothing can start: the
-    // batches' items are not read (50 open batches of 100 are 2 MB of JSON, every CHAIN_POLL_MS). When read,
-    // a batch holds only its receivers still to start or finish.
+    // batches' items are not read (50 open batches of 100 are 2 MB of JSON, every CHAIN_POLL_MS).
     if (this.busy < limit) {
       for (const batch of await openBatches(this.deps.pool, 'start', 200)) {
         // A batch's free receivers go together: one start command and done commands in waves (runGroup).

@@ -17,8 +17,7 @@ import type { Batch, BatchItem } from './rules';
 type Queryable = Pick<Pool, 'query'>;
 
 /** Every column, the items as text (see batchFromRow). */
-const selectWith = (items: string) => `SELECT id, account_id, batch_key, client_batch_id, request_hash, ${items} AS items_text, created_at, finished_at, final_status, charged_sun`;
-const SELECT = selectWith('items::text');
+const SELECT = `SELECT id, account_id, batch_key, client_batch_id, request_hash, items::text AS items_text, created_at, finished_at, final_status, charged_sun`;
 
 const columns = ['id', 'account_id', 'batch_key', 'client_batch_id', 'request_hash', 'items', 'created_at', 'finished_at', 'final_status', 'charged_sun'] as const;
 
@@ -129,18 +128,13 @@ const HAS_WORK = `jsonb_path_exists(items, '$[*] ? (@.progress == "queued" || @.
 /** No order of the batch awaiting delivery (orders_batch index). */
 const SETTLED = `NOT EXISTS (SELECT 1 FROM orders o WHERE o.batch_id = batches.id AND o.status IN ('created', 'paid', 'allocating', 'delegated'))`;
 
-/** A batch row with only the items of the receivers the executor still has to start or finish (in item order). */
-const WORK_ITEMS = selectWith(`jsonb_path_query_array(items, '$[*] ? (@.progress == "queued" || @.progress == "started")')::text`);
-
 /**
- * The executor's work, oldest first: `start`, open batches with a receiver to start or finish, holding only
- * those receivers in `items` (the executor reads them every pass while it has free slots: the receivers
- * already done are neither sent nor parsed again); `complete`, open batches whose every receiver is done or
- * cancelled and whose orders are all settled, in full (a batch still being delivered is never read in full).
+ * The executor's work, oldest first: `start`, open batches with a receiver to start or finish; `complete`,
+ * open batches whose every receiver is done or cancelled and whose orders are all settled (a batch still
+ * being delivered is never read in full).
  */
 export async function openBatches(db: Queryable, which: 'start' | 'complete', limit: number): Promise<Batch[]> {
-  const { rows } = which === 'start'
-    ? await db.query(`${WORK_ITEMS} FROM batches WHERE finished_at IS NULL AND ${HAS_WORK} ORDER BY created_at, id LIMIT $1`, [limit])
-    : await db.query(`${SELECT} FROM batches WHERE finished_at IS NULL AND NOT ${HAS_WORK} AND ${SETTLED} ORDER BY created_at, id LIMIT $1`, [limit]);
+  const where = which === 'start' ? HAS_WORK : `NOT ${HAS_WORK} AND ${SETTLED}`;
+  const { rows } = await db.query(`${SELECT} FROM batches WHERE finished_at IS NULL AND ${where} ORDER BY created_at, id LIMIT $1`, [limit]);
   return rows.map(batchFromRow);
 }
