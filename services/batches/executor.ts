@@ -41,30 +41,6 @@ export interface BatchExecutorDeps {
   maxOpenOrders?: number;
 }
 
-export interface ReceiverRead {
-  active: boolean;
-  /** Bandwidth it can spend now (a new address: the free daily allowance it will get); null when not read or none reported. */
-  bandwidthFree: number | null;
-}
-
-/** Whether the top-up decision needs the receiver's bandwidth (rules.bandwidthPlan looks at it only then). */
-export const wantsBandwidth = (item: Pick<BatchItem, 'resource' | 'bandwidth'>): boolean => item.resource === 'energy' && item.bandwidth !== false;
-
-/**
- * Whether the receiver is activated, and the bandwidth it can spend. One chain read for an active receiver:
- * the node reports resources only for an address on chain (java-tron and the devnet answer `{}` for one that
- * is not), so a resource answer says both; `getaccount` is read only when there is none, or when the
- * bandwidth is not wanted. (Reading both every time cost a second HTTP call per receiver, about 0.6 ms of CPU.)
- */
-export async function readReceiver(
-  chain: Pick<ChainReader, 'account' | 'bandwidthAvailable'>, address: string, bandwidth: boolean, freeNetLimit: () => Promise<number>,
-): Promise<ReceiverRead> {
-  const available = bandwidth ? await chain.bandwidthAvailable(address) : null;
-  if (available !== null) return { active: true, bandwidthFree: available };
-  const account = await chain.account(address);
-  return { active: account.exists, bandwidthFree: account.exists ? null : await freeNetLimit() };
-}
-
 /** Refused (abandoned at a deadline) commands never apply; the next attempt id is tried, in order, up to this. */
 const MAX_ATTEMPTS = 20;
 /** Later chunks to a receiver being activated wait until the first order's activation is settled. */
@@ -173,8 +149,12 @@ export class BatchExecutor {
     }
   }
 
-  private async readReceiver(item: BatchItem): Promise<ReceiverRead> {
-    return readReceiver(this.chain, item.receiver, wantsBandwidth(item), async () => (this.freeNetLimit ??= await this.chain.freeNetLimit()));
+  /** Whether the receiver is activated, and the bandwidth it can spend (a new address: the free daily allowance it will get). */
+  private async readReceiver(address: string): Promise<{ active: boolean; bandwidthFree: number | null }> {
+    // Both reads at once (half the wait): the resource read of an address not on chain is simply not used.
+    const [account, available] = await Promise.all([this.chain.account(address), this.chain.bandwidthAvailable(address)]);
+    const bandwidthFree = account.exists ? available : (this.freeNetLimit ??= await this.chain.freeNetLimit());
+    return { active: account.exists, bandwidthFree };
   }
 
   /**
@@ -220,7 +200,7 @@ export class BatchExecutor {
     const entries: ItemStepEntry[] = [];
     for (let i = 0; i < queued.length; i += 32) {
       await Promise.all(queued.slice(i, i + 32).map(async (item) => {
-        const read = await this.readReceiver(item).catch((err) => {
+        const read = await this.readReceiver(item.receiver).catch((err) => {
           if (err instanceof ChainUnavailable) return null;
           throw err;
         });
