@@ -6,7 +6,7 @@
 import type { Command } from '../domain/commands';
 import type { Order } from '../domain/orders';
 import type { BatchView } from '../domain/outcome';
-import type { WriteGroup } from '../platform/db/bulk';
+import { upsertRows } from '../platform/db/bulk';
 import type { Pool, PoolClient } from '../platform/db/pool';
 import { parseOwnJson, stringifyJson } from '../platform/json';
 import { KeyedRows } from '../processor/keyed-rows';
@@ -71,10 +71,8 @@ export class BatchState implements BatchView {
     this.batches.put(batch);
   }
 
-  /** The changed rows, into the caller's write group (the processor sends them with the outbox and the results: no round trip of their own). */
-  save(writes: WriteGroup): void {
-    const rows = this.batches.changed().map(batchToRow);
-    if (rows.length > 0) writes.upsertRows('batches', columns, rows, { key: 'id', keep: ['created_at'] });
+  async save(client: PoolClient): Promise<void> {
+    await upsertRows(client, 'batches', columns, this.batches.changed().map(batchToRow), { key: 'id', keep: ['created_at'] });
   }
 }
 

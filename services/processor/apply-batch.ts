@@ -155,12 +155,11 @@ export async function applyBatch(
   await promo.save(client);
   await apiKeys.save(client);
   await webhookEndpoints.save(client);
+  await batches.save(client);
   await members.save(client);
   await addressBook.save(client);
   await subscriptions.save(client);
   const last = tail ?? new WriteGroup();
-  // Batch rows refer to nothing written above: they travel with the outbox and the results (one round trip fewer).
-  batches.save(last);
   saveOutbox(last, outbox);
   finishResults(last, finished.map((f) => f.result));
   if (!tail) await last.send(client);
