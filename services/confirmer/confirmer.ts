@@ -7,7 +7,7 @@
  * missing can no longer land (failed on chain, or the head is past their expiration), it is settled with
  * what landed: partial with the pro-rata refund, or failed (5002; 5005 when its activation did not land)
  * when nothing did. An order nobody could allocate fails at the end of the window too (5004). A settled
- * order is `confirmed` and, in the same step, `active` (its rental started; an activation order stays `confirmed`). Also finishes closes (`order.close` landed) once every
+ * order is `confirmed`; the processor's follow-up starts its rental (`active`). Also finishes closes (`order.close` landed) once every
  * undelegation of an expiring or reclaimed order is in a solidified block. Command ids derive from the
  * order, so a repeat after a crash applies nothing twice.
  */

@@ -185,8 +185,7 @@ export interface RefundOrderCommand {
 /**
  * A delivery step that is not a settlement. `broadcast` (broadcaster): the node accepted every delegation
  * of the stored set at `at`; the order is `delegated` (on its way, not verified). `activate` (the
- * follow-up of settlements applied before 2026-11-23; a settlement now starts the rental itself): a verified order
- * enters its rental, `confirmed` -> `active`.
+ * settlement's follow-up): a verified order enters its rental, `confirmed` -> `active`.
  */
 export interface DeliverOrderCommand {
   type: 'order.deliver';

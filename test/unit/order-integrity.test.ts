@@ -75,7 +75,7 @@ test('an order charged for an activation another order performs gets that part b
   const activated = w.run({ type: 'order.settle', orderId: mine, landedTxIds: ['a1', 'd1'], deliveredAt: 5_000 });
   expect(activated.body).toMatchObject({ refunded_amount_sun: 0n, activation: { performed: true, hash: 'a1' } });
   const other = w.run({ type: 'order.settle', orderId: theirs, landedTxIds: ['d2'], deliveredAt: 5_000 });
-  expect(other.body).toMatchObject({ status: 'active', refunded_amount_sun: 1_500_000n, partial: false, activation: { performed: false, hash: null } });
+  expect(other.body).toMatchObject({ status: 'confirmed', refunded_amount_sun: 1_500_000n, partial: false, activation: { performed: false, hash: null } });
   expect(other.effects.journals.map((j: any) => [j.kind, j.memo])).toEqual([['order_charge', null], ['order_refund', 'activation performed by another order']]);
   // Both paid their energy; one activation fee in all.
   expect(w.accounts.get('acc_1')).toMatchObject({ balanceSun: 10_000_000n - 2n * 2_600_000n - 1_500_000n, reservedSun: 0n });

@@ -1,7 +1,7 @@
 /**
  * The order state machine over plain data (spec section 3): the guard every order command passes
- * (moveRefusal over canMove), the delivery steps (broadcast -> delegated, settle -> confirmed -> active in
- * one step, both transitions on the order-events topic), refusals recorded identically on a replay, the failure codes of order.failed,
+ * (moveRefusal over canMove), the delivery steps (broadcast -> delegated, settle -> confirmed, its
+ * follow-up -> active), refusals recorded identically on a replay, the failure codes of order.failed,
  * fills per class, and the synchronous answer's rendering.
  */
 import { emptyIdentity, emptyTotals, type Account } from '../../services/domain/account';
@@ -68,7 +68,7 @@ test('the guard allows exactly the table: a move where canMove says so, a stayin
   expect(canMove('active', 'failed')).toBe(false);
 });
 
-test('delivery: broadcast -> delegated (hash, unverified), settle -> confirmed with order.confirmed and -> active in the same step', () => {
+test('delivery: broadcast -> delegated (hash, unverified), settle -> confirmed with order.confirmed, its follow-up -> active', () => {
   const w = world();
   const id = w.run(create()).body.id;
   w.run(allocate(id, [delegate('d1', 40_000), delegate('d2', 25_000)]));
@@ -80,50 +80,33 @@ test('delivery: broadcast -> delegated (hash, unverified), settle -> confirmed w
   expect(w.run(broadcast(id, ['d1', 'd2']))).toMatchObject({ kind: 'rejected', error: { slug: 'order_status_conflict', details: { from: 'delegated', to: 'delegated' } } });
 
   const settled = w.run(settle(id, ['d1', 'd2']), false);
-  expect(settled.body).toMatchObject({ status: 'active', confirm_status: 'confirmed', delivered_amount: 65_000 });
-  // One webhook event (spec: confirmed -> active has none of its own); the order-events topic records both
-  // transitions, the first showing the order in `confirmed`. No follow-up command.
+  expect(settled.body).toMatchObject({ status: 'confirmed', confirm_status: 'confirmed', delivered_amount: 65_000 });
   expect(settled.effects.events.map((e: any) => e.type)).toEqual(['order.confirmed']);
-  expect(settled.effects.orderEvents.map((e: any) => [e.type, e.order.status])).toEqual([['order.confirmed', 'confirmed'], ['order.active', 'active']]);
-  expect(settled.effects.followUps).toEqual([]);
-  expect(w.orders.get(id)).toMatchObject({ status: 'active', expiresAt: 5_000 + 300_000 });
+  expect(settled.effects.orderEvents.map((e: any) => e.type)).toEqual(['order.confirmed']);
+  const [followUp] = settled.effects.followUps;
+  expect(followUp).toMatchObject({ type: 'order.deliver', step: 'activate', orderId: id, commandId: expect.stringMatching(/^cmd_/) });
 
-  // The follow-up older logs carry after each settlement: refused on an order already active, nothing changes.
-  const legacy = { type: 'order.deliver', orderId: id, step: 'activate', txIds: [], at: 5_000 };
-  const before = structuredClone(w.orders.get(id));
-  expect(w.run(legacy)).toMatchObject({ kind: 'rejected', error: { slug: 'order_status_conflict', details: { from: 'active', to: 'active' } } });
-  expect(w.orders.get(id)).toEqual(before);
-  // A broadcast report arriving after the settlement is refused: an active order does not go back.
-  expect(w.run(broadcast(id, ['d1', 'd2']))).toMatchObject({ kind: 'rejected', error: { details: { from: 'active', to: 'delegated' } } });
-});
-
-test('an order settled to confirmed before the change (its follow-up still on the log) enters its rental by that follow-up', () => {
-  const w = world();
-  const id = w.run(create()).body.id;
-  w.run(allocate(id, [delegate('d1')]));
-  w.run(settle(id, ['d1']));
-  // As the settlement of an older version left it: confirmed, its follow-up not applied yet.
-  w.orders.set(id, { ...(w.orders.get(id) as Order), status: 'confirmed' });
-  const active = w.run({ type: 'order.deliver', orderId: id, step: 'activate', txIds: [], at: 5_000 });
+  const active = w.run(followUp);
   expect(active.body).toMatchObject({ status: 'active', confirm_status: 'confirmed' });
+  // No webhook event of its own (spec: confirmed -> active has none); the order-events topic records it.
   expect(active.effects.events).toEqual([]);
   expect(active.effects.orderEvents.map((e: any) => e.type)).toEqual(['order.active']);
+  expect(w.run(followUp)).toMatchObject({ kind: 'rejected', error: { slug: 'order_status_conflict', details: { from: 'active', to: 'active' } } });
+  // A broadcast report arriving after the settlement is refused: an active order does not go back.
+  expect(w.run(broadcast(id, ['d1', 'd2']))).toMatchObject({ kind: 'rejected', error: { details: { from: 'active', to: 'delegated' } } });
 });
 
 test('a settlement straight from allocating (the broadcast report lost) still passes confirmed; an activation order stays confirmed', () => {
   const w = world();
   const id = w.run(create()).body.id;
   w.run(allocate(id, [delegate('d1')]));
-  const settled = w.run(settle(id, ['d1']));
-  expect(settled.body.status).toBe('active');
-  expect(settled.effects.orderEvents.map((e: any) => [e.type, e.order.status])).toEqual([['order.confirmed', 'confirmed'], ['order.active', 'active']]);
+  expect(w.run(settle(id, ['d1'])).body.status).toBe('confirmed');
   expect(w.orders.get(id)?.status).toBe('active');
 
   const act = w.run(create({ resource: 'activation', amount: null, tier: null, durationSeconds: null, receiverActive: false, priceSunPerUnit: null, paySun: 0n, activateSun: 1_000_000n, receiver: 'TNEW' })).body.id;
   w.run(allocate(act, [activate('a1')]));
   const done = w.run(settle(act, ['a1']));
   expect(done.effects.followUps).toEqual([]);
-  expect(done.effects.orderEvents.map((e: any) => e.type)).toEqual(['order.confirmed']);
   expect(w.orders.get(act)?.status).toBe('confirmed');
 });
 

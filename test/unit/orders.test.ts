@@ -90,14 +90,14 @@ test('partial delivery charges the total and refunds the undelivered share; no l
   w.run({ type: 'order.allocate', orderId: a.body.id, txs: [tx('t1', 40_000), tx('t2', 25_000)], ratioLimit: 1n, ratioWeight: 1n });
   w.run({ type: 'order.allocate', orderId: b.body.id, txs: [tx('t3', 65_000)], ratioLimit: 1n, ratioWeight: 1n });
   const settled = w.run({ type: 'order.settle', orderId: a.body.id, landedTxIds: ['t1'], deliveredAt: 5_000 }) as any;
-  expect(settled.body).toMatchObject({ status: 'active', partial: true, delivered_amount: 40_000, refunded_amount_sun: 1_000_000n, delegate_hashes: ['t1'] });
+  expect(settled.body).toMatchObject({ status: 'confirmed', partial: true, delivered_amount: 40_000, refunded_amount_sun: 1_000_000n, delegate_hashes: ['t1'] });
   expect(settled.effects.events[0]).toMatchObject({ type: 'order.confirmed', data: { partial: true, refunded_amount_sun: 1_000_000n } });
   expect(partialRefund({ amount: 65_000, paySun: 2_600_000n }, 40_000)).toBe(1_000_000n);
   const failed = w.run({ type: 'order.settle', orderId: b.body.id, landedTxIds: [], deliveredAt: 5_000 }) as any;
   expect(failed.body).toMatchObject({ status: 'failed', confirm_status: 'confirm_failed', failure: { code: 5002, slug: 'delegation_failed' } });
   expect(failed.effects.events[0]).toMatchObject({ type: 'order.failed', data: { refund_complete: true, refunded_amount_sun: 2_600_000n } });
   expect(w.accounts.get('acc_1')).toMatchObject({ balanceSun: 10_000_000n - 1_600_000n, reservedSun: 0n });
-  // The settlement started the rental. A second settle of the same order is refused by the guard: nothing changes.
+  // Its follow-up started the rental. A second settle of the same order is refused by the guard: nothing changes.
   expect(w.orders.orders.get(a.body.id)).toMatchObject({ status: 'active' });
   expect(w.run({ type: 'order.settle', orderId: a.body.id, landedTxIds: ['t1', 't2'], deliveredAt: 6_000 }))
     .toMatchObject({ kind: 'rejected', error: { slug: 'order_status_conflict', details: { from: 'active', to: 'confirmed' } } });

@@ -225,10 +225,8 @@ export const settleOrder: Handler<CommandOf<'order.settle'>> = (state, c) => {
   const refund = resourceBack + activationBack;
   const next: Order = {
     ...withAllocations,
-    // Verified on chain: `confirmed` with order.confirmed, and the rental starts (`active`) in the same step
-    // (spec section 3: confirmed -> active by processing, no event of its own). The order-events topic still
-    // shows both transitions (transitionsOf). An activation has no rental: it stays confirmed.
-    status: isActivation ? 'confirmed' : 'active',
+    // Verified on chain: `confirmed` with order.confirmed; the rental then starts (`active`) by the follow-up.
+    status: 'confirmed',
     confirmStatus: 'confirmed',
     deliveredAmount: isActivation ? null : deliveredAmount,
     partial: !isActivation && deliveredAmount < (order.amount ?? 0),
@@ -279,10 +277,13 @@ export const settleOrder: Handler<CommandOf<'order.settle'>> = (state, c) => {
       activation: activationOf(next),
     },
   };
-  // Until 2026-11-23 the rental started by a follow-up command (`order.deliver` step `activate`, id
-  // derivedId('command', 'order-activate', order id)): one more command per order through the outbox, the
-  // log and the processor that carried nothing. Such commands on older logs still apply (confirmed -> active).
-  return applied(200, next, { ...noEffects(), accounts: [updated], journals, orders: [next], events: [event] });
+  // Spec section 3, confirmed -> active by processing: a command of its own after this one, never in the
+  // same step (the topic shows both transitions). An activation has no rental: it stays confirmed.
+  const followUps: Command[] = isActivation ? [] : [{
+    type: 'order.deliver', commandId: derivedId('command', 'order-activate', order.id), accountId: order.accountId, issuedAt: c.issuedAt,
+    deadlineAt: null, replyTo: null, orderId: order.id, step: 'activate', txIds: [], at: c.deliveredAt,
+  }];
+  return applied(200, next, { ...noEffects(), accounts: [updated], journals, orders: [next], events: [event], followUps });
 };
 
 /**
