@@ -4,14 +4,17 @@
  * One process holds the api, processor, relay, broadcaster, confirmer and batch executor; the devnet runs
  * in its own process (BENCH_BLOCK_MS blocks, default 1000). Prints:
  *   1. POST /v1/batches with BENCH_RECEIVERS items: p50/p99 answer time, sequential (BENCH_POSTS posts), the
- *      executor not started yet; then the same while the run below executes;
+ *      executor and the chain roles not started yet, with the CPU per POST of this process and of the world's
+ *      PostgreSQL backends and the statements per POST; then the same answer times while the run below executes;
  *   2. BENCH_BATCHES batches of BENCH_RECEIVERS receivers submitted at once: time to the last batch
- *      finished (batch.completed committed), receivers per second delivered, and a check that no
- *      receiver of any batch got two orders.
+ *      finished (batch.completed committed), receivers per second delivered, a check that no receiver of any
+ *      batch got two orders, and per receiver: CPU ms by process, statements, commands by type.
  * Receivers are activated once up front (faucet), so the figure is delivery, not activation; every batch
  * has its own receivers. Knobs: BENCH_BATCHES (50), BENCH_RECEIVERS (100), BENCH_POSTS (50), BENCH_BLOCK_MS, BENCH_POOL (pool wallets; one per 100 receivers),
  *   BENCH_EXECUTOR_CONCURRENCY (receivers the executor runs at once, 64), BENCH_SAMPLE_MS (orders by stage every 5,000 ms).
  */
+import { Session } from 'node:inspector/promises';
+import { writeFile, mkdir } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import os from 'node:os';
 import type { AddressInfo } from 'node:net';
@@ -24,6 +27,7 @@ import { startDevnet } from '../test/devnet/start-devnet';
 import { newWallet, signedHeaders, signUp } from '../test/support/identity';
 import { dropWorld, newWorld } from '../test/support/world';
 import { percentile } from './figures';
+import { cpuByGroup, cpuSnapshot, type Classify } from './proc-cpu';
 
 const BATCHES = Number(process.env.BENCH_BATCHES ?? 50);
 const RECEIVERS = Number(process.env.BENCH_RECEIVERS ?? 100);
@@ -32,6 +36,27 @@ const BLOCK_MS = process.env.BENCH_BLOCK_MS ?? '1000';
 const POOL = process.env.BENCH_POOL ?? String(Math.max(3, Math.ceil((BATCHES * RECEIVERS) / 100)));
 
 const SAMPLE_MS = Number(process.env.BENCH_SAMPLE_MS ?? 5000);
+/** Where to write a CPU profile of this process over the sequential POSTs (none when unset). */
+const PROF_DIR = process.env.BENCH_PROF_DIR;
+
+/** The inspector's CPU profiler from now until `stop` (which writes the profile to BENCH_PROF_DIR); nothing when unset. */
+async function startProfile(name: string): Promise<{ stop(): Promise<void> }> {
+  if (!PROF_DIR) return { stop: async () => undefined };
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  return {
+    stop: async () => {
+      const { profile } = await session.post('Profiler.stop');
+      await mkdir(PROF_DIR, { recursive: true });
+      const file = `${PROF_DIR}/${name}-${process.pid}-${Date.now()}.cpuprofile`;
+      await writeFile(file, JSON.stringify(profile));
+      console.log(`  CPU profile: ${file}`);
+      session.disconnect();
+    },
+  };
+}
 
 /** Orders of the run by stage: unsigned (allocating, nothing signed), signed (allocating), delegated (broadcast), delivered, failed. */
 async function stages(pool: Pool, ids: string[]): Promise<string> {
@@ -70,6 +95,56 @@ async function phases(pool: Pool, posts: Array<{ id: string; sentAt: number; ans
   }).join('; ');
 }
 
+/** CPU groups of the POST step (bench/proc-cpu.ts): this process (API, processor, relay, the posting client) and the world's PostgreSQL backends. */
+function classifier(dbName: string): Classify {
+  return (pid, p) => {
+    if (pid === process.pid) return 'this process';
+    if (p.args.startsWith('postgres: ') && p.args.includes(` ${dbName} `)) return 'postgresql (this world)';
+    return null;
+  };
+}
+
+/** Statements this world's database ran so far and their execution time (pg_stat_statements, created in the world's database). */
+async function statementTotals(pool: Pool): Promise<{ calls: number; ms: number }> {
+  const { rows } = await pool.query(
+    `SELECT coalesce(sum(calls), 0)::float8 AS calls, coalesce(sum(total_exec_time), 0)::float8 AS ms FROM pg_stat_statements
+      WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND query NOT LIKE '%pg_stat_statements%'`,
+  ).catch(() => ({ rows: [{ calls: Number.NaN, ms: Number.NaN }] }));
+  return { calls: Number(rows[0].calls), ms: Number(rows[0].ms) };
+}
+
+/** BENCH_STATEMENTS=1: the statements of each step, most called first (pg_stat_statements read before and after). */
+const LIST_STATEMENTS = process.env.BENCH_STATEMENTS === '1';
+
+type StatementRows = Map<string, { calls: number; ms: number; q: string }>;
+
+async function statementRows(pool: Pool): Promise<StatementRows> {
+  const { rows } = await pool.query(
+    `SELECT queryid::text AS id, calls::float8 AS calls, total_exec_time::float8 AS ms, left(regexp_replace(query, '\\s+', ' ', 'g'), 110) AS q FROM pg_stat_statements
+      WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND query NOT LIKE '%pg_stat_statements%'`,
+  ).catch(() => ({ rows: [] }));
+  return new Map(rows.map((r: { id: string; calls: number; ms: number; q: string }) => [r.id, r]));
+}
+
+function statementList(before: StatementRows, after: StatementRows, units: number, what: string): void {
+  const diff = [...after].map(([id, r]) => ({ q: r.q, calls: r.calls - (before.get(id)?.calls ?? 0), ms: r.ms - (before.get(id)?.ms ?? 0) })).filter((r) => r.calls > 0);
+  for (const r of diff.sort((x, y) => y.calls - x.calls).slice(0, 25)) {
+    console.log(`    ${(r.calls / units).toFixed(2)} per ${what}, ${(r.ms / r.calls).toFixed(3)} ms each: ${r.q}`);
+  }
+}
+
+/** `what`: CPU ms by process group, statements and their execution ms, per unit, between two readings. */
+function perUnit(what: string, units: number, cpu: Map<string, number>, before: { calls: number; ms: number }, after: { calls: number; ms: number }): string {
+  const groups = ['this process', 'postgresql (this world)'].map((g) => `${g} ${(((cpu.get(g) ?? 0) * 1000) / units).toFixed(2)}`).join(', ');
+  return `  per ${what}: CPU ms ${groups}; statements ${((after.calls - before.calls) / units).toFixed(1)}, executing ${((after.ms - before.ms) / units).toFixed(2)} ms`;
+}
+
+/** Commands the processor answered so far, by type . */
+async function commandCounts(pool: Pool): Promise<Map<string, number>> {
+  const { rows } = await pool.query('SELECT command_type AS type, count(*)::int AS n FROM command_results GROUP BY 1');
+  return new Map(rows.map((r: { type: string; n: number }) => [r.type, r.n]));
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function main(): Promise<void> {
@@ -82,9 +157,10 @@ async function main(): Promise<void> {
   console.log(`${os.cpus().length} cores, Node ${process.version}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   const bus = commandBusFor(rt, { timeoutMs: 30_000 });
   await bus.start();
-  // The executor starts after the first figure: the POST answer time is the API and the processor's, not
-  // a contest with the executor working off the batches just posted.
-  const roles = await startRoles(rt, ['processor', 'relay', 'broadcaster', 'confirmer']);
+  // The executor and the chain roles start after the first figure: the POST answer time (and the process's CPU
+  // per POST) is the API and the processor's, not a contest with the executor working off the batches just
+  // posted, nor the idle chain roles' polling (which filled most of the CPU per POST at load 25+).
+  const roles = await startRoles(rt, ['processor', 'relay']);
   const api: Server = await new Promise((resolve) => {
     const s = createApp({ rt, bus }).listen(0, '127.0.0.1', () => resolve(s));
   });
@@ -130,19 +206,36 @@ async function main(): Promise<void> {
     const sequential: Array<Awaited<ReturnType<typeof post>>> = [];
     // CPU this process spent per POST (API, processor, relay, chain roles idle; the load generator's part is
     // small): unlike the answer times, hardly moved by what else the machine runs.
+    for (let i = 0; i < 3; i++) await cancel((await post(`warm-${n++}`, true)).id); // compiled paths, warm pools
+    await rt.pool.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements').catch(() => undefined);
     const cpuBefore = process.cpuUsage();
+    const listBefore = LIST_STATEMENTS ? await statementRows(rt.pool) : new Map();
+    const procBefore = cpuSnapshot();
+    const statementsBefore = await statementTotals(rt.pool);
+    const postProfile = await startProfile('batches-post');
     for (let i = 0; i < POSTS; i++) sequential.push(await post(`lat-${n++}`, true));
     const cpu = process.cpuUsage(cpuBefore);
+    const classify = classifier(new URL(world.cfg.DATABASE_URL).pathname.slice(1));
+    const byGroup = cpuByGroup(procBefore, cpuSnapshot(), classify);
+    const statementsAfter = await statementTotals(rt.pool);
+    await postProfile.stop();
     const times = sequential.map((p) => p.ms).sort((a, b) => a - b);
     console.log(`POST /v1/batches with ${RECEIVERS} items: p50 ${percentile(times, 50).toFixed(1)} ms, p99 ${percentile(times, 99).toFixed(1)} ms (${POSTS} sequential, load ${os.loadavg()[0].toFixed(1)}); CPU of this process ${((cpu.user + cpu.system) / 1000 / POSTS).toFixed(1)} ms per POST`);
+    console.log(perUnit('POST', POSTS, byGroup, statementsBefore, statementsAfter));
+    if (LIST_STATEMENTS) statementList(listBefore, await statementRows(rt.pool), POSTS, 'POST');
     console.log(`  where the time goes: ${await phases(rt.pool, sequential)}`);
     for (const p of sequential) await cancel(p.id);
 
     if (BATCHES === 0) return;
-    roles.push(...(await startRoles(rt, ['batch-executor'])));
+    roles.push(...(await startRoles(rt, ['broadcaster', 'confirmer', 'batch-executor'])));
 
     // 2. BATCHES x RECEIVERS at once, to every receiver terminal.
     const t0 = Date.now();
+    const runProcBefore = cpuSnapshot();
+    const runStatementsBefore = await statementTotals(rt.pool);
+    const commandsBefore = await commandCounts(rt.pool);
+    const runListBefore = LIST_STATEMENTS ? await statementRows(rt.pool) : new Map();
+    const runProfile = await startProfile('batches-run');
     const posted = await Promise.all(runReceivers.map((receivers) => post(`run-${n++}`, false, receivers)));
     const ids = posted.map((r) => r.id);
     const atOnce = posted.map((r) => r.ms).sort((a, b) => a - b);
@@ -170,6 +263,9 @@ async function main(): Promise<void> {
       await sleep(200);
     }
     const seconds = (Date.now() - t0) / 1000;
+    const runCpu = cpuByGroup(runProcBefore, cpuSnapshot(), classify);
+    const runStatementsAfter = await statementTotals(rt.pool);
+    await runProfile.stop();
     await probe;
     during.sort((a, b) => a - b);
     console.log(`POST /v1/batches while ${BATCHES} batches execute: p50 ${percentile(during, 50).toFixed(1)} ms, p99 ${percentile(during, 99).toFixed(1)} ms (${during.length} sequential)`);
@@ -193,6 +289,13 @@ async function main(): Promise<void> {
          FROM (SELECT extract(epoch FROM delegated_at - created_at) * 1000 AS ms FROM orders WHERE batch_id = ANY($1::text[]) AND delegated_at IS NOT NULL) t`, [ids],
     );
     console.log(`order placed -> confirmed (delegation verified on chain): p50 ${Number(lag[0].p50 ?? 0).toFixed(0)} ms, p99 ${Number(lag[0].p99 ?? 0).toFixed(0)} ms, max ${Number(lag[0].max ?? 0).toFixed(0)} ms`);
+    // Per receiver of the run (the probes posted meanwhile are in it too: a POST and a cancel every ~100 ms).
+    const receivers = BATCHES * RECEIVERS;
+    console.log(perUnit('receiver of the run', receivers, runCpu, runStatementsBefore, runStatementsAfter));
+    if (LIST_STATEMENTS) statementList(runListBefore, await statementRows(rt.pool), receivers, 'receiver');
+    const commands = [...(await commandCounts(rt.pool))].map(([type, n]) => ({ type, n: n - (commandsBefore.get(type) ?? 0) })).filter((c) => c.n > 0).sort((a, b) => b.n - a.n);
+    const total = commands.reduce((sum, c) => sum + c.n, 0);
+    console.log(`  commands per receiver ${(total / receivers).toFixed(2)}: ${commands.map((c) => `${c.type} ${(c.n / receivers).toFixed(2)}`).join(', ')}`);
     console.log(`${BATCHES} batches x ${RECEIVERS} receivers at once: last batch finished after ${seconds.toFixed(1)} s; ${delivered[0].n} receivers delivered, ${(delivered[0].n / seconds).toFixed(0)} receivers/s; receivers charged twice: ${twice[0].n} (blocks every ${BLOCK_MS} ms)`);
   } finally {
     await new Promise((r) => api.close(r));
