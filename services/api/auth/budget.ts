@@ -51,10 +51,15 @@ async function spendSlot(rt: Runtime, slot: BudgetSlot): Promise<void> {
 }
 
 /**
- * INCR, and PEXPIRE on the window's first use, as one script (EVALSHA): one command per request where
- * MULTI/INCR/PEXPIRE/EXEC were four. A key never outlives twice its window either way.
+ * INCR of KEYS[i], and PEXPIRE by ARGV[i] on the window's first use, answering the count: one command per
+ * request where MULTI/INCR/PEXPIRE/EXEC were four. A key never outlives twice its window either way. Also the
+ * tail of the signature check's script (used-signatures.ts), which spends in the same call.
  */
-const spendScript = luaScript("local n = redis.call('INCR', KEYS[1]) if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end return n", 1);
+export function spendLua(i: number): string {
+  return `local n = redis.call('INCR', KEYS[${i}]) if n == 1 then redis.call('PEXPIRE', KEYS[${i}], ARGV[${i}]) end return n`;
+}
+
+const spendScript = luaScript(spendLua(1), 1);
 
 export const MINUTE_MS = 60_000;
 

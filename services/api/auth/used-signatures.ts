@@ -11,6 +11,7 @@
 import { logger } from '../../platform/logger';
 import type { Runtime } from '../../platform/runtime';
 import { luaScript, type Redis } from '../../platform/redis';
+import { spendLua } from './budget';
 
 /** How long a signature stays used: the ±300 s timestamp window, both sides. */
 export const REPLAY_TTL_S = 600;
@@ -57,18 +58,8 @@ export class UsedSignatures {
 
   /** True the first time `hash` is presented within its window. */
   async firstUse(hash: string): Promise<boolean> {
-    const now = this.rt.clock.now();
-    const expiresAt = now + REPLAY_TTL_S * 1000;
-    if (this.redisAnswers) {
-      try {
-        const fresh = (await this.rt.redis.set(this.key(hash), '1', 'EX', REPLAY_TTL_S, 'NX')) === 'OK';
-        if (fresh) this.remember(hash, expiresAt);
-        return fresh;
-      } catch (err) {
-        logger.debug({ err }, 'redis refused the signature check; PostgreSQL answers');
-      }
-    }
-    return this.firstUseInDatabase(hash, now, expiresAt);
+    const marked = await this.markInRedis(hash, async (key) => ((await this.rt.redis.set(key, '1', 'EX', REPLAY_TTL_S, 'NX')) === 'OK' ? 0 : -1));
+    return marked.fresh;
   }
 
   /**
@@ -78,11 +69,19 @@ export class UsedSignatures {
    * not spent here (a replay, Redis not answering): the caller spends it the usual way then.
    */
   async firstUseAndSpend(hash: string, spend: { key: string; ttlMs: number }): Promise<{ fresh: boolean; used: number | null }> {
+    return this.markInRedis(hash, async (key) => Number(await useAndSpendScript(this.rt.redis, key, spend.key, REPLAY_TTL_S, spend.ttlMs)));
+  }
+
+  /**
+   * The one protocol of both checks: `mark` sets the signature's Redis key if free and answers a count (-1: it
+   * was taken, a replay); PostgreSQL answers while Redis does not, and then nothing was counted (`used` null).
+   */
+  private async markInRedis(hash: string, mark: (key: string) => Promise<number>): Promise<{ fresh: boolean; used: number | null }> {
     const now = this.rt.clock.now();
     const expiresAt = now + REPLAY_TTL_S * 1000;
     if (this.redisAnswers) {
       try {
-        const n = Number(await useAndSpendScript(this.rt.redis, this.key(hash), spend.key, REPLAY_TTL_S, spend.ttlMs));
+        const n = await mark(this.key(hash));
         if (n < 0) return { fresh: false, used: null };
         this.remember(hash, expiresAt);
         return { fresh: true, used: n };
@@ -185,11 +184,7 @@ export class UsedSignatures {
 }
 
 /** SET NX of the signature; when it was free, the budget's INCR (PEXPIRE on its first use). -1: a replay. */
-const useAndSpendScript = luaScript(
-  "if not redis.call('SET', KEYS[1], '1', 'EX', ARGV[1], 'NX') then return -1 end "
-    + "local n = redis.call('INCR', KEYS[2]) if n == 1 then redis.call('PEXPIRE', KEYS[2], ARGV[2]) end return n",
-  2,
-);
+const useAndSpendScript = luaScript(`if not redis.call('SET', KEYS[1], '1', 'EX', ARGV[1], 'NX') then return -1 end ${spendLua(2)}`, 2);
 
 async function copyInto(redis: Redis, entries: Array<{ key: string; ttlMs: number }>): Promise<void> {
   if (entries.length === 0) return;
