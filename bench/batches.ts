@@ -27,7 +27,7 @@ import { startDevnet } from '../test/devnet/start-devnet';
 import { newWallet, signedHeaders, signUp } from '../test/support/identity';
 import { dropWorld, newWorld } from '../test/support/world';
 import { percentile } from './figures';
-import { cpuByGroup, cpuSnapshot, type Classify } from './proc-cpu';
+import { cpuByGroup, cpuSnapshot, DEVNET_GROUP, stackGroup, WORLD_POSTGRES_GROUP, type Classify } from './proc-cpu';
 
 const BATCHES = Number(process.env.BENCH_BATCHES ?? 50);
 const RECEIVERS = Number(process.env.BENCH_RECEIVERS ?? 100);
@@ -95,22 +95,12 @@ async function phases(pool: Pool, posts: Array<{ id: string; sentAt: number; ans
   }).join('; ');
 }
 
-/** CPU groups of the POST step (bench/proc-cpu.ts): this process (API, processor, relay, the posting client) and the world's PostgreSQL backends. */
+/**
+ * CPU groups (bench/proc-cpu.ts): this process (API, processor, relay, executor, chain roles, the posting
+ * client), its devnet, the world's PostgreSQL backends and the shared stack.
+ */
 function classifier(dbName: string): Classify {
-  return (pid, p) => {
-    if (pid === process.pid) return 'this process';
-    if (p.args.startsWith('postgres: ') && p.args.includes(` ${dbName} `)) return 'postgresql (this world)';
-    return null;
-  };
-}
-
-/** Statements this world's database ran so far and their execution time (pg_stat_statements, created in the world's database). */
-async function statementTotals(pool: Pool): Promise<{ calls: number; ms: number }> {
-  const { rows } = await pool.query(
-    `SELECT coalesce(sum(calls), 0)::float8 AS calls, coalesce(sum(total_exec_time), 0)::float8 AS ms FROM pg_stat_statements
-      WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND query NOT LIKE '%pg_stat_statements%'`,
-  ).catch(() => ({ rows: [{ calls: Number.NaN, ms: Number.NaN }] }));
-  return { calls: Number(rows[0].calls), ms: Number(rows[0].ms) };
+  return (pid, p) => (pid === process.pid ? 'this process' : stackGroup(p, dbName));
 }
 
 /** BENCH_STATEMENTS=1: the statements of each step, most called first (pg_stat_statements read before and after). */
@@ -118,16 +108,31 @@ const LIST_STATEMENTS = process.env.BENCH_STATEMENTS === '1';
 
 type StatementRows = Map<string, { calls: number; ms: number; q: string }>;
 
-async function statementRows(pool: Pool): Promise<StatementRows> {
-  const { rows } = await pool.query(
+/** This world's statements so far (pg_stat_statements, created in the world's database); null where it is not loaded. */
+async function statementRows(pool: Pool): Promise<StatementRows | null> {
+  const read = await pool.query(
     `SELECT queryid::text AS id, calls::float8 AS calls, total_exec_time::float8 AS ms, left(regexp_replace(query, '\\s+', ' ', 'g'), 110) AS q FROM pg_stat_statements
       WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND query NOT LIKE '%pg_stat_statements%'`,
-  ).catch(() => ({ rows: [] }));
-  return new Map(rows.map((r: { id: string; calls: number; ms: number; q: string }) => [r.id, r]));
+  ).catch(() => null);
+  return read && new Map(read.rows.map((r: { id: string; calls: number; ms: number; q: string }) => [r.id, r]));
 }
 
-function statementList(before: StatementRows, after: StatementRows, units: number, what: string): void {
-  const diff = [...after].map(([id, r]) => ({ q: r.q, calls: r.calls - (before.get(id)?.calls ?? 0), ms: r.ms - (before.get(id)?.ms ?? 0) })).filter((r) => r.calls > 0);
+/** Statements this world's database ran so far and their execution time (NaN where pg_stat_statements is not loaded). */
+async function statementTotals(pool: Pool): Promise<{ calls: number; ms: number }> {
+  const rows = await statementRows(pool);
+  if (!rows) return { calls: Number.NaN, ms: Number.NaN };
+  let calls = 0;
+  let ms = 0;
+  for (const r of rows.values()) {
+    calls += r.calls;
+    ms += r.ms;
+  }
+  return { calls, ms };
+}
+
+function statementList(before: StatementRows | null, after: StatementRows | null, units: number, what: string): void {
+  if (!after) return;
+  const diff = [...after].map(([id, r]) => ({ q: r.q, calls: r.calls - (before?.get(id)?.calls ?? 0), ms: r.ms - (before?.get(id)?.ms ?? 0) })).filter((r) => r.calls > 0);
   for (const r of diff.sort((x, y) => y.calls - x.calls).slice(0, 25)) {
     console.log(`    ${(r.calls / units).toFixed(2)} per ${what}, ${(r.ms / r.calls).toFixed(3)} ms each: ${r.q}`);
   }
@@ -135,11 +140,11 @@ function statementList(before: StatementRows, after: StatementRows, units: numbe
 
 /** `what`: CPU ms by process group, statements and their execution ms, per unit, between two readings. */
 function perUnit(what: string, units: number, cpu: Map<string, number>, before: { calls: number; ms: number }, after: { calls: number; ms: number }): string {
-  const groups = ['this process', 'postgresql (this world)'].map((g) => `${g} ${(((cpu.get(g) ?? 0) * 1000) / units).toFixed(2)}`).join(', ');
+  const groups = ['this process', DEVNET_GROUP, WORLD_POSTGRES_GROUP].map((g) => `${g} ${(((cpu.get(g) ?? 0) * 1000) / units).toFixed(2)}`).join(', ');
   return `  per ${what}: CPU ms ${groups}; statements ${((after.calls - before.calls) / units).toFixed(1)}, executing ${((after.ms - before.ms) / units).toFixed(2)} ms`;
 }
 
-/** Commands the processor answered so far, by type . */
+/** Commands the processor answered so far, by type. */
 async function commandCounts(pool: Pool): Promise<Map<string, number>> {
   const { rows } = await pool.query('SELECT command_type AS type, count(*)::int AS n FROM command_results GROUP BY 1');
   return new Map(rows.map((r: { type: string; n: number }) => [r.type, r.n]));
@@ -204,23 +209,21 @@ async function main(): Promise<void> {
 
     // 1. POST latency, the executor not running yet (each batch priced over its cap: once it runs, it fails them at once and charges nothing).
     const sequential: Array<Awaited<ReturnType<typeof post>>> = [];
-    // CPU this process spent per POST (API, processor, relay, chain roles idle; the load generator's part is
-    // small): unlike the answer times, hardly moved by what else the machine runs.
+    // CPU per POST by process (this one holds the API, processor and relay; the posting client's part is small):
+    // unlike the answer times, hardly moved by what else the machine runs.
     for (let i = 0; i < 3; i++) await cancel((await post(`warm-${n++}`, true)).id); // compiled paths, warm pools
     await rt.pool.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements').catch(() => undefined);
-    const cpuBefore = process.cpuUsage();
-    const listBefore = LIST_STATEMENTS ? await statementRows(rt.pool) : new Map();
+    const listBefore = LIST_STATEMENTS ? await statementRows(rt.pool) : null;
     const procBefore = cpuSnapshot();
     const statementsBefore = await statementTotals(rt.pool);
     const postProfile = await startProfile('batches-post');
     for (let i = 0; i < POSTS; i++) sequential.push(await post(`lat-${n++}`, true));
-    const cpu = process.cpuUsage(cpuBefore);
     const classify = classifier(new URL(world.cfg.DATABASE_URL).pathname.slice(1));
     const byGroup = cpuByGroup(procBefore, cpuSnapshot(), classify);
     const statementsAfter = await statementTotals(rt.pool);
     await postProfile.stop();
     const times = sequential.map((p) => p.ms).sort((a, b) => a - b);
-    console.log(`POST /v1/batches with ${RECEIVERS} items: p50 ${percentile(times, 50).toFixed(1)} ms, p99 ${percentile(times, 99).toFixed(1)} ms (${POSTS} sequential, load ${os.loadavg()[0].toFixed(1)}); CPU of this process ${((cpu.user + cpu.system) / 1000 / POSTS).toFixed(1)} ms per POST`);
+    console.log(`POST /v1/batches with ${RECEIVERS} items: p50 ${percentile(times, 50).toFixed(1)} ms, p99 ${percentile(times, 99).toFixed(1)} ms (${POSTS} sequential, load ${os.loadavg()[0].toFixed(1)})`);
     console.log(perUnit('POST', POSTS, byGroup, statementsBefore, statementsAfter));
     if (LIST_STATEMENTS) statementList(listBefore, await statementRows(rt.pool), POSTS, 'POST');
     console.log(`  where the time goes: ${await phases(rt.pool, sequential)}`);
@@ -234,7 +237,7 @@ async function main(): Promise<void> {
     const runProcBefore = cpuSnapshot();
     const runStatementsBefore = await statementTotals(rt.pool);
     const commandsBefore = await commandCounts(rt.pool);
-    const runListBefore = LIST_STATEMENTS ? await statementRows(rt.pool) : new Map();
+    const runListBefore = LIST_STATEMENTS ? await statementRows(rt.pool) : null;
     const runProfile = await startProfile('batches-run');
     const posted = await Promise.all(runReceivers.map((receivers) => post(`run-${n++}`, false, receivers)));
     const ids = posted.map((r) => r.id);

@@ -25,7 +25,7 @@ import { startDevnet } from '../test/devnet/start-devnet';
 import { signedHeaders, signUp } from '../test/support/identity';
 import { dropWorld, newWorld } from '../test/support/world';
 import { httpSender, line, offered, sustained, type RunFigures, type Send } from './load';
-import { cpuByGroup, cpuLines, cpuSnapshot, type Classify } from './proc-cpu';
+import { cpuByGroup, cpuLines, cpuSnapshot, stackGroup, type Classify } from './proc-cpu';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 128);
@@ -110,15 +110,7 @@ function classifier(roots: { service: number; chain?: number; ceiling: number; d
     if (p.ppid === roots.service && p.args.includes('services/main.ts')) return `api worker ${pid}`;
     if (pid === roots.chain) return 'chain roles (broadcaster, confirmer)';
     if (pid === roots.ceiling) return 'ceiling processes';
-    if (p.ppid === process.pid && p.args.includes('devnet')) return 'devnet (this run\'s)';
-    if (p.args.startsWith('postgres: ')) {
-      if (p.args.includes(` ${roots.dbName} `)) return 'postgresql (this world\'s connections)';
-      return /\(\d+\)/.test(p.args) ? 'postgresql (other databases: other runs)' : 'postgresql background (shared)';
-    }
-    if (p.args.includes('kafka.Kafka')) return 'kafka (shared)';
-    if (p.args.includes('apicurio') || p.args.includes('schema-registry')) return 'schema registry (shared)';
-    if (p.args.startsWith('redis-server')) return 'redis (shared)';
-    return null;
+    return stackGroup(p, roots.dbName);
   };
 }
 

@@ -64,6 +64,26 @@ export function cpuSnapshot(): CpuSnapshot {
   return { procs: readProcs(), machine: machineTicks(), at: performance.now() };
 }
 
+export const DEVNET_GROUP = "devnet (this run's)";
+export const WORLD_POSTGRES_GROUP = "postgresql (this world's connections)";
+
+/**
+ * The groups every benchmark has besides its own processes: its devnet (a child of the benchmark's process,
+ * which would otherwise be charged to it), its world's PostgreSQL connections (`dbName`) and the shared stack.
+ * Null: none of these.
+ */
+export function stackGroup(p: Proc, dbName: string): string | null {
+  if (p.ppid === process.pid && p.args.includes('devnet')) return DEVNET_GROUP;
+  if (p.args.startsWith('postgres: ')) {
+    if (p.args.includes(` ${dbName} `)) return WORLD_POSTGRES_GROUP;
+    return /\(\d+\)/.test(p.args) ? 'postgresql (other databases: other runs)' : 'postgresql background (shared)';
+  }
+  if (p.args.includes('kafka.Kafka')) return 'kafka (shared)';
+  if (p.args.includes('apicurio') || p.args.includes('schema-registry')) return 'schema registry (shared)';
+  if (p.args.startsWith('redis-server')) return 'redis (shared)';
+  return null;
+}
+
 /** CPU seconds per group between two snapshots, plus `machine busy` and `not in any group`. */
 export function cpuByGroup(before: CpuSnapshot, after: CpuSnapshot, classify: Classify): Map<string, number> {
   const groupOf = (pid: number): string | null => {
