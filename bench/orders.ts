@@ -20,6 +20,9 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { commandBusFor } from '../services/platform/command-bus';
+import { awaitingDelivery } from '../services/domain/orders';
+import type { Pool } from '../services/platform/db/pool';
+import { lowerPriority } from '../services/platform/priority';
 import { createRuntime } from '../services/platform/runtime';
 import { startDevnet } from '../test/devnet/start-devnet';
 import { signedHeaders, signUp } from '../test/support/identity';
@@ -34,9 +37,20 @@ const WORKERS = Number(process.env.BENCH_API_WORKERS ?? 2);
 const TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT_MS ?? 10_000);
 /** Offered rate of the CPU-accounting step (0: no such step). */
 const CPU_RATE = Number(process.env.BENCH_CPU_RATE ?? 400);
+/** 0: no sustained (closed-loop) step: only the offered rates (and the CPU step), less chain work to drain after. */
+const SUSTAINED = process.env.BENCH_SUSTAINED !== '0';
 /** 0: skip the sustained and offered-rate steps (only the CPU step runs): CPU per order of a change, quickly. */
 const HEADLINE = process.env.BENCH_HEADLINE !== '0';
 const ROOT = path.resolve(__dirname, '..');
+/**
+ * Nice value of this run's devnet: it stands in for the remote chain (not on the service's machine in
+ * production), so like the chain roles (BACKGROUND_NICE) it yields the CPU to the answer path. 0: unchanged.
+ */
+const DEVNET_NICE = Number(process.env.BENCH_DEVNET_NICE ?? 10);
+/** BACKGROUND_NICE of the service's chain-roles process (the test profile sets 0 for the tests; production's default is 10). */
+const BACKGROUND_NICE = process.env.BENCH_BACKGROUND_NICE ?? '10';
+/** Longest wait (s) for the chain work of the service's steps to finish after them (every order delivered). */
+const DRAIN_SECONDS = Number(process.env.BENCH_DRAIN_SECONDS ?? 300);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -86,15 +100,30 @@ function orderSender(base: string, key: { id: string; secret: string }, receiver
   }, 201, TIMEOUT_MS);
 }
 
-async function measure(name: string, send: Send, start: number): Promise<{ sustained: RunFigures; rates: RunFigures[]; next: number }> {
+/**
+ * Around a step of the service: the processor's slice timings (printed by the primary on SIGUSR2,
+ * services/platform/slice-timing.ts) start over before it and are printed after it.
+ */
+async function withSliceTimings<T>(primary: ChildProcess | undefined, step: () => Promise<T>): Promise<T> {
+  primary?.kill('SIGUSR2');
+  const out = await step();
+  primary?.kill('SIGUSR2');
+  await sleep(200); // the primary's line before the next of ours
+  return out;
+}
+
+async function measure(name: string, send: Send, start: number, primary?: ChildProcess): Promise<{ sustained?: RunFigures; rates: RunFigures[]; next: number }> {
   let n = start;
-  const s = await sustained(send, n, CONCURRENCY, SECONDS);
-  n = s.next;
-  console.log(line(`${name} sustained (${CONCURRENCY} in flight, ${SECONDS} s)`, s));
+  let s: Awaited<ReturnType<typeof sustained>> | undefined;
+  if (SUSTAINED) {
+    s = await withSliceTimings(primary, () => sustained(send, n, CONCURRENCY, SECONDS));
+    n = s.next;
+    console.log(line(`${name} sustained (${CONCURRENCY} in flight, ${SECONDS} s)`, s));
+  }
   const rates: RunFigures[] = [];
   for (const rate of RATES) {
     await sleep(2_000); // let the backlog of the previous step drain
-    const r = await offered(send, n, rate, SECONDS);
+    const r = await withSliceTimings(primary, () => offered(send, n, rate, SECONDS));
     n = r.next;
     rates.push(r);
     console.log(line(`${name} offered ${rate}/s`, r));
@@ -115,9 +144,9 @@ function classifier(roots: { service: number; chain?: number; ceiling: number; d
 }
 
 /** The service's CPU per order at a fixed offered rate: the step's figures and CPU seconds by process. */
-async function cpuStep(name: string, send: Send, start: number, classify: Classify): Promise<number> {
+async function cpuStep(name: string, send: Send, start: number, classify: Classify, primary?: ChildProcess): Promise<number> {
   const before = cpuSnapshot();
-  const r = await offered(send, start, CPU_RATE, SECONDS);
+  const r = await withSliceTimings(primary, () => offered(send, start, CPU_RATE, SECONDS));
   const after = cpuSnapshot();
   const load = os.loadavg().map((l) => l.toFixed(1)).join(' ');
   console.log(line(`${name} offered ${CPU_RATE}/s (CPU accounting, load average ${load})`, r));
@@ -126,12 +155,31 @@ async function cpuStep(name: string, send: Send, start: number, classify: Classi
   return r.next;
 }
 
+/**
+ * The chain work of the steps so far (delegations signed, broadcast, confirmed after the answers, by roles at
+ * lower priority) must finish once the load stops, and nothing be lost: waits until no order awaits delivery
+ * and prints how long that took and the orders by status (every one `active`, none `failed`, is the pass).
+ */
+async function drainChainWork(pool: Pool, label: string): Promise<void> {
+  const started = Date.now();
+  const awaiting = async () => Number((await pool.query('SELECT count(*) AS n FROM orders WHERE status = ANY($1)', [awaitingDelivery])).rows[0].n);
+  let left = await awaiting();
+  while (left > 0 && Date.now() - started < DRAIN_SECONDS * 1000) {
+    await sleep(500);
+    left = await awaiting();
+  }
+  const byStatus = (await pool.query('SELECT status, count(*) AS n FROM orders GROUP BY status ORDER BY status')).rows
+    .map((r: { status: string; n: string }) => `${r.status} ${r.n}`).join(', ');
+  console.log(`chain work after ${label}: ${left === 0 ? 'done' : `NOT done (${left} orders still awaiting delivery)`} ${((Date.now() - started) / 1000).toFixed(1)} s after the last answer; orders by status: ${byStatus}`);
+}
+
 async function main(): Promise<void> {
   console.log(`machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), Node ${process.version}, ${WORKERS} API processes`);
   const devnet = await startDevnet({ DEVNET_BLOCK_MS: '300' });
+  if (devnet.pid !== undefined) lowerPriority(devnet.pid, DEVNET_NICE);
   const world = newWorld('benchorders', {
     LOG_LEVEL: 'error', TRON_FULL_HOST: devnet.url, CHAIN_POLL_MS: '100', BUDGET_READS_PER_SEC: '1000000', BUDGET_WRITES_PER_SEC: '1000000',
-    COMMAND_TIMEOUT_MS: String(TIMEOUT_MS), KAFKA_SESSION_TIMEOUT_MS: '30000',
+    COMMAND_TIMEOUT_MS: String(TIMEOUT_MS), KAFKA_SESSION_TIMEOUT_MS: '30000', BACKGROUND_NICE,
     // The test stack's PostgreSQL is shared (max_connections 100): 8 per process keeps the run near 50.
     DATABASE_POOL_MAX: '8', COMMAND_MAX_WAITING: process.env.BENCH_MAX_WAITING ?? '400',
   });
@@ -174,9 +222,11 @@ async function main(): Promise<void> {
     // and confirmed after the answers) overlapped the service's headline steps and halved them (2026-11-23).
     let next = 0;
     if (HEADLINE) {
-      const svc = await measure('service', serviceSend, 0);
+      const svc = await measure('service', serviceSend, 0, service);
+      // Before the ceiling's steps, so the service's chain work does not run beside them.
+      await drainChainWork(rt.pool, 'the service steps');
       const bare = await measure('ceiling', ceilingSend, svc.next);
-      console.log(`ratio service/ceiling sustained: ${(svc.sustained.okPerSec / bare.sustained.okPerSec).toFixed(2)}`);
+      if (svc.sustained && bare.sustained) console.log(`ratio service/ceiling sustained: ${(svc.sustained.okPerSec / bare.sustained.okPerSec).toFixed(2)}`);
       RATES.forEach((rate, i) => {
         const a = svc.rates[i];
         const b = bare.rates[i];
@@ -189,7 +239,8 @@ async function main(): Promise<void> {
         service: service.pid!, chain: chain?.pid, ceiling: ceiling.pid!, dbName: decodeURIComponent(new URL(world.cfg.DATABASE_URL).pathname.slice(1)),
       });
       await sleep(5_000);
-      const n = await cpuStep('service', serviceSend, next, classify);
+      const n = await cpuStep('service', serviceSend, next, classify, service);
+      await drainChainWork(rt.pool, 'the CPU step');
       await sleep(2_000);
       await cpuStep('ceiling', ceilingSend, n, classify);
     }

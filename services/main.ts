@@ -14,7 +14,8 @@ import { loadConfig, type Config } from './platform/config';
 import { logger } from './platform/logger';
 import { createRuntime } from './platform/runtime';
 import { startTelemetry, stopTelemetry } from './platform/telemetry';
-import { parseRoles, rolesOfProcess, startRoles, type Stoppable } from './roles';
+import { lowerPriority } from './platform/priority';
+import { backgroundNice, parseRoles, rolesOfProcess, startRoles, type Stoppable } from './roles';
 
 function forkApiWorkers(count: number, isStopping: () => boolean): { stop(): Promise<void> } {
   const fork = () => {
@@ -48,6 +49,9 @@ async function main(): Promise<void> {
   configureChaos(cfg.CHAOS_CRASH_POINTS);
   startTelemetry(cfg);
   const { here, apiWorkers } = rolesOfProcess(parseRoles(values.roles as string), cfg.API_WORKERS, cluster.isWorker);
+  // Background-only processes yield the CPU to the answer path (before the runtime opens its clients).
+  const nice = backgroundNice(here, cfg.BACKGROUND_NICE);
+  if (nice > 0) logger.info({ roles: here, nice, threads: lowerPriority(process.pid, nice) }, 'background roles: priority lowered');
   // The primary migrates before any worker starts; workers only open connections.
   const rt = await createRuntime(cfg, { migrate: !cluster.isWorker });
   const running: Stoppable[] = await startRoles(rt, here);

@@ -27,6 +27,17 @@ import { startSubscriptionWatcher } from './subscriptions/watcher';
 export const allRoles = ['api', 'processor', 'relay', 'dispatcher', 'deposit-watcher', 'broadcaster', 'confirmer', 'scheduler', 'promo-granter', 'promo-forward-watcher', 'stats', 'reconciler', 'batch-executor', 'subscription-watcher'] as const;
 export type Role = (typeof allRoles)[number];
 
+/**
+ * Roles on the path of an answer (a request waits for them). A process running any of them keeps its
+ * priority; one running none is background work and is niced (BACKGROUND_NICE, see backgroundNice).
+ */
+export const answerPathRoles: readonly Role[] = ['api', 'processor', 'relay'];
+
+/** The nice value a process running `roles` takes: `nice` when none is on the answer path, else 0 (unchanged). */
+export function backgroundNice(roles: readonly Role[], nice: number): number {
+  return roles.some((r) => answerPathRoles.includes(r)) ? 0 : nice;
+}
+
 export interface Stoppable {
   stop(): Promise<void>;
 }

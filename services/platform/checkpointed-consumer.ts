@@ -8,8 +8,8 @@
  *      consumer seeks to the stored offset (kafkajs has no rebalance listener; the stored offset wins);
  *   3. records that do not decode are written to undecodable_records and skipped;
  *   4. `apply` the decoded records at or after the stored offset, in the caller's transaction;
- *   5. compare-and-set advance of the stored offset past the slice (sent with the writes `apply` left in its
- *      `tail` group: one round trip); commit.
+ *   5. compare-and-set advance of the stored offset past the slice, sent with the writes `apply` left in its
+ *      `tail` group and the COMMIT: one round trip (the server checks the compare-and-set before the COMMIT).
  * After the commit, `afterCommit` (replies, wake-ups) runs with what `apply` returned.
  *
  * Poison isolation: when `apply` fails with an error that the same records would raise again (a data
@@ -24,6 +24,7 @@ import { WriteGroup, type Statement } from './db/bulk';
 import { inTransaction, type Pool, type PoolClient } from './db/pool';
 import type { ConsumedRecord, KafkaLog, RunningConsumer } from './kafka';
 import { logger } from './logger';
+import type { SliceTimings } from './slice-timing';
 
 /** A record with its decoded value, or the reason it did not decode. */
 export type Decoded<T> = { record: ConsumedRecord; value: T } | { record: ConsumedRecord; error: string };
@@ -56,6 +57,8 @@ export interface ConsumerOptions<T, R> extends CheckpointSpec<T, R> {
   partitionsConcurrently?: number;
   /** Runs after each committed slice with what apply/refuse returned. Errors are logged, never retried. */
   afterCommit?(partition: number, results: R[]): Promise<void> | void;
+  /** Where each slice's time went (platform/slice-timing.ts); the caller adds what follows the commit. */
+  timings?: SliceTimings;
 }
 
 export type SliceOutcome<R> = { seekTo: bigint } | { results: R[]; last: bigint };
@@ -123,7 +126,7 @@ export async function applySlice<T, R>(
   pool: Pool, spec: CheckpointSpec<T, R>, partition: number, decoded: Decoded<T>[], until?: bigint, refuseReason?: string,
 ): Promise<SliceOutcome<R>> {
   const where: Where = { group: spec.group, topic: spec.topic, partition };
-  return inTransaction(pool, async (client, locked): Promise<SliceOutcome<R>> => {
+  return inTransaction(pool, async (client, locked, committed): Promise<SliceOutcome<R>> => {
     const stored = locked[0].next_offset as bigint;
     const first = decoded[0].record.offset;
     const last = decoded[decoded.length - 1].record.offset;
@@ -135,9 +138,12 @@ export async function applySlice<T, R>(
     let results: R[];
     if (refuseReason === undefined) results = await spec.apply(items, client, tail);
     else results = items.length === 0 ? [] : spec.refuse ? await spec.refuse(items[0], refuseReason, client, tail) : [];
-    const advanced = await tail.send(client, advanceStatement(where.group, where.topic, partition, stored, until ?? last + 1n));
-    if (advanced !== 1) throw new Error(`stored offset of ${where.topic}[${partition}] moved under us (expected ${stored})`);
+    // The transaction is open with the slice's work in it: a crash here commits none of it.
     if (spec.crashBeforeCommit) crashPoint(spec.crashBeforeCommit);
+    // The tail, the offset's compare-and-set (checked by the server: not 1 row, no commit) and COMMIT: one round trip.
+    const advance = advanceStatement(where.group, where.topic, partition, stored, until ?? last + 1n);
+    await tail.sendAndCommit(client, advance, `stored offset of ${where.topic}[${partition}] moved under us (expected ${stored})`);
+    committed();
     return { results, last };
   }, lockStoredOffsetStatement(where.group, where.topic, where.partition));
 }
@@ -168,8 +174,27 @@ export async function applyIsolated<T, R>(
   }
 }
 
+/**
+ * The spec with `apply` marking when it returned, per partition (slices of different partitions run at once):
+ * the split between the transaction's work and its commit.
+ */
+function markingApplied<T, R>(spec: CheckpointSpec<T, R>, appliedAt: Map<number, number>): CheckpointSpec<T, R> {
+  return {
+    ...spec,
+    apply: async (items, tx, tail) => {
+      const results = await spec.apply(items, tx, tail);
+      if (items.length > 0) appliedAt.set(items[0].record.partition, performance.now());
+      return results;
+    },
+  };
+}
+
 /** Runs the consumer group: bounded slices, each applied with applyIsolated, then afterCommit. */
 export async function startCheckpointedConsumer<T, R>(options: ConsumerOptions<T, R>): Promise<RunningConsumer> {
+  const { timings } = options;
+  const appliedAt = new Map<number, number>();
+  const endedAt = new Map<number, number>();
+  const spec = timings ? markingApplied(options, appliedAt) : options;
   return options.log.runBatchConsumer({
     groupId: options.group,
     topics: [options.topic],
@@ -177,8 +202,21 @@ export async function startCheckpointedConsumer<T, R>(options: ConsumerOptions<T
     handler: async (batch, control) => {
       for (let start = 0; start < batch.records.length && control.stillOwned(); start += options.maxBatch) {
         const slice = batch.records.slice(start, start + options.maxBatch);
+        const fetchedAt = performance.now();
         const decoded = await decodeAll(options.decode, slice);
-        const outcome = await applyIsolated(options.pool, options, batch.partition, decoded);
+        const decodedAt = performance.now();
+        const outcome = await applyIsolated(options.pool, spec, batch.partition, decoded);
+        if (timings && 'results' in outcome) {
+          const committedAt = performance.now();
+          const applied = appliedAt.get(batch.partition) ?? committedAt;
+          const previous = endedAt.get(batch.partition);
+          timings.add('records', slice.length);
+          timings.add('queued', Math.max(0, Date.now() - Math.min(...slice.map((r) => r.timestamp))));
+          if (previous !== undefined) timings.add('gap', fetchedAt - previous);
+          timings.add('decode', decodedAt - fetchedAt);
+          timings.add('apply', applied - decodedAt);
+          timings.add('commit', committedAt - applied);
+        }
         if ('seekTo' in outcome) {
           logger.info({ topic: options.topic, partition: batch.partition, offset: String(outcome.seekTo) }, 'seeking to the stored offset');
           control.seek(outcome.seekTo);
@@ -192,6 +230,7 @@ export async function startCheckpointedConsumer<T, R>(options: ConsumerOptions<T
           logger.warn({ err, topic: options.topic, partition: batch.partition }, 'after-commit step failed');
         }
         await control.heartbeat();
+        if (timings) endedAt.set(batch.partition, performance.now());
       }
     },
   });

@@ -171,6 +171,13 @@ const schema = z.object({
    * (CHAIN_POLL_MS at most). docs/subscriptions.md.
    */
   SUBSCRIPTION_HEAD_POLL_MS: z.coerce.number().int().min(10).max(5_000).default(50),
+  /**
+   * Nice value (0 to 19) of a process whose roles are all background (none of api, processor, relay: the
+   * answer path), e.g. `--roles broadcaster,confirmer`: under load the answer path gets the CPU first, the
+   * background still gets every idle cycle and catches up after a burst. 0: no change. A process with an
+   * answer-path role (`--roles all`, as `make up` runs) is never niced. docs/architecture.md.
+   */
+  BACKGROUND_NICE: z.coerce.number().int().min(0).max(19).default(10),
 });
 
 export type Config = Omit<z.infer<typeof schema>, 'DEPOSIT_XPUB' | 'API_KEY_ENCRYPTION_KEY' | 'WEBHOOK_SECRET_KEY' | 'DATABASE_URL'> & {

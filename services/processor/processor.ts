@@ -16,6 +16,7 @@ import {
 } from '../platform/checkpointed-consumer';
 import { logger } from '../platform/logger';
 import { replyChannel, withRedis, type Redis } from '../platform/redis';
+import { SliceTimings } from '../platform/slice-timing';
 import { unstorableField } from '../identity/text-rules';
 import type { LogCodec } from '../platform/wire/codec';
 import { applyBatch, refuseUnprocessable, type AppliedCommand, type RefusalPolicy } from './apply-batch';
@@ -100,6 +101,10 @@ export function applyPartitionSlice(
 
 export async function startProcessor(deps: ProcessorDeps): Promise<RunningConsumer> {
   const spec = processorSpec(deps.codec, deps.groupId, deps.ctx, liveRefusalPolicy(deps.clock));
+  // Where the slices' time goes, printed on demand (kill -USR2 <pid>; bench/orders.ts does, per step).
+  const timings = new SliceTimings();
+  const printTimings = () => process.stderr.write(`${timings.report('processor')}\n`);
+  process.on('SIGUSR2', printTimings);
   // The answers of a committed slice go out while the next slice is fetched and applied (not on its path);
   // one publish round trip at a time, in commit order.
   let replying: Promise<void> = Promise.resolve();
@@ -108,23 +113,34 @@ export async function startProcessor(deps: ProcessorDeps): Promise<RunningConsum
     log: deps.log,
     pool: deps.pool,
     maxBatch: deps.maxBatch,
+    timings,
     afterCommit: (partition, applied) => {
       deps.onApplied?.(partition, applied.length);
-      replying = replying.then(() => sendReplies(deps, applied)).catch((err: unknown) => logger.warn({ err }, 'replies not published'));
+      const committedAt = performance.now();
+      replying = replying
+        .then(() => sendReplies(deps, applied))
+        .then((sent) => {
+          if (sent > 0) timings.add('reply', performance.now() - committedAt);
+        })
+        .catch((err: unknown) => logger.warn({ err }, 'replies not published'));
     },
   });
   return {
     stop: async () => {
+      process.off('SIGUSR2', printTimings);
       await consumer.stop();
       await replying;
     },
   };
 }
 
-/** One pipelined round trip for all answers of a slice. Best effort: a caller that misses one reads PostgreSQL. */
-async function sendReplies(deps: ProcessorDeps, applied: AppliedCommand[]): Promise<void> {
+/**
+ * One pipelined round trip for all answers of a slice; how many were sent. Best effort: a caller that misses
+ * one reads PostgreSQL.
+ */
+async function sendReplies(deps: ProcessorDeps, applied: AppliedCommand[]): Promise<number> {
   const waiting = applied.filter((a) => a.command.replyTo);
-  if (waiting.length === 0) return;
+  if (waiting.length === 0) return 0;
   // Without Redis the callers poll PostgreSQL for the answer (command-bus.ts): the batch goes on.
   const failed = await withRedis(deps.redis, async (redis) => {
     const pipeline = redis.pipeline();
@@ -133,4 +149,5 @@ async function sendReplies(deps: ProcessorDeps, applied: AppliedCommand[]): Prom
     return answers.filter(([err]) => err).length;
   }, () => waiting.length);
   if (failed > 0) logger.warn({ failed }, 'replies not published');
+  return waiting.length;
 }

@@ -31,6 +31,8 @@ export interface Devnet {
   freeze(): void;
   thaw(): void;
   stop(): Promise<void>;
+  /** The devnet process (a benchmark lowers its priority: it stands in for the remote chain). */
+  pid: number | undefined;
 }
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -91,7 +93,7 @@ export async function startDevnet(env: Record<string, string> = {}, dataDir?: st
     await exited;
     clearTimeout(timer);
   };
-  return { url, dataDir: dir, accounts, post, freeze: () => child.kill('SIGSTOP'), thaw: () => child.kill('SIGCONT'), stop };
+  return { url, dataDir: dir, accounts, post, freeze: () => child.kill('SIGSTOP'), thaw: () => child.kill('SIGCONT'), stop, pid: child.pid };
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

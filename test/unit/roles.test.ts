@@ -1,4 +1,4 @@
-import { parseRoles, rolesOfProcess } from '../../services/roles';
+import { backgroundNice, parseRoles, rolesOfProcess } from '../../services/roles';
 
 describe('rolesOfProcess: API workers take the api role and nothing else', () => {
   const all = parseRoles('all');
@@ -13,5 +13,21 @@ describe('rolesOfProcess: API workers take the api role and nothing else', () =>
   });
   test('no api role asked for: no workers whatever the knob says', () => {
     expect(rolesOfProcess(['processor', 'relay'], 4, false)).toEqual({ here: ['processor', 'relay'], apiWorkers: 0 });
+  });
+});
+
+describe('backgroundNice: only a process with no answer-path role is niced', () => {
+  test('chain roles alone: niced', () => {
+    expect(backgroundNice(['broadcaster', 'confirmer'], 10)).toBe(10);
+    expect(backgroundNice(['reconciler', 'stats', 'dispatcher'], 7)).toBe(7);
+  });
+  test('any of api, processor, relay: unchanged, whatever else runs beside it', () => {
+    expect(backgroundNice(parseRoles('all'), 10)).toBe(0);
+    expect(backgroundNice(['processor', 'relay'], 10)).toBe(0);
+    expect(backgroundNice(['api'], 10)).toBe(0);
+    expect(backgroundNice(['relay', 'broadcaster'], 10)).toBe(0);
+  });
+  test('knob at 0: off', () => {
+    expect(backgroundNice(['broadcaster'], 0)).toBe(0);
   });
 });
