@@ -189,6 +189,21 @@ function markingApplied<T, R>(spec: CheckpointSpec<T, R>, appliedAt: Map<number,
   };
 }
 
+/** One committed slice's stages (performance.now() marks); `queued` from its oldest record's log timestamp. */
+function recordSlice(
+  timings: SliceTimings, slice: ConsumedRecord[],
+  at: { fetchedAt: number; decodedAt: number; appliedAt: number; committedAt: number; previousEnd: number | undefined },
+): void {
+  let oldest = Number.POSITIVE_INFINITY;
+  for (const r of slice) oldest = Math.min(oldest, r.timestamp);
+  timings.add('records', slice.length);
+  timings.add('queued', Math.max(0, Date.now() - oldest));
+  if (at.previousEnd !== undefined) timings.add('gap', at.fetchedAt - at.previousEnd);
+  timings.add('decode', at.decodedAt - at.fetchedAt);
+  timings.add('apply', at.appliedAt - at.decodedAt);
+  timings.add('commit', at.committedAt - at.appliedAt);
+}
+
 /** Runs the consumer group: bounded slices, each applied with applyIsolated, then afterCommit. */
 export async function startCheckpointedConsumer<T, R>(options: ConsumerOptions<T, R>): Promise<RunningConsumer> {
   const { timings } = options;
@@ -205,17 +220,11 @@ export async function startCheckpointedConsumer<T, R>(options: ConsumerOptions<T
         const fetchedAt = performance.now();
         const decoded = await decodeAll(options.decode, slice);
         const decodedAt = performance.now();
+        appliedAt.delete(batch.partition);
         const outcome = await applyIsolated(options.pool, spec, batch.partition, decoded);
         if (timings && 'results' in outcome) {
           const committedAt = performance.now();
-          const applied = appliedAt.get(batch.partition) ?? committedAt;
-          const previous = endedAt.get(batch.partition);
-          timings.add('records', slice.length);
-          timings.add('queued', Math.max(0, Date.now() - Math.min(...slice.map((r) => r.timestamp))));
-          if (previous !== undefined) timings.add('gap', fetchedAt - previous);
-          timings.add('decode', decodedAt - fetchedAt);
-          timings.add('apply', applied - decodedAt);
-          timings.add('commit', committedAt - applied);
+          recordSlice(timings, slice, { fetchedAt, decodedAt, appliedAt: appliedAt.get(batch.partition) ?? committedAt, committedAt, previousEnd: endedAt.get(batch.partition) });
         }
         if ('seekTo' in outcome) {
           logger.info({ topic: options.topic, partition: batch.partition, offset: String(outcome.seekTo) }, 'seeking to the stored offset');
