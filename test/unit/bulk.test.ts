@@ -126,20 +126,3 @@ describe('WriteGroup', () => {
     expect(sent).toEqual([]);
   });
 });
-
-describe('inlineParams and quoteLiteral: the literal text of each parameter', () => {
-  test('values as node-pg sends them, quoted; NULL unquoted; bytea as hex; $10 is not $1 followed by 0', async () => {
-    const { inlineParams } = await import('../../services/platform/db/bulk');
-    const params: unknown[] = ['a', 2, 3n, null, undefined, true, ['x', null, 'y"z'], Buffer.from([1, 255]), { k: "it's" }, 'ten'];
-    expect(inlineParams('SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10', params)).toBe(
-      `SELECT 'a', '2', '3', NULL, NULL, 'true',  E'{"x",NULL,"y\\\\"z"}',  E'\\\\x01ff', '{"k":"it''s"}', 'ten'`,
-    );
-    expect(() => inlineParams('SELECT $2', ['only one'])).toThrow('no value for $2');
-  });
-  test('quotes doubled; a backslash makes an E-string with backslashes doubled, read the same either way', async () => {
-    const { quoteLiteral } = await import('../../services/platform/db/bulk');
-    expect(quoteLiteral("it's")).toBe("'it''s'");
-    expect(quoteLiteral('a\\b\'c')).toBe(" E'a\\\\b''c'");
-    expect(quoteLiteral('')).toBe("''");
-  });
-});

@@ -1,4 +1,3 @@
-import pg from 'pg';
 import type { PoolClient } from './pool';
 
 // PostgreSQL takes at most 65,535 parameters per statement; stay well below.
@@ -122,42 +121,9 @@ export class WriteGroup {
    * (e.g. a compare-and-set UPDATE ... RETURNING 1), else null.
    */
   async send(client: PoolClient, checked?: Statement): Promise<number | null> {
-    let count: number | null = null;
-    for (const { sql, params, last } of this.statements(checked, (n) => `(SELECT count(*) FROM ${n})::int`)) {
-      const { rows } = await client.query(sql, params);
-      if (last && checked) count = rows[0].counted as number;
-    }
-    this.clear();
-    return count;
-  }
-
-  /**
-   * Sends the group and COMMIT in ONE round trip (a simple query, the parameters written as literals), for a
-   * transaction whose last writes these are. `checked`'s rows must count exactly 1 (a compare-and-set), or the
-   * statement fails with SQLSTATE P0001 naming `what` (assert_one_row, migrations/1764440000000) and the
-   * COMMIT after it is not run: nothing commits, as when `send`'s count is checked before a separate COMMIT.
-   * A value holding U+0000 (which the text of a simple query cannot carry) goes the two-trip way, so it fails
-   * as a parameter does (class 22), not as a cut-off statement.
-   */
-  async sendAndCommit(client: PoolClient, checked: Statement, what: string): Promise<void> {
-    const parts = [...this.parts, checked];
-    if (parts.some((p) => p.params.some(holdsNul))) {
-      const count = await this.send(client, checked);
-      if (count !== 1) throw new Error(`${what}: ${count} rows, expected 1`);
-      await client.query('COMMIT');
-      return;
-    }
-    const label = pg.escapeLiteral(what);
-    const sql = [...this.statements(checked, (n) => `assert_one_row((SELECT count(*) FROM ${n})::int, ${label})`)]
-      .map((statement) => inlineParams(statement.sql, statement.params));
-    await client.query(`${sql.join(';\n')};\nCOMMIT`);
-    this.clear();
-  }
-
-  /** The group as statements of at most MAX_GROUP_PARAMS parameters, in order; the last counts `checked` with `count`. */
-  private *statements(checked: Statement | undefined, count: (cte: string) => string): Generator<Statement & { last: boolean }> {
     const parts = checked ? [...this.parts, checked] : this.parts;
-    if (parts.length === 0 && this.notices.size === 0) return;
+    if (parts.length === 0 && this.notices.size === 0) return null;
+    let count: number | null = null;
     let start = 0;
     do {
       let end = start;
@@ -171,49 +137,15 @@ export class WriteGroup {
         params.push(...part.params);
         return `w${i} AS (${offset === 0 ? part.sql : part.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`)})`;
       });
-      const counted = last && checked ? count(`w${chunk.length - 1}`) : 'NULL::int';
+      const counted = last && checked ? `(SELECT count(*) FROM w${chunk.length - 1})::int` : 'NULL::int';
       const notices = last ? [...this.notices].map((c) => `, pg_notify('${c.replace(/'/g, "''")}', '')`).join('') : '';
-      yield { sql: `${ctes.length ? `WITH ${ctes.join(', ')} ` : ''}SELECT ${counted} AS counted${notices}`, params, last };
+      const sql = `${ctes.length ? `WITH ${ctes.join(', ')} ` : ''}SELECT ${counted} AS counted${notices}`;
+      const { rows } = await client.query(sql, params);
+      if (last && checked) count = rows[0].counted as number;
       start = end;
     } while (start < parts.length);
-  }
-
-  private clear(): void {
     this.parts.length = 0;
     this.notices.clear();
+    return count;
   }
-}
-
-function holdsNul(value: unknown): boolean {
-  if (typeof value === 'string') return value.includes('\u0000');
-  return Array.isArray(value) && value.some(holdsNul);
-}
-
-/**
- * `sql` with each $n replaced by its value as a literal: the text node-pg would send as that parameter
- * (utils.prepareValue: arrays as array literals, dates, JSON, bigint as text), quoted, so the server types it
- * from its context exactly as it types an untyped parameter. Buffers as bytea hex. Our statements' text has no
- * other `$` followed by a digit (the same assumption as the renumbering above).
- */
-export function inlineParams(sql: string, params: unknown[]): string {
-  return sql.replace(/\$(\d+)/g, (_, n: string) => {
-    const i = Number(n) - 1;
-    if (i < 0 || i >= params.length) throw new Error(`inlineParams: no value for $${n}`);
-    const value = prepareValue(params[i]);
-    if (value === null) return 'NULL';
-    return quoteLiteral(Buffer.isBuffer(value) ? `\\x${value.toString('hex')}` : value);
-  });
-}
-
-/** node-pg's own conversion of a parameter value to its text (exported at runtime, not in its types). */
-const prepareValue = (pg as unknown as { utils: { prepareValue(value: unknown): string | Buffer | null } }).utils.prepareValue;
-
-/**
- * A string literal of `text` as pg.escapeLiteral writes it (E'' with doubled backslashes when it has one, so
- * it reads the same whatever standard_conforming_strings says), with native replaces instead of its
- * per-character loop: a slice's JSON payloads are hundreds of kilobytes.
- */
-export function quoteLiteral(text: string): string {
-  const quoted = text.replace(/'/g, "''");
-  return text.includes('\\') ? ` E'${quoted.replace(/\\/g, '\\\\')}'` : `'${quoted}'`;
 }

@@ -26,17 +26,15 @@ export function createPool(databaseUrl: string, max = 10): pg.Pool {
  * without parameters) is sent with BEGIN in one round trip; `fn` gets its rows.
  */
 export async function inTransaction<T>(
-  pool: pg.Pool, fn: (client: pg.PoolClient, firstRows: any[], committed: () => void) => Promise<T>, first?: string,
+  pool: pg.Pool, fn: (client: pg.PoolClient, firstRows: any[]) => Promise<T>, first?: string,
 ): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
   try {
     // Two statements in one simple query answer with one result each.
     const begun = (await client.query(first === undefined ? 'BEGIN' : `BEGIN; ${first}`)) as unknown as pg.QueryResult | pg.QueryResult[];
-    // `fn` may send the COMMIT itself with its last statement (one round trip less) and say so.
-    let done = false;
-    const result = await fn(client, Array.isArray(begun) ? begun[begun.length - 1].rows : [], () => (done = true));
-    if (!done) await client.query('COMMIT');
+    const result = await fn(client, Array.isArray(begun) ? begun[begun.length - 1].rows : []);
+    await client.query('COMMIT');
     return result;
   } catch (err) {
     await client.query('ROLLBACK').catch(() => undefined);
