@@ -11,13 +11,13 @@
  */
 import { inFlightSun, type Ratio } from '../chain/allocation';
 import { MAX_BLOCK_RANGE, type ChainReader } from '../chain/reads';
-import { expirationOf, type ChainWriter, type RefBlock } from '../chain/writes';
+import type { ChainWriter, RefBlock } from '../chain/writes';
 import type { Command } from '../domain/commands';
 import { derivedId } from '../domain/ids';
 import type { Order } from '../domain/orders';
 import { chainResource, type Suppliers } from './suppliers';
 import {
-  activationClaimants, orderChainOf, PollingRole, Rebroadcaster, signedOnce, storedCommands, storedDelegations, storeSignedSets, txLifetimeMs,
+  activationClaimants, orderChainOf, PollingRole, Rebroadcaster, signedOnce, storedCommands, StoredDelegationsCache, storeSignedSets, txLifetimeMs,
   workList, type OrderChainDeps, type OwnedTx,
 } from './work';
 
@@ -42,6 +42,8 @@ export class Broadcaster {
   /** Transaction ids of the blocks read (scanHead), with their block number; the last block read. */
   private readonly headSeen = new Map<string, number>();
   private headTo: number | null = null;
+  /** The stored sets' delegations, each set read and parsed once (they never change). */
+  private readonly stored = new StoredDelegationsCache();
 
   constructor(private readonly deps: BroadcasterDeps) {
     ({ writer: this.writer, reader: this.reader, suppliers: this.suppliers, sender: this.sender } = orderChainOf(deps));
@@ -174,11 +176,11 @@ export class Broadcaster {
    * produced since the last); at the first pass, or one far behind, by asking about each delegation.
    */
   private async inFlight(ref: RefBlock): Promise<Map<string, bigint>> {
-    const [stored, scanned] = await Promise.all([storedDelegations(this.deps.pool), this.scanHead(ref)]);
+    const [stored, scanned] = await Promise.all([this.stored.read(this.deps.pool), this.scanHead(ref)]);
     const live = new Set(stored.map((d) => d.txId));
     for (const id of this.inBlock) if (!live.has(id)) this.inBlock.delete(id);
     for (const d of stored) if (this.headSeen.has(d.txId)) this.inBlock.add(d.txId);
-    const delegations = stored.map((d) => ({ ...d, expiration: expirationOf(d.signedTx), inBlock: false }));
+    const delegations = stored.map((d) => ({ ...d, inBlock: false }));
     if (!scanned) {
       const unsure = delegations.filter((d) => !this.inBlock.has(d.txId) && ref.timestamp <= d.expiration);
       for (let i = 0; i < unsure.length; i += 16) {

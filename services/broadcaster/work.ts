@@ -5,7 +5,7 @@
  * signed transactions, and the polling loop.
  */
 import { ChainUnavailable } from '../chain/errors';
-import type { BroadcastOutcome, ChainWriter } from '../chain/writes';
+import { expirationOf, type BroadcastOutcome, type ChainWriter } from '../chain/writes';
 import type { Command } from '../domain/commands';
 import type { Order } from '../domain/orders';
 import type { Clock } from '../platform/clock';
@@ -248,21 +248,50 @@ export async function txOwner(pool: Pool, txId: string): Promise<string | null> 
   return rows[0]?.order_id ?? null;
 }
 
+/** A delegation of a stored signed set, with its expiration (chain ms) read from its signed bytes once. */
+export interface StoredDelegation {
+  from: string;
+  resource: 'ENERGY' | 'BANDWIDTH';
+  sun: bigint;
+  txId: string;
+  signedTx: string;
+  expiration: number;
+}
+
+function delegationsOf(command: string, orderResource: string): StoredDelegation[] {
+  const c = reviveCommand(command);
+  if (c.type !== 'order.allocate') return [];
+  const resource = orderResource === 'bandwidth' ? 'BANDWIDTH' as const : 'ENERGY' as const;
+  return c.txs.filter((t) => t.kind === 'delegate').map((t) => ({ from: t.from, resource, sun: t.sun, txId: t.txId, signedTx: t.signedTx, expiration: expirationOf(t.signedTx) }));
+}
+
 /**
  * Delegations of the signed sets stored for orders still being allocated (applied by the processor or
- * not yet): the stake they promise is not yet out of what the chain reports as delegatable.
+ * not yet): the stake they promise is not yet out of what the chain reports as delegatable. For a role
+ * that asks every pass: a stored set never changes (the first stored wins,
+ * none is rewritten), so each pass reads only which orders awaiting delivery have one, and the command
+ * text (and its parse) only of sets not seen before. Bounded: kept for the orders still awaiting delivery.
  */
-export async function storedDelegations(pool: Pool): Promise<Array<{ from: string; resource: 'ENERGY' | 'BANDWIDTH'; sun: bigint; txId: string; signedTx: string }>> {
-  const { rows } = await pool.query(
-    `SELECT o.resource, s.command FROM order_signatures s JOIN orders o ON o.id = s.order_id
-      WHERE s.purpose = 'allocate' AND o.${awaitingDelivery}`,
-  );
-  return rows.flatMap((r: { resource: string; command: string }) => {
-    const c = reviveCommand(r.command);
-    if (c.type !== 'order.allocate') return [];
-    const resource = r.resource === 'bandwidth' ? 'BANDWIDTH' as const : 'ENERGY' as const;
-    return c.txs.filter((t) => t.kind === 'delegate').map((t) => ({ from: t.from, resource, sun: t.sun, txId: t.txId, signedTx: t.signedTx }));
-  });
+export class StoredDelegationsCache {
+  private readonly byOrder = new Map<string, StoredDelegation[]>();
+
+  async read(pool: Pool): Promise<StoredDelegation[]> {
+    const { rows } = await pool.query(
+      `SELECT s.order_id FROM order_signatures s JOIN orders o ON o.id = s.order_id WHERE s.purpose = 'allocate' AND o.${awaitingDelivery}`,
+    );
+    const live = new Set(rows.map((r: { order_id: string }) => r.order_id));
+    for (const id of this.byOrder.keys()) if (!live.has(id)) this.byOrder.delete(id);
+    const unseen = [...live].filter((id) => !this.byOrder.has(id));
+    if (unseen.length > 0) {
+      const sets = await pool.query(
+        `SELECT s.order_id, o.resource, s.command FROM order_signatures s JOIN orders o ON o.id = s.order_id
+          WHERE s.purpose = 'allocate' AND s.order_id = ANY($1::text[])`,
+        [unseen],
+      );
+      for (const r of sets.rows as Array<{ order_id: string; resource: string; command: string }>) this.byOrder.set(r.order_id, delegationsOf(r.command, r.resource));
+    }
+    return [...live].flatMap((id) => this.byOrder.get(id) ?? []);
+  }
 }
 
 /** A stored transaction to broadcast, with the order that stored it. */

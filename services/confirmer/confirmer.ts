@@ -47,6 +47,13 @@ export class Confirmer {
   private solidTo: number | null = null;
   /** Transactions (order:tx) read as pending after a scan, bounded like `known`. */
   private readonly readPending = new Set<string>();
+  /**
+   * Transactions of open orders as the solidified blocks read hold them (scanSolid), trimmed with
+   * `solidSeen`: a transaction found there is final without a read of its own.
+   */
+  private readonly solidTxs = new Map<string, ChainTx>();
+  /** Owners (order_tx_ids) of this pass's transactions found in `solidTxs`, read in one query. */
+  private owners = new Map<string, string>();
 
   constructor(private readonly deps: ConfirmerDeps) {
     this.reader = deps.reader ?? ChainReader.fromConfig(deps.cfg);
@@ -77,22 +84,28 @@ export class Confirmer {
    * transaction read as pending in an earlier pass and in none of these blocks is still pending. False
    * when the blocks could not be read: every transaction is then read on its own.
    */
-  private async scanSolid(): Promise<boolean> {
+  private async scanSolid(wanted: ReadonlySet<string>): Promise<boolean> {
     try {
       const head = await this.reader.solidifiedBlockNumber();
       if (this.solidTo === null || head - this.solidTo > SOLID_KEPT_BLOCKS) {
         this.solidSeen.clear();
+        this.solidTxs.clear();
         this.readPending.clear();
         this.solidTo = head;
         return true;
       }
       while (this.solidTo < head) {
-        const { ids, last } = await this.reader.blockTxIds(this.solidTo + 1, Math.min(head, this.solidTo + MAX_BLOCK_RANGE) + 1, 'solid');
+        const { ids, last, txs } = await this.reader.blockTxIds(this.solidTo + 1, Math.min(head, this.solidTo + MAX_BLOCK_RANGE) + 1, 'solid', wanted);
         if (last === null) throw new Error(`solidified block ${this.solidTo + 1} not served`);
         for (const id of ids) this.solidSeen.set(id, last);
+        for (const [id, tx] of txs ?? []) this.solidTxs.set(id, tx);
         this.solidTo = last;
       }
-      for (const [id, n] of this.solidSeen) if (n <= head - SOLID_KEPT_BLOCKS) this.solidSeen.delete(id);
+      for (const [id, n] of this.solidSeen) {
+        if (n > head - SOLID_KEPT_BLOCKS) continue;
+        this.solidSeen.delete(id);
+        this.solidTxs.delete(id);
+      }
       return true;
     } catch (err) {
       logger.warn({ err: (err as Error).message }, 'confirmer: solidified blocks not read; reading each transaction');
@@ -111,13 +124,14 @@ export class Confirmer {
     const known = this.known.get(key);
     if (known) return known;
     if (scanned && this.readPending.has(key) && !this.solidSeen.has(txId)) return 'pending';
-    const tx = await this.reader.transaction(txId, 'solid');
+    // In a solidified block read this pass or before (scanSolid): final, as a read of its own would find it.
+    const tx = this.solidTxs.get(txId) ?? (await this.reader.transaction(txId, 'solid'));
     if (!tx) {
       if (scanned) this.readPending.add(key);
       return 'pending';
     }
     // Only a transaction this order itself stored can deliver it (order_tx_ids: one owner per id).
-    const owner = await txOwner(this.deps.pool, txId);
+    const owner = this.owners.has(txId) ? (this.owners.get(txId) as string) : await txOwner(this.deps.pool, txId);
     const wrong = tx.contractRet !== 'SUCCESS' ? `result ${tx.contractRet}` : owner !== orderId ? `stored by ${owner ?? 'no order'}` : expect ? expect(tx) : null;
     if (wrong && tx.contractRet === 'SUCCESS') logger.error({ orderId, txId, wrong }, 'confirmer: a hash of this order landed but does not deliver it; never confirmed on it');
     const state: TxState = wrong ? 'failed' : 'landed';
@@ -207,11 +221,22 @@ export class Confirmer {
     const open = orders.filter((o) => !signed.has(o.id));
     // Which transactions are in a solidified block: from the blocks since the last pass, not a read per
     // pending transaction every pass.
-    const scanned = open.length > 0 && (await this.scanSolid());
+    const wanted = new Set(open.flatMap((o) => o.allocations.map((a) => a.txId)));
+    const scanned = open.length > 0 && (await this.scanSolid(wanted));
+    await this.readOwners(open);
     for (let i = 0; i < open.length; i += ORDERS_AT_ONCE) {
       out.push(...(await Promise.all(open.slice(i, i + ORDERS_AT_ONCE).map((o) => this.settleOne(o, now, headOnce, stayingOnce, scanned)))));
     }
     return out.filter((c): c is Command => c !== null);
+  }
+
+  /** The owners of the open orders' transactions found in solidified blocks and not final yet: one query a pass. */
+  private async readOwners(open: Order[]): Promise<void> {
+    this.owners = new Map();
+    const ids = open.flatMap((o) => o.allocations.filter((a) => this.solidTxs.has(a.txId) && !this.known.has(`${o.id}:${a.txId}`)).map((a) => a.txId));
+    if (ids.length === 0) return;
+    const { rows } = await this.deps.pool.query('SELECT tx_id, order_id FROM order_tx_ids WHERE tx_id = ANY($1::text[])', [ids]);
+    for (const r of rows as Array<{ tx_id: string; order_id: string }>) this.owners.set(r.tx_id, r.order_id);
   }
 
   private windowOver(order: Order, now: number): boolean {
