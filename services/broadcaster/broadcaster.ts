@@ -18,11 +18,17 @@ import type { Order } from '../domain/orders';
 import { chainResource, type Suppliers } from './suppliers';
 import {
   activationClaimants, orderChainOf, PollingRole, Rebroadcaster, signedOnce, storedCommands, StoredDelegationsCache, storeSignedSets, txLifetimeMs,
-  workList, type OrderChainDeps, type OwnedTx,
+  workList, WorkListCache, type OrderChainDeps, type OwnedTx,
 } from './work';
 
 /** Orders of one pass signed side by side (their stake promised before any await). */
 const SIGN_AT_ONCE = 32;
+/**
+ * Real ms before a stored set this process appended is appended again while its order still waits for
+ * allocation: the log acknowledged it, so a repeat only covers an append lost in between (a crash, after
+ * which nothing is remembered and every stored set is appended at once), not every pass of a processor's lag.
+ */
+const REAPPEND_AFTER_MS = 5_000;
 /** Blocks whose transaction ids are kept, and how far behind the head a pass may be to read blocks (else it asks per delegation). */
 const BLOCKS_SCANNED = 300;
 
@@ -44,6 +50,12 @@ export class Broadcaster {
   private headTo: number | null = null;
   /** The stored sets' delegations, each set read and parsed once (they never change). */
   private readonly stored = new StoredDelegationsCache();
+  /** The work lists read every pass, each changed row fetched and parsed once. */
+  private readonly unallocated = new WorkListCache();
+  private readonly allocatedOrders = new WorkListCache();
+  /** Stored sets of orders waiting for allocation (they never change), and when this process last appended each. */
+  private readonly storedSets = new Map<string, Command>();
+  private readonly appendedAt = new Map<string, number>();
 
   constructor(private readonly deps: BroadcasterDeps) {
     ({ writer: this.writer, reader: this.reader, suppliers: this.suppliers, sender: this.sender } = orderChainOf(deps));
@@ -56,16 +68,27 @@ export class Broadcaster {
 
   private async allocate(): Promise<void> {
     const { pool, clock, cfg } = this.deps;
-    const orders = await workList(pool, 'needs-allocation', clock.now(), 200);
+    const orders = await workList(pool, 'needs-allocation', clock.now(), 200, this.unallocated);
+    const ids = new Set(orders.map((o) => o.id));
+    for (const id of this.storedSets.keys()) if (!ids.has(id)) this.storedSets.delete(id);
+    for (const id of this.appendedAt.keys()) if (!ids.has(id)) this.appendedAt.delete(id);
     if (orders.length === 0) return;
-    // Sets stored in an earlier pass (appended again: a crash between store and append) read at once.
-    const [ref, stored] = await Promise.all([this.writer.refBlock(txLifetimeMs(cfg, clock)), storedCommands(pool, orders.map((o) => o.id), 'allocate')]);
-    const unsigned = orders.filter((o) => !stored.has(o.id));
-    const commands: Command[] = orders.flatMap((o) => stored.get(o.id) ?? []);
-    if (unsigned.length > 0) commands.push(...(await this.signPass(unsigned, ref)));
+    // Sets stored in an earlier pass (appended again: a crash between store and append); each read once.
+    const unknown = orders.filter((o) => !this.storedSets.has(o.id)).map((o) => o.id);
+    for (const [id, command] of await storedCommands(pool, unknown, 'allocate')) this.storedSets.set(id, command);
+    const unsigned = orders.filter((o) => !this.storedSets.has(o.id));
+    const realNow = Date.now();
+    const commands: Command[] = orders.flatMap((o) => {
+      const command = this.storedSets.get(o.id);
+      return command && realNow - (this.appendedAt.get(o.id) ?? 0) >= REAPPEND_AFTER_MS ? [command] : [];
+    });
+    const signed = unsigned.length > 0 ? await this.signPass(unsigned, await this.writer.refBlock(txLifetimeMs(cfg, clock))) : [];
+    for (const c of signed) this.storedSets.set((c as { orderId: string }).orderId, c);
+    commands.push(...signed);
     if (commands.length === 0) return;
     await this.deps.bus.append(commands);
-    await this.sendAhead(orders, commands.filter((c) => !stored.has((c as { orderId: string }).orderId)));
+    for (const c of commands) this.appendedAt.set((c as { orderId: string }).orderId, realNow);
+    await this.sendAhead(orders, signed);
   }
 
   /**
@@ -218,7 +241,7 @@ export class Broadcaster {
   }
 
   private async broadcast(): Promise<void> {
-    const orders = await workList(this.deps.pool, 'allocated', this.deps.clock.now());
+    const orders = await workList(this.deps.pool, 'allocated', this.deps.clock.now(), 500, this.allocatedOrders);
     const live = new Set(orders.flatMap((o) => o.allocations.map((a) => a.txId)));
     for (const id of this.activated) if (!live.has(id)) this.activated.delete(id);
     const txs: OwnedTx[] = [];

@@ -20,7 +20,7 @@ import type { Allocation, Order } from '../domain/orders';
 import { logger } from '../platform/logger';
 import { openStake, stakeKey } from '../broadcaster/open-stake';
 import { chainResource } from '../broadcaster/suppliers';
-import { PollingRole, storedCommands, txOwner, workList, type ChainRoleDeps } from '../broadcaster/work';
+import { PollingRole, storedCommands, txOwner, workList, WorkListCache, type ChainRoleDeps } from '../broadcaster/work';
 
 export interface ConfirmerDeps extends ChainRoleDeps {
   reader?: ChainReader;
@@ -54,6 +54,14 @@ export class Confirmer {
   private readonly solidTxs = new Map<string, ChainTx>();
   /** Owners (order_tx_ids) of this pass's transactions found in `solidTxs`, read in one query. */
   private owners = new Map<string, string>();
+  /** The work lists read every pass, each changed row fetched and parsed once. */
+  private readonly awaiting = new WorkListCache();
+  private readonly closingOrders = new WorkListCache();
+  /**
+   * Delegated balances (head state) read this pass, per pool address, receiver and resource: orders of one
+   * receiver settled in one pass check against one read, as they would against reads a moment apart.
+   */
+  private delegatedReads = new Map<string, Promise<bigint>>();
 
   constructor(private readonly deps: ConfirmerDeps) {
     this.reader = deps.reader ?? ChainReader.fromConfig(deps.cfg);
@@ -61,6 +69,7 @@ export class Confirmer {
 
   async tick(): Promise<void> {
     this.live = new Set();
+    this.delegatedReads = new Map();
     const commands = [...(await this.settle()), ...(await this.closes())];
     this.trim();
     if (commands.length > 0) await this.deps.bus.append(commands);
@@ -187,7 +196,10 @@ export class Confirmer {
     for (const a of delegations) need.set(a.from, (need.get(a.from) ?? 0n) + a.sun);
     for (const [from, sun] of need) {
       const expected = sun + ((await staying()).get(stakeKey(from, order.receiver, resource)) ?? 0n);
-      const onChain = (await this.reader.delegated(from, order.receiver, 'full'))[resource];
+      const key = `${from}:${order.receiver}:${resource}`;
+      let reading = this.delegatedReads.get(key);
+      if (!reading) this.delegatedReads.set(key, (reading = this.reader.delegated(from, order.receiver, 'full').then((d) => d[resource])));
+      const onChain = await reading;
       if (onChain < expected) {
         logger.warn({ orderId: order.id, from, receiver: order.receiver, onChain: String(onChain), expected: String(expected) }, 'confirmer: delegated balance does not cover the open orders');
         return false;
@@ -199,7 +211,7 @@ export class Confirmer {
   private async settle(): Promise<Command[]> {
     const { pool, clock } = this.deps;
     const now = clock.now();
-    const orders = await workList(pool, 'allocating', now);
+    const orders = await workList(pool, 'allocating', now, 500, this.awaiting);
     // "Can no longer land" is judged against the newest SOLIDIFIED block, read BEFORE the transactions: states
     // are read from the solidified view, and a transaction in a head block not yet solidified is still pending
     // there. With the head's time (or a solid head read after the states) an order failed while its delegation
@@ -266,7 +278,7 @@ export class Confirmer {
 
   private async closes(): Promise<Command[]> {
     const { pool, clock } = this.deps;
-    const closing = await workList(pool, 'closing', clock.now());
+    const closing = await workList(pool, 'closing', clock.now(), 500, this.closingOrders);
     const out: Array<Command | null> = [];
     for (let i = 0; i < closing.length; i += ORDERS_AT_ONCE) {
       out.push(...(await Promise.all(closing.slice(i, i + ORDERS_AT_ONCE).map(async (order): Promise<Command | null> => {
