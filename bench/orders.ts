@@ -26,6 +26,7 @@ import { signedHeaders, signUp } from '../test/support/identity';
 import { dropWorld, newWorld } from '../test/support/world';
 import { httpSender, line, offered, sustained, type RunFigures, type Send } from './load';
 import { cpuByGroup, cpuLines, cpuSnapshot, stackGroup, type Classify } from './proc-cpu';
+import { statementList, statementRows } from './statements';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 128);
@@ -153,11 +154,14 @@ async function untilDrained(rt: Awaited<ReturnType<typeof createRuntime>>, timeo
  */
 async function drainStep(rt: Awaited<ReturnType<typeof createRuntime>>, send: Send, start: number, classify: Classify): Promise<void> {
   if (!(await untilDrained(rt, 600_000))) console.log('chain drain: earlier orders still awaiting delivery after 600 s; measuring anyway');
+  if (process.env.BENCH_STATEMENTS === '1') await rt.pool.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements').catch(() => undefined);
+  const statementsBefore = await statementRows(rt.pool);
   const before = cpuSnapshot();
   const r = await offered(send, start, DRAIN_RATE, CHAIN_DRAIN / DRAIN_RATE);
   const answered = performance.now();
   const drained = await untilDrained(rt, 600_000);
   const after = cpuSnapshot();
+  const statementsAfter = await statementRows(rt.pool);
   const { rows } = await rt.pool.query("SELECT status, count(*)::int AS n FROM orders WHERE client_order_id LIKE 'drain-%' GROUP BY status ORDER BY status");
   const settled = rows.filter((x: { status: string }) => x.status !== 'allocating' && x.status !== 'delegated').reduce((a: number, x: { n: number }) => a + x.n, 0);
   const load = os.loadavg().map((l) => l.toFixed(1)).join(' ');
@@ -165,6 +169,11 @@ async function drainStep(rt: Awaited<ReturnType<typeof createRuntime>>, send: Se
   console.log(`  ${drained ? 'drained' : 'NOT drained (600 s)'} ${((after.at - answered) / 1000).toFixed(1)} s after the last answer; by status: ${rows.map((x: { status: string; n: number }) => `${x.status} ${x.n}`).join(', ')}`);
   console.log(`  CPU by process over ${((after.at - before.at) / 1000).toFixed(1)} s (${r.sent} sent, ${settled} settled; per 1,000 settled = ms per settled order):`);
   for (const l of cpuLines(cpuByGroup(before, after, classify), r.sent, settled)) console.log(l);
+  // BENCH_STATEMENTS=1: the world's statements over the window, most execution time first.
+  if (process.env.BENCH_STATEMENTS === '1' && statementsAfter) {
+    console.log('  statements per settled order (pg_stat_statements), most execution time first:');
+    statementList(statementsBefore, statementsAfter, settled, 'settled order', 'ms');
+  }
 }
 
 async function main(): Promise<void> {

@@ -296,5 +296,5 @@ export async function startBroadcaster(deps: BroadcasterDeps): Promise<PollingRo
   const b = new Broadcaster(deps);
   // Woken when the processor commits an order to allocate or a signed set to broadcast (the order_work
   // trigger), so a new order does not wait out the poll twice; the poll stays the fallback.
-  return new PollingRole('broadcaster', deps.cfg.CHAIN_POLL_MS, () => b.tick()).wakeOn(deps.pool, 'order_work').start();
+  return new PollingRole('broadcaster', deps.cfg.CHAIN_POLL_MS, () => b.tick()).wakeOn(deps.pool, 'order_work').coalesce(deps.cfg.CHAIN_WAKE_GAP_MS).start();
 }

@@ -30,6 +30,12 @@ type TxState = 'landed' | 'failed' | 'pending';
 
 /** Allocating orders checked at the same time (each reads a few transactions and one delegated balance). */
 const ORDERS_AT_ONCE = 8;
+/**
+ * Real ms before an order this process appended a settle for is settled again while it is still awaiting
+ * delivery: the log acknowledged the settle, so a repeat only covers one lost in between, not every pass of
+ * the processor's lag (each repeat read the staying orders' stake and the delegated balances again).
+ */
+const RESETTLE_AFTER_MS = 5_000;
 /** Solidified blocks whose transaction ids are kept (and how far behind a pass may be to read blocks). */
 const SOLID_KEPT_BLOCKS = 300;
 
@@ -62,6 +68,16 @@ export class Confirmer {
    * receiver settled in one pass check against one read, as they would against reads a moment apart.
    */
   private delegatedReads = new Map<string, Promise<bigint>>();
+  /** Orders this process appended a settle for, with when (real ms); bounded by the work list. */
+  private readonly settledAt = new Map<string, number>();
+  /** Settles of this pass, remembered once appended. */
+  private settling: string[] = [];
+  /**
+   * Each open order as last evaluated without a result, with the solidified head then: while the order is
+   * the same row (WorkListCache hands back the same object) and no solidified block came, a pass learns
+   * nothing new about it (its transactions land only in new blocks) until its window is over.
+   */
+  private readonly evaluated = new Map<string, { order: Order; solid: number | null }>();
 
   constructor(private readonly deps: ConfirmerDeps) {
     this.reader = deps.reader ?? ChainReader.fromConfig(deps.cfg);
@@ -70,9 +86,12 @@ export class Confirmer {
   async tick(): Promise<void> {
     this.live = new Set();
     this.delegatedReads = new Map();
+    this.settling = [];
     const commands = [...(await this.settle()), ...(await this.closes())];
     this.trim();
     if (commands.length > 0) await this.deps.bus.append(commands);
+    const at = Date.now();
+    for (const id of this.settling) this.settledAt.set(id, at);
   }
 
   /** Drops the answers about transactions of orders no longer in a work list (settled, failed, closed). */
@@ -235,11 +254,38 @@ export class Confirmer {
     // pending transaction every pass.
     const wanted = new Set(open.flatMap((o) => o.allocations.map((a) => a.txId)));
     const scanned = open.length > 0 && (await this.scanSolid(wanted));
-    await this.readOwners(open);
-    for (let i = 0; i < open.length; i += ORDERS_AT_ONCE) {
-      out.push(...(await Promise.all(open.slice(i, i + ORDERS_AT_ONCE).map((o) => this.settleOne(o, now, headOnce, stayingOnce, scanned)))));
+    const due = this.due(open, now, scanned);
+    await this.readOwners(due);
+    for (let i = 0; i < due.length; i += ORDERS_AT_ONCE) {
+      const slice = due.slice(i, i + ORDERS_AT_ONCE);
+      const results = await Promise.all(slice.map((o) => this.settleOne(o, now, headOnce, stayingOnce, scanned)));
+      slice.forEach((o, j) => {
+        if (results[j]) this.settling.push(o.id);
+        else this.evaluated.set(o.id, { order: o, solid: scanned ? this.solidTo : null });
+      });
+      out.push(...results);
     }
     return out.filter((c): c is Command => c !== null);
+  }
+
+  /**
+   * The open orders a pass evaluates: not those settled by this process a moment ago (RESETTLE_AFTER_MS), nor
+   * those unchanged since a pass that found nothing, with no solidified block since, inside their window.
+   * The skipped keep their cached transaction states (`live`).
+   */
+  private due(open: Order[], now: number, scanned: boolean): Order[] {
+    const ids = new Set(open.map((o) => o.id));
+    for (const id of this.settledAt.keys()) if (!ids.has(id)) this.settledAt.delete(id);
+    for (const id of this.evaluated.keys()) if (!ids.has(id)) this.evaluated.delete(id);
+    const realNow = Date.now();
+    return open.filter((o) => {
+      const settled = this.settledAt.get(o.id);
+      const last = this.evaluated.get(o.id);
+      const skip = (settled !== undefined && realNow - settled < RESETTLE_AFTER_MS)
+        || (scanned && !this.windowOver(o, now) && last !== undefined && last.order === o && last.solid !== null && last.solid === this.solidTo);
+      if (skip) for (const a of o.allocations) this.live.add(`${o.id}:${a.txId}`);
+      return !skip;
+    });
   }
 
   /** The owners of the open orders' transactions found in solidified blocks and not final yet: one query a pass. */
