@@ -28,6 +28,7 @@ import { newWallet, signedHeaders, signUp } from '../test/support/identity';
 import { dropWorld, newWorld } from '../test/support/world';
 import { percentile } from './figures';
 import { cpuByGroup, cpuSnapshot, DEVNET_GROUP, stackGroup, WORLD_POSTGRES_GROUP, type Classify } from './proc-cpu';
+import { statementList, statementRows } from './statements';
 
 const BATCHES = Number(process.env.BENCH_BATCHES ?? 50);
 const RECEIVERS = Number(process.env.BENCH_RECEIVERS ?? 100);
@@ -106,17 +107,6 @@ function classifier(dbName: string): Classify {
 /** BENCH_STATEMENTS=1: the statements of each step, most called first (pg_stat_statements read before and after). */
 const LIST_STATEMENTS = process.env.BENCH_STATEMENTS === '1';
 
-type StatementRows = Map<string, { calls: number; ms: number; q: string }>;
-
-/** This world's statements so far (pg_stat_statements, created in the world's database); null where it is not loaded. */
-async function statementRows(pool: Pool): Promise<StatementRows | null> {
-  const read = await pool.query(
-    `SELECT queryid::text AS id, calls::float8 AS calls, total_exec_time::float8 AS ms, left(regexp_replace(query, '\\s+', ' ', 'g'), 110) AS q FROM pg_stat_statements
-      WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND query NOT LIKE '%pg_stat_statements%'`,
-  ).catch(() => null);
-  return read && new Map(read.rows.map((r: { id: string; calls: number; ms: number; q: string }) => [r.id, r]));
-}
-
 /** Statements this world's database ran so far and their execution time (NaN where pg_stat_statements is not loaded). */
 async function statementTotals(pool: Pool): Promise<{ calls: number; ms: number }> {
   const rows = await statementRows(pool);
@@ -128,14 +118,6 @@ async function statementTotals(pool: Pool): Promise<{ calls: number; ms: number 
     ms += r.ms;
   }
   return { calls, ms };
-}
-
-function statementList(before: StatementRows | null, after: StatementRows | null, units: number, what: string): void {
-  if (!after) return;
-  const diff = [...after].map(([id, r]) => ({ q: r.q, calls: r.calls - (before?.get(id)?.calls ?? 0), ms: r.ms - (before?.get(id)?.ms ?? 0) })).filter((r) => r.calls > 0);
-  for (const r of diff.sort((x, y) => y.calls - x.calls).slice(0, 25)) {
-    console.log(`    ${(r.calls / units).toFixed(2)} per ${what}, ${(r.ms / r.calls).toFixed(3)} ms each: ${r.q}`);
-  }
 }
 
 /** `what`: CPU ms by process group, statements and their execution ms, per unit, between two readings. */

@@ -29,6 +29,7 @@ import { signedHeaders, signUp } from '../test/support/identity';
 import { dropWorld, newWorld } from '../test/support/world';
 import { httpSender, line, offered, sustained, type RunFigures, type Send } from './load';
 import { cpuByGroup, cpuLines, cpuSnapshot, stackGroup, type Classify } from './proc-cpu';
+import { statementList, statementRows } from './statements';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 128);
@@ -41,7 +42,11 @@ const CPU_RATE = Number(process.env.BENCH_CPU_RATE ?? 400);
 const SUSTAINED = process.env.BENCH_SUSTAINED !== '0';
 /** 0: skip the sustained and offered-rate steps (only the CPU step runs): CPU per order of a change, quickly. */
 const HEADLINE = process.env.BENCH_HEADLINE !== '0';
-const ROOT = path.resolve(__dirname, '..');
+/** Orders of the chain-drain step (0: no such step): placed at DRAIN_RATE, then every one's chain work awaited. */
+const CHAIN_DRAIN = Number(process.env.BENCH_CHAIN_DRAIN ?? 0);
+const DRAIN_RATE = Number(process.env.BENCH_DRAIN_RATE ?? 200);
+/** The service's code: this checkout, or another one (BENCH_SERVICE_ROOT=/work/main: A/B with this bench). */
+const ROOT = path.resolve(process.env.BENCH_SERVICE_ROOT ?? path.resolve(__dirname, '..'));
 /**
  * Nice value of this run's devnet: it stands in for the remote chain (not on the service's machine in
  * production), so like the chain roles (BACKGROUND_NICE) it yields the CPU to the answer path. 0: unchanged.
@@ -173,8 +178,53 @@ async function drainChainWork(pool: Pool, label: string): Promise<void> {
   console.log(`chain work after ${label}: ${left === 0 ? 'done' : `NOT done (${left} orders still awaiting delivery)`} ${((Date.now() - started) / 1000).toFixed(1)} s after the last answer; orders by status: ${byStatus}`);
 }
 
+/** Orders of the world still awaiting delivery (their chain work not done). */
+async function ordersAwaitingDelivery(rt: Awaited<ReturnType<typeof createRuntime>>): Promise<number> {
+  const { rows } = await rt.pool.query('SELECT count(*)::int AS n FROM orders WHERE status = ANY($1)', [awaitingDelivery]);
+  return rows[0].n;
+}
+
+async function untilDrained(rt: Awaited<ReturnType<typeof createRuntime>>, timeoutMs: number): Promise<boolean> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    if ((await ordersAwaitingDelivery(rt)) === 0) return true;
+    await sleep(250);
+  }
+  return false;
+}
+
+/**
+ * The chain side's CPU per settled order: once nothing awaits delivery, CHAIN_DRAIN orders at DRAIN_RATE
+ * offered, then until every order's chain work is done (signed, broadcast, in a solidified block, settled),
+ * CPU seconds by process over the whole window, per settled order. The headline steps flatter a tree that
+ * defers chain work past their window; this one charges each tree all of it.
+ */
+async function drainStep(rt: Awaited<ReturnType<typeof createRuntime>>, send: Send, start: number, classify: Classify): Promise<void> {
+  if (!(await untilDrained(rt, 600_000))) console.log('chain drain: earlier orders still awaiting delivery after 600 s; measuring anyway');
+  if (process.env.BENCH_STATEMENTS === '1') await rt.pool.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements').catch(() => undefined);
+  const statementsBefore = await statementRows(rt.pool);
+  const before = cpuSnapshot();
+  const r = await offered(send, start, DRAIN_RATE, CHAIN_DRAIN / DRAIN_RATE);
+  const answered = performance.now();
+  const drained = await untilDrained(rt, 600_000);
+  const after = cpuSnapshot();
+  const statementsAfter = await statementRows(rt.pool);
+  const { rows } = await rt.pool.query("SELECT status, count(*)::int AS n FROM orders WHERE client_order_id LIKE 'drain-%' GROUP BY status ORDER BY status");
+  const settled = rows.filter((x: { status: string }) => x.status !== 'allocating' && x.status !== 'delegated').reduce((a: number, x: { n: number }) => a + x.n, 0);
+  const load = os.loadavg().map((l) => l.toFixed(1)).join(' ');
+  console.log(line(`chain drain: ${CHAIN_DRAIN} orders offered at ${DRAIN_RATE}/s (load average ${load})`, r));
+  console.log(`  ${drained ? 'drained' : 'NOT drained (600 s)'} ${((after.at - answered) / 1000).toFixed(1)} s after the last answer; by status: ${rows.map((x: { status: string; n: number }) => `${x.status} ${x.n}`).join(', ')}`);
+  console.log(`  CPU by process over ${((after.at - before.at) / 1000).toFixed(1)} s (${r.sent} sent, ${settled} settled; per 1,000 settled = ms per settled order):`);
+  for (const l of cpuLines(cpuByGroup(before, after, classify), r.sent, settled)) console.log(l);
+  // BENCH_STATEMENTS=1: the world's statements over the window, most execution time first.
+  if (process.env.BENCH_STATEMENTS === '1' && statementsAfter) {
+    console.log('  statements per settled order (pg_stat_statements), most execution time first:');
+    statementList(statementsBefore, statementsAfter, settled, 'settled order', 'ms');
+  }
+}
+
 async function main(): Promise<void> {
-  console.log(`machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), Node ${process.version}, ${WORKERS} API processes`);
+  console.log(`machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), Node ${process.version}, ${WORKERS} API processes, service from ${ROOT}`);
   const devnet = await startDevnet({ DEVNET_BLOCK_MS: '300' });
   if (devnet.pid !== undefined) lowerPriority(devnet.pid, DEVNET_NICE);
   const world = newWorld('benchorders', {
@@ -234,16 +284,17 @@ async function main(): Promise<void> {
       });
       next = bare.next;
     }
+    const classify = classifier({
+      service: service.pid!, chain: chain?.pid, ceiling: ceiling.pid!, dbName: decodeURIComponent(new URL(world.cfg.DATABASE_URL).pathname.slice(1)),
+    });
     if (CPU_RATE > 0) {
-      const classify = classifier({
-        service: service.pid!, chain: chain?.pid, ceiling: ceiling.pid!, dbName: decodeURIComponent(new URL(world.cfg.DATABASE_URL).pathname.slice(1)),
-      });
       await sleep(5_000);
       const n = await cpuStep('service', serviceSend, next, classify, service);
       await drainChainWork(rt.pool, 'the CPU step');
       await sleep(2_000);
-      await cpuStep('ceiling', ceilingSend, n, classify);
+      next = await cpuStep('ceiling', ceilingSend, n, classify);
     }
+    if (CHAIN_DRAIN > 0) await drainStep(rt, orderSender(apiBase, customer.key, receivers, 'drain'), next, classify);
   } finally {
     await Promise.all(children.map(stop));
     await rt.pool.query('DROP TABLE IF EXISTS bench_ceiling').catch(() => undefined);

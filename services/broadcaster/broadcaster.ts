@@ -11,18 +11,24 @@
  */
 import { inFlightSun, type Ratio } from '../chain/allocation';
 import { MAX_BLOCK_RANGE, type ChainReader } from '../chain/reads';
-import { expirationOf, type ChainWriter, type RefBlock } from '../chain/writes';
+import type { ChainWriter, RefBlock } from '../chain/writes';
 import type { Command } from '../domain/commands';
 import { derivedId } from '../domain/ids';
 import type { Order } from '../domain/orders';
 import { chainResource, type Suppliers } from './suppliers';
 import {
-  activationClaimants, orderChainOf, PollingRole, Rebroadcaster, signedOnce, storedCommands, storedDelegations, storeSignedSets, txLifetimeMs,
-  workList, type OrderChainDeps, type OwnedTx,
+  activationClaimants, orderChainOf, PollingRole, Rebroadcaster, signedOnce, storedCommands, StoredDelegationsCache, storeSignedSets, txLifetimeMs,
+  workList, WorkListCache, type OrderChainDeps, type OwnedTx,
 } from './work';
 
 /** Orders of one pass signed side by side (their stake promised before any await). */
 const SIGN_AT_ONCE = 32;
+/**
+ * Real ms before a stored set this process appended is appended again while its order still waits for
+ * allocation: the log acknowledged it, so a repeat only covers an append lost in between (a crash, after
+ * which nothing is remembered and every stored set is appended at once), not every pass of a processor's lag.
+ */
+const REAPPEND_AFTER_MS = 5_000;
 /** Blocks whose transaction ids are kept, and how far behind the head a pass may be to read blocks (else it asks per delegation). */
 const BLOCKS_SCANNED = 300;
 
@@ -42,6 +48,14 @@ export class Broadcaster {
   /** Transaction ids of the blocks read (scanHead), with their block number; the last block read. */
   private readonly headSeen = new Map<string, number>();
   private headTo: number | null = null;
+  /** The stored sets' delegations, each set read and parsed once (they never change). */
+  private readonly stored = new StoredDelegationsCache();
+  /** The work lists read every pass, each changed row fetched and parsed once. */
+  private readonly unallocated = new WorkListCache();
+  private readonly allocatedOrders = new WorkListCache();
+  /** Stored sets of orders waiting for allocation (they never change), and when this process last appended each. */
+  private readonly storedSets = new Map<string, Command>();
+  private readonly appendedAt = new Map<string, number>();
 
   constructor(private readonly deps: BroadcasterDeps) {
     ({ writer: this.writer, reader: this.reader, suppliers: this.suppliers, sender: this.sender } = orderChainOf(deps));
@@ -54,16 +68,27 @@ export class Broadcaster {
 
   private async allocate(): Promise<void> {
     const { pool, clock, cfg } = this.deps;
-    const orders = await workList(pool, 'needs-allocation', clock.now(), 200);
+    const orders = await workList(pool, 'needs-allocation', clock.now(), 200, this.unallocated);
+    const ids = new Set(orders.map((o) => o.id));
+    for (const id of this.storedSets.keys()) if (!ids.has(id)) this.storedSets.delete(id);
+    for (const id of this.appendedAt.keys()) if (!ids.has(id)) this.appendedAt.delete(id);
     if (orders.length === 0) return;
-    // Sets stored in an earlier pass (appended again: a crash between store and append) read at once.
-    const [ref, stored] = await Promise.all([this.writer.refBlock(txLifetimeMs(cfg, clock)), storedCommands(pool, orders.map((o) => o.id), 'allocate')]);
-    const unsigned = orders.filter((o) => !stored.has(o.id));
-    const commands: Command[] = orders.flatMap((o) => stored.get(o.id) ?? []);
-    if (unsigned.length > 0) commands.push(...(await this.signPass(unsigned, ref)));
+    // Sets stored in an earlier pass (appended again: a crash between store and append); each read once.
+    const unknown = orders.filter((o) => !this.storedSets.has(o.id)).map((o) => o.id);
+    for (const [id, command] of await storedCommands(pool, unknown, 'allocate')) this.storedSets.set(id, command);
+    const unsigned = orders.filter((o) => !this.storedSets.has(o.id));
+    const realNow = Date.now();
+    const commands: Command[] = orders.flatMap((o) => {
+      const command = this.storedSets.get(o.id);
+      return command && realNow - (this.appendedAt.get(o.id) ?? 0) >= REAPPEND_AFTER_MS ? [command] : [];
+    });
+    const signed = unsigned.length > 0 ? await this.signPass(unsigned, await this.writer.refBlock(txLifetimeMs(cfg, clock))) : [];
+    for (const c of signed) this.storedSets.set((c as { orderId: string }).orderId, c);
+    commands.push(...signed);
     if (commands.length === 0) return;
     await this.deps.bus.append(commands);
-    await this.sendAhead(orders, commands.filter((c) => !stored.has((c as { orderId: string }).orderId)));
+    for (const c of commands) this.appendedAt.set((c as { orderId: string }).orderId, realNow);
+    await this.sendAhead(orders, signed);
   }
 
   /**
@@ -174,11 +199,11 @@ export class Broadcaster {
    * produced since the last); at the first pass, or one far behind, by asking about each delegation.
    */
   private async inFlight(ref: RefBlock): Promise<Map<string, bigint>> {
-    const [stored, scanned] = await Promise.all([storedDelegations(this.deps.pool), this.scanHead(ref)]);
+    const [stored, scanned] = await Promise.all([this.stored.read(this.deps.pool), this.scanHead(ref)]);
     const live = new Set(stored.map((d) => d.txId));
     for (const id of this.inBlock) if (!live.has(id)) this.inBlock.delete(id);
     for (const d of stored) if (this.headSeen.has(d.txId)) this.inBlock.add(d.txId);
-    const delegations = stored.map((d) => ({ ...d, expiration: expirationOf(d.signedTx), inBlock: false }));
+    const delegations = stored.map((d) => ({ ...d, inBlock: false }));
     if (!scanned) {
       const unsure = delegations.filter((d) => !this.inBlock.has(d.txId) && ref.timestamp <= d.expiration);
       for (let i = 0; i < unsure.length; i += 16) {
@@ -216,7 +241,7 @@ export class Broadcaster {
   }
 
   private async broadcast(): Promise<void> {
-    const orders = await workList(this.deps.pool, 'allocated', this.deps.clock.now());
+    const orders = await workList(this.deps.pool, 'allocated', this.deps.clock.now(), 500, this.allocatedOrders);
     const live = new Set(orders.flatMap((o) => o.allocations.map((a) => a.txId)));
     for (const id of this.activated) if (!live.has(id)) this.activated.delete(id);
     const txs: OwnedTx[] = [];
@@ -271,5 +296,5 @@ export async function startBroadcaster(deps: BroadcasterDeps): Promise<PollingRo
   const b = new Broadcaster(deps);
   // Woken when the processor commits an order to allocate or a signed set to broadcast (the order_work
   // trigger), so a new order does not wait out the poll twice; the poll stays the fallback.
-  return new PollingRole('broadcaster', deps.cfg.CHAIN_POLL_MS, () => b.tick()).wakeOn(deps.pool, 'order_work').start();
+  return new PollingRole('broadcaster', deps.cfg.CHAIN_POLL_MS, () => b.tick()).wakeOn(deps.pool, 'order_work').coalesce(deps.cfg.CHAIN_WAKE_GAP_MS).start();
 }

@@ -5,7 +5,7 @@
  * signed transactions, and the polling loop.
  */
 import { ChainUnavailable } from '../chain/errors';
-import type { BroadcastOutcome, ChainWriter } from '../chain/writes';
+import { expirationOf, type BroadcastOutcome, type ChainWriter } from '../chain/writes';
 import type { Command } from '../domain/commands';
 import type { Order } from '../domain/orders';
 import type { Clock } from '../platform/clock';
@@ -67,13 +67,55 @@ const where: Record<WorkList, string> = {
   closing: `(status IN ('confirmed', 'active') OR ${endedWithStake}) AND undelegations <> '[]'::jsonb`,
 };
 
-export async function workList(pool: Pool, list: WorkList, now: number, limit = 500): Promise<Order[]> {
+/**
+ * Orders of a work list a role reads every pass, kept with their row version (PostgreSQL's xmin: every
+ * update of a row writes a new one), so a pass fetches and parses only the rows that changed since the
+ * last (allocations and undelegations carry every signed transaction's JSON). Bounded: trimmed to the list.
+ */
+export class WorkListCache {
+  readonly rows = new Map<string, { version: string; order: Order }>();
+}
+
+/**
+ * The orders of a work list, oldest first. With a cache: the list's ids and row versions, then the full
+ * rows of those new or changed, read again under the list's condition (a row that left the list between
+ * the two reads is left out, as the one-query read would have).
+ */
+export async function workList(pool: Pool, list: WorkList, now: number, limit = 500, cache?: WorkListCache): Promise<Order[]> {
   const order = list === 'due-close' ? 'expires_at' : 'created_at';
-  const { rows } = await pool.query(
-    `SELECT ${orderColumns.join(', ')} FROM orders WHERE ${where[list]} ORDER BY ${order} LIMIT $1`,
-    list === 'due-close' ? [limit, new Date(now)] : [limit],
-  );
-  return rows.map(orderFromRow);
+  const params = list === 'due-close' ? [limit, new Date(now)] : [limit];
+  if (!cache) {
+    const { rows } = await pool.query(`SELECT ${orderColumns.join(', ')} FROM orders WHERE ${where[list]} ORDER BY ${order} LIMIT $1`, params);
+    return rows.map(orderFromRow);
+  }
+  const { rows } = await pool.query(`SELECT id, xmin::text AS version FROM orders WHERE ${where[list]} ORDER BY ${order} LIMIT $1`, params);
+  const listed = rows as Array<{ id: string; version: string }>;
+  const ids = new Set(listed.map((r) => r.id));
+  for (const id of cache.rows.keys()) if (!ids.has(id)) cache.rows.delete(id);
+  const changed = new Set(listed.filter((r) => cache.rows.get(r.id)?.version !== r.version).map((r) => r.id));
+  const fresh = new Set<string>();
+  if (changed.size > 0) {
+    const full = await pool.query(
+      `SELECT ${orderColumns.join(', ')}, xmin::text AS row_version FROM orders WHERE id = ANY($1::text[]) AND ${where[list]}`,
+      list === 'due-close' ? [[...changed], new Date(now)] : [[...changed]],
+    );
+    for (const r of full.rows) {
+      cache.rows.set(r.id, { version: r.row_version, order: orderFromRow(r) });
+      fresh.add(r.id);
+    }
+  }
+  // A changed row not read back has left the list (or changed again and left it): not returned, not kept.
+  const out: Order[] = [];
+  for (const r of listed) {
+    const kept = cache.rows.get(r.id);
+    if (!kept) continue;
+    if (changed.has(r.id) && !fresh.has(r.id)) {
+      cache.rows.delete(r.id);
+      continue;
+    }
+    out.push(kept.order);
+  }
+  return out;
 }
 
 /** Commands carrying signed sets, revived from their stored JSON (bigints restored). */
@@ -248,21 +290,50 @@ export async function txOwner(pool: Pool, txId: string): Promise<string | null> 
   return rows[0]?.order_id ?? null;
 }
 
+/** A delegation of a stored signed set, with its expiration (chain ms) read from its signed bytes once. */
+export interface StoredDelegation {
+  from: string;
+  resource: 'ENERGY' | 'BANDWIDTH';
+  sun: bigint;
+  txId: string;
+  signedTx: string;
+  expiration: number;
+}
+
+function delegationsOf(command: string, orderResource: string): StoredDelegation[] {
+  const c = reviveCommand(command);
+  if (c.type !== 'order.allocate') return [];
+  const resource = orderResource === 'bandwidth' ? 'BANDWIDTH' as const : 'ENERGY' as const;
+  return c.txs.filter((t) => t.kind === 'delegate').map((t) => ({ from: t.from, resource, sun: t.sun, txId: t.txId, signedTx: t.signedTx, expiration: expirationOf(t.signedTx) }));
+}
+
 /**
  * Delegations of the signed sets stored for orders still being allocated (applied by the processor or
- * not yet): the stake they promise is not yet out of what the chain reports as delegatable.
+ * not yet): the stake they promise is not yet out of what the chain reports as delegatable. For a role
+ * that asks every pass: a stored set never changes (the first stored wins,
+ * none is rewritten), so each pass reads only which orders awaiting delivery have one, and the command
+ * text (and its parse) only of sets not seen before. Bounded: kept for the orders still awaiting delivery.
  */
-export async function storedDelegations(pool: Pool): Promise<Array<{ from: string; resource: 'ENERGY' | 'BANDWIDTH'; sun: bigint; txId: string; signedTx: string }>> {
-  const { rows } = await pool.query(
-    `SELECT o.resource, s.command FROM order_signatures s JOIN orders o ON o.id = s.order_id
-      WHERE s.purpose = 'allocate' AND o.${awaitingDelivery}`,
-  );
-  return rows.flatMap((r: { resource: string; command: string }) => {
-    const c = reviveCommand(r.command);
-    if (c.type !== 'order.allocate') return [];
-    const resource = r.resource === 'bandwidth' ? 'BANDWIDTH' as const : 'ENERGY' as const;
-    return c.txs.filter((t) => t.kind === 'delegate').map((t) => ({ from: t.from, resource, sun: t.sun, txId: t.txId, signedTx: t.signedTx }));
-  });
+export class StoredDelegationsCache {
+  private readonly byOrder = new Map<string, StoredDelegation[]>();
+
+  async read(pool: Pool): Promise<StoredDelegation[]> {
+    const { rows } = await pool.query(
+      `SELECT s.order_id FROM order_signatures s JOIN orders o ON o.id = s.order_id WHERE s.purpose = 'allocate' AND o.${awaitingDelivery}`,
+    );
+    const live = new Set(rows.map((r: { order_id: string }) => r.order_id));
+    for (const id of this.byOrder.keys()) if (!live.has(id)) this.byOrder.delete(id);
+    const unseen = [...live].filter((id) => !this.byOrder.has(id));
+    if (unseen.length > 0) {
+      const sets = await pool.query(
+        `SELECT s.order_id, o.resource, s.command FROM order_signatures s JOIN orders o ON o.id = s.order_id
+          WHERE s.purpose = 'allocate' AND s.order_id = ANY($1::text[])`,
+        [unseen],
+      );
+      for (const r of sets.rows as Array<{ order_id: string; resource: string; command: string }>) this.byOrder.set(r.order_id, delegationsOf(r.command, r.resource));
+    }
+    return [...live].flatMap((id) => this.byOrder.get(id) ?? []);
+  }
 }
 
 /** A stored transaction to broadcast, with the order that stored it. */
@@ -387,11 +458,22 @@ export class PollingRole {
   private woken = false;
   private wakeUp: (() => void) | undefined;
   private listen: { pool: Pool; channel: string; client?: PoolClient } | undefined;
+  private gapMs = 0;
 
   constructor(private readonly name: string, private readonly everyMs: number, private readonly tick: () => Promise<void>) {}
 
   start(): this {
     this.loop = this.run();
+    return this;
+  }
+
+  /**
+   * Passes a wake-up starts begin at most every `ms` (from the start of the one before): under a stream of
+   * notifications (the processor commits every few ms under load) the work of that time is done in one pass,
+   * its fixed cost (work-list reads, a reference block, one append, one store) paid once, not once per commit.
+   */
+  coalesce(ms: number): this {
+    this.gapMs = ms;
     return this;
   }
 
@@ -452,13 +534,16 @@ export class PollingRole {
     while (!this.stopped) {
       await this.listening().catch((err) => logger.warn({ err: (err as Error).message }, `${this.name}: LISTEN failed; polling`));
       this.woken = false;
+      const started = performance.now();
       try {
         await this.tick();
       } catch (err) {
         if (err instanceof ChainUnavailable) logger.warn({ err: err.message }, `${this.name}: chain unavailable; retrying`);
         else logger.error({ err }, `${this.name}: pass failed; retrying`);
       }
-      await this.sleep(this.everyMs);
+      const gap = this.gapMs - (performance.now() - started);
+      if (gap > 0 && !this.stopped) await new Promise((resolve) => setTimeout(resolve, gap));
+      await this.sleep(Math.max(0, this.everyMs - Math.max(0, gap)));
     }
   }
 }

@@ -1,13 +1,14 @@
 /**
  * Read side of the chain adapter: blocks, transactions, transaction info (logs), accounts and constant
- * contract calls, over the java-tron HTTP API through TronWeb's providers. Every failure to read (network
+ * contract calls, over the java-tron HTTP API (node-http.ts: kept-alive sockets). Every failure to read (network
  * error, timeout, non-2xx, unreadable answer) becomes ChainUnavailable; "not there (yet)" is undefined.
  * Addresses come back in Base58; amounts as bigint.
  */
 import { TronWeb } from 'tronweb';
 import type { Config } from '../platform/config';
 import { ChainUnavailable } from './errors';
-import { createTronWeb } from './tron-client';
+import { nodeHttpFor, type NodeHttp } from './node-http';
+import { CHAIN_TIMEOUT_MS } from './tron-client';
 
 /** Which view of the chain to read: the head (`full`) or the solidified part (`solid`). */
 export type ChainView = 'full' | 'solid';
@@ -136,18 +137,17 @@ function blockOf(raw: any): Block {
 }
 
 export class ChainReader {
-  constructor(private readonly tronWeb: TronWeb) {}
+  constructor(private readonly http: NodeHttp) {}
 
   static fromConfig(cfg: Pick<Config, 'TRON_FULL_HOST'>): ChainReader {
-    return new ChainReader(createTronWeb(cfg));
+    return new ChainReader(nodeHttpFor(cfg.TRON_FULL_HOST, CHAIN_TIMEOUT_MS));
   }
 
   /** One java-tron HTTP call (visible addresses); every failure becomes ChainUnavailable. */
   async call<T = any>(view: ChainView, path: string, payload: Record<string, unknown> = {}): Promise<T> {
-    const provider = view === 'solid' ? this.tronWeb.solidityNode : this.tronWeb.fullNode;
     const prefix = view === 'solid' ? 'walletsolidity' : 'wallet';
     try {
-      const answer = await provider.request<any>(`${prefix}/${path}`, { ...payload, visible: true }, 'post');
+      const answer: any = await this.http.post(`${prefix}/${path}`, JSON.stringify({ ...payload, visible: true }));
       if (answer === null || typeof answer !== 'object') throw new Error('not a JSON object');
       if (typeof answer.Error === 'string') throw new Error(answer.Error);
       return answer as T;
@@ -158,7 +158,8 @@ export class ChainReader {
 
   /** The newest block of the view (head, or the newest solidified block). */
   async nowBlock(view: ChainView = 'full'): Promise<BlockHeader> {
-    return headerOf(await this.call(view, 'getnowblock'));
+    // The header only (getblock without detail): a busy head block's transactions cost both sides their JSON.
+    return headerOf(await this.call(view, 'getblock', { detail: false }));
   }
 
   /** The newest block of the view with its transactions (one read where nowBlock and blockByNumber take two). */
@@ -186,10 +187,15 @@ export class ChainReader {
 
   /**
    * The transaction ids in blocks [start, end) of the view (at most MAX_BLOCK_RANGE), and the number of the
-   * last block read when every block from `start` up to it was there (null: none); nothing else is parsed.
+   * last block read when every block from `start` up to it was there (null: none). Of the transactions
+   * `wanted` names, the transaction as the block holds it (`txs`, contract fields and result); nothing else
+   * is parsed.
    */
-  async blockTxIds(start: number, end: number, view: ChainView = 'full'): Promise<{ ids: string[]; last: number | null }> {
-    if (end <= start) return { ids: [], last: null };
+  async blockTxIds(
+    start: number, end: number, view: ChainView = 'full', wanted: ReadonlySet<string> | null = null,
+  ): Promise<{ ids: string[]; last: number | null; txs: Map<string, ChainTx> }> {
+    const txs = new Map<string, ChainTx>();
+    if (end <= start) return { ids: [], last: null, txs };
     if (end - start > MAX_BLOCK_RANGE) throw new RangeError(`at most ${MAX_BLOCK_RANGE} blocks per read`);
     const raw = await this.call(view, 'getblockbylimitnext', { startNum: start, endNum: end });
     const blocks = (raw.block ?? []).map((b: any) => ({ number: headerOf(b).number, txs: (b.transactions ?? []) as Array<{ txID?: string }> }))
@@ -198,10 +204,14 @@ export class ChainReader {
     let last: number | null = null;
     for (const b of blocks) {
       if (b.number !== (last ?? start - 1) + 1) break;
-      for (const t of b.txs) if (typeof t.txID === 'string') ids.push(t.txID);
+      for (const t of b.txs) {
+        if (typeof t.txID !== 'string') continue;
+        ids.push(t.txID);
+        if (wanted?.has(t.txID)) txs.set(t.txID, txOf(t));
+      }
       last = b.number;
     }
-    return { ids, last };
+    return { ids, last, txs };
   }
 
   /** Transaction info with its logs; undefined until the transaction is in a block of the view. */

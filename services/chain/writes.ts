@@ -5,13 +5,14 @@
  * the stake facts the pool needs (ratio, delegatable stake, what is delegated to a receiver).
  * Failures to talk to the node are ChainUnavailable; a refusal is an answer, not an exception.
  */
-import type { TronWeb } from 'tronweb';
 import type { Config } from '../platform/config';
 import { parseOwnJson, stringifyJson } from '../platform/json';
 import type { Ratio } from './allocation';
 import { ChainUnavailable } from './errors';
+import { nodeHttpFor, type NodeHttp } from './node-http';
 import type { Signer } from './pool-keys';
-import { createTronWeb } from './tron-client';
+import { CHAIN_TIMEOUT_MS } from './tron-client';
+import { buildAndSign, type ContractValue } from './tx-build';
 
 export type ChainResource = 'ENERGY' | 'BANDWIDTH';
 
@@ -67,15 +68,15 @@ function decodeMessage(message: unknown): string {
 }
 
 export class ChainWriter {
-  constructor(private readonly tronWeb: TronWeb) {}
+  constructor(private readonly http: NodeHttp) {}
 
   static fromConfig(cfg: Pick<Config, 'TRON_FULL_HOST'>): ChainWriter {
-    return new ChainWriter(createTronWeb(cfg));
+    return new ChainWriter(nodeHttpFor(cfg.TRON_FULL_HOST, CHAIN_TIMEOUT_MS));
   }
 
   private async node<T = any>(path: string, payload: Record<string, unknown>): Promise<T> {
     try {
-      const answer = await this.tronWeb.fullNode.request<any>(`wallet/${path}`, { ...payload, visible: true }, 'post');
+      const answer: any = await this.http.post(`wallet/${path}`, JSON.stringify({ ...payload, visible: true }));
       if (answer === null || typeof answer !== 'object') throw new Error('not a JSON object');
       if (typeof answer.Error === 'string') throw new Error(answer.Error);
       return answer as T;
@@ -86,7 +87,8 @@ export class ChainWriter {
 
   /** The head block as TAPOS reference, with transactions expiring `lifetimeMs` (chain time) after it. */
   async refBlock(lifetimeMs: number): Promise<RefBlock> {
-    const raw = await this.node('getnowblock', {});
+    // The header only (getblock without detail): the head block's transactions are not needed here.
+    const raw = await this.node('getblock', { detail: false });
     const header = raw?.block_header?.raw_data;
     if (!header || typeof raw.blockID !== 'string') throw new ChainUnavailable('unreadable head block');
     const number = Number(header.number ?? 0);
@@ -100,43 +102,34 @@ export class ChainWriter {
     };
   }
 
-  private async sign(tx: any, signer: Signer): Promise<SignedTx> {
-    const signed = await this.tronWeb.trx.sign(tx, signer.privateKey);
-    return { txId: signed.txID, signedTx: stringifyJson(signed) };
-  }
-
-  private async build<T>(what: string, fn: () => Promise<T>): Promise<T> {
+  /** Built and signed here (tx-build.ts): no call to the node, the signer's address known already. */
+  private sign(what: string, signer: Signer, contract: ContractValue, ref: RefBlock): SignedTx {
     try {
-      return await fn();
+      const { txID, json } = buildAndSign(contract, ref, signer.privateKey);
+      return { txId: txID, signedTx: stringifyJson(json) };
     } catch (err) {
       throw new ChainUnavailable(`${what}: ${(err as Error).message ?? String(err)}`, err);
     }
   }
 
   async signDelegate(signer: Signer, receiver: string, resource: ChainResource, sun: bigint, ref: RefBlock): Promise<SignedTx> {
-    const tx = await this.build('delegateResource', () =>
-      this.tronWeb.transactionBuilder.delegateResource(Number(sun), receiver, resource, signer.address, false, undefined, { blockHeader: ref }),
-    );
-    return this.sign(tx, signer);
+    return this.sign('delegateResource', signer, { type: 'DelegateResourceContract', owner: signer.address, receiver, resource, balance: sun }, ref);
   }
 
   async signUndelegate(signer: Signer, receiver: string, resource: ChainResource, sun: bigint, ref: RefBlock): Promise<SignedTx> {
-    const tx = await this.build('undelegateResource', () =>
-      this.tronWeb.transactionBuilder.undelegateResource(Number(sun), receiver, resource, signer.address, { blockHeader: ref }),
-    );
-    return this.sign(tx, signer);
+    return this.sign('undelegateResource', signer, { type: 'UnDelegateResourceContract', owner: signer.address, receiver, resource, balance: sun }, ref);
   }
 
   async signTransfer(signer: Signer, to: string, sun: bigint, ref: RefBlock): Promise<SignedTx> {
-    const tx = await this.build('sendTrx', () => this.tronWeb.transactionBuilder.sendTrx(to, Number(sun), signer.address, { blockHeader: ref }));
-    return this.sign(tx, signer);
+    return this.sign('sendTrx', signer, { type: 'TransferContract', owner: signer.address, to, amount: sun }, ref);
   }
 
   /** Broadcasts stored bytes; the same bytes again answer `duplicate`. */
   async broadcast(signedTx: string): Promise<BroadcastOutcome> {
     let answer: any;
     try {
-      answer = await this.tronWeb.trx.sendRawTransaction(parseOwnJson(signedTx) as any);
+      // The stored text is the signed transaction's JSON: sent as it is, not parsed and written again.
+      answer = await this.http.post('wallet/broadcasttransaction', signedTx);
     } catch (err) {
       throw new ChainUnavailable(`broadcasttransaction: ${(err as Error).message ?? String(err)}`, err);
     }
@@ -176,7 +169,7 @@ export class ChainWriter {
 
   /** Block number and time of the head. */
   async head(): Promise<{ number: number; timestamp: number }> {
-    const raw = await this.node('getnowblock', {});
+    const raw = await this.node('getblock', { detail: false });
     return { number: Number(raw?.block_header?.raw_data?.number ?? 0), timestamp: Number(raw?.block_header?.raw_data?.timestamp ?? 0) };
   }
 }

@@ -20,7 +20,7 @@ import type { Allocation, Order } from '../domain/orders';
 import { logger } from '../platform/logger';
 import { openStake, stakeKey } from '../broadcaster/open-stake';
 import { chainResource } from '../broadcaster/suppliers';
-import { PollingRole, storedCommands, txOwner, workList, type ChainRoleDeps } from '../broadcaster/work';
+import { PollingRole, storedCommands, txOwner, workList, WorkListCache, type ChainRoleDeps } from '../broadcaster/work';
 
 export interface ConfirmerDeps extends ChainRoleDeps {
   reader?: ChainReader;
@@ -30,6 +30,12 @@ type TxState = 'landed' | 'failed' | 'pending';
 
 /** Allocating orders checked at the same time (each reads a few transactions and one delegated balance). */
 const ORDERS_AT_ONCE = 8;
+/**
+ * Real ms before an order this process appended a settle for is settled again while it is still awaiting
+ * delivery: the log acknowledged the settle, so a repeat only covers one lost in between, not every pass of
+ * the processor's lag (each repeat read the staying orders' stake and the delegated balances again).
+ */
+const RESETTLE_AFTER_MS = 5_000;
 /** Solidified blocks whose transaction ids are kept (and how far behind a pass may be to read blocks). */
 const SOLID_KEPT_BLOCKS = 300;
 
@@ -47,6 +53,31 @@ export class Confirmer {
   private solidTo: number | null = null;
   /** Transactions (order:tx) read as pending after a scan, bounded like `known`. */
   private readonly readPending = new Set<string>();
+  /**
+   * Transactions of open orders as the solidified blocks read hold them (scanSolid), trimmed with
+   * `solidSeen`: a transaction found there is final without a read of its own.
+   */
+  private readonly solidTxs = new Map<string, ChainTx>();
+  /** Owners (order_tx_ids) of this pass's transactions found in `solidTxs`, read in one query. */
+  private owners = new Map<string, string>();
+  /** The work lists read every pass, each changed row fetched and parsed once. */
+  private readonly awaiting = new WorkListCache();
+  private readonly closingOrders = new WorkListCache();
+  /**
+   * Delegated balances (head state) read this pass, per pool address, receiver and resource: orders of one
+   * receiver settled in one pass check against one read, as they would against reads a moment apart.
+   */
+  private delegatedReads = new Map<string, Promise<bigint>>();
+  /** Orders this process appended a settle for, with when (real ms); bounded by the work list. */
+  private readonly settledAt = new Map<string, number>();
+  /** Settles of this pass, remembered once appended. */
+  private settling: string[] = [];
+  /**
+   * Each open order as last evaluated without a result, with the solidified head then: while the order is
+   * the same row (WorkListCache hands back the same object) and no solidified block came, a pass learns
+   * nothing new about it (its transactions land only in new blocks) until its window is over.
+   */
+  private readonly evaluated = new Map<string, { order: Order; solid: number | null }>();
 
   constructor(private readonly deps: ConfirmerDeps) {
     this.reader = deps.reader ?? ChainReader.fromConfig(deps.cfg);
@@ -54,9 +85,13 @@ export class Confirmer {
 
   async tick(): Promise<void> {
     this.live = new Set();
+    this.delegatedReads = new Map();
+    this.settling = [];
     const commands = [...(await this.settle()), ...(await this.closes())];
     this.trim();
     if (commands.length > 0) await this.deps.bus.append(commands);
+    const at = Date.now();
+    for (const id of this.settling) this.settledAt.set(id, at);
   }
 
   /** Drops the answers about transactions of orders no longer in a work list (settled, failed, closed). */
@@ -77,22 +112,28 @@ export class Confirmer {
    * transaction read as pending in an earlier pass and in none of these blocks is still pending. False
    * when the blocks could not be read: every transaction is then read on its own.
    */
-  private async scanSolid(): Promise<boolean> {
+  private async scanSolid(wanted: ReadonlySet<string>): Promise<boolean> {
     try {
       const head = await this.reader.solidifiedBlockNumber();
       if (this.solidTo === null || head - this.solidTo > SOLID_KEPT_BLOCKS) {
         this.solidSeen.clear();
+        this.solidTxs.clear();
         this.readPending.clear();
         this.solidTo = head;
         return true;
       }
       while (this.solidTo < head) {
-        const { ids, last } = await this.reader.blockTxIds(this.solidTo + 1, Math.min(head, this.solidTo + MAX_BLOCK_RANGE) + 1, 'solid');
+        const { ids, last, txs } = await this.reader.blockTxIds(this.solidTo + 1, Math.min(head, this.solidTo + MAX_BLOCK_RANGE) + 1, 'solid', wanted);
         if (last === null) throw new Error(`solidified block ${this.solidTo + 1} not served`);
         for (const id of ids) this.solidSeen.set(id, last);
+        for (const [id, tx] of txs ?? []) this.solidTxs.set(id, tx);
         this.solidTo = last;
       }
-      for (const [id, n] of this.solidSeen) if (n <= head - SOLID_KEPT_BLOCKS) this.solidSeen.delete(id);
+      for (const [id, n] of this.solidSeen) {
+        if (n > head - SOLID_KEPT_BLOCKS) continue;
+        this.solidSeen.delete(id);
+        this.solidTxs.delete(id);
+      }
       return true;
     } catch (err) {
       logger.warn({ err: (err as Error).message }, 'confirmer: solidified blocks not read; reading each transaction');
@@ -111,13 +152,14 @@ export class Confirmer {
     const known = this.known.get(key);
     if (known) return known;
     if (scanned && this.readPending.has(key) && !this.solidSeen.has(txId)) return 'pending';
-    const tx = await this.reader.transaction(txId, 'solid');
+    // In a solidified block read this pass or before (scanSolid): final, as a read of its own would find it.
+    const tx = this.solidTxs.get(txId) ?? (await this.reader.transaction(txId, 'solid'));
     if (!tx) {
       if (scanned) this.readPending.add(key);
       return 'pending';
     }
     // Only a transaction this order itself stored can deliver it (order_tx_ids: one owner per id).
-    const owner = await txOwner(this.deps.pool, txId);
+    const owner = this.owners.has(txId) ? (this.owners.get(txId) as string) : await txOwner(this.deps.pool, txId);
     const wrong = tx.contractRet !== 'SUCCESS' ? `result ${tx.contractRet}` : owner !== orderId ? `stored by ${owner ?? 'no order'}` : expect ? expect(tx) : null;
     if (wrong && tx.contractRet === 'SUCCESS') logger.error({ orderId, txId, wrong }, 'confirmer: a hash of this order landed but does not deliver it; never confirmed on it');
     const state: TxState = wrong ? 'failed' : 'landed';
@@ -173,7 +215,10 @@ export class Confirmer {
     for (const a of delegations) need.set(a.from, (need.get(a.from) ?? 0n) + a.sun);
     for (const [from, sun] of need) {
       const expected = sun + ((await staying()).get(stakeKey(from, order.receiver, resource)) ?? 0n);
-      const onChain = (await this.reader.delegated(from, order.receiver, 'full'))[resource];
+      const key = `${from}:${order.receiver}:${resource}`;
+      let reading = this.delegatedReads.get(key);
+      if (!reading) this.delegatedReads.set(key, (reading = this.reader.delegated(from, order.receiver, 'full').then((d) => d[resource])));
+      const onChain = await reading;
       if (onChain < expected) {
         logger.warn({ orderId: order.id, from, receiver: order.receiver, onChain: String(onChain), expected: String(expected) }, 'confirmer: delegated balance does not cover the open orders');
         return false;
@@ -185,7 +230,7 @@ export class Confirmer {
   private async settle(): Promise<Command[]> {
     const { pool, clock } = this.deps;
     const now = clock.now();
-    const orders = await workList(pool, 'allocating', now);
+    const orders = await workList(pool, 'allocating', now, 500, this.awaiting);
     // "Can no longer land" is judged against the newest SOLIDIFIED block, read BEFORE the transactions: states
     // are read from the solidified view, and a transaction in a head block not yet solidified is still pending
     // there. With the head's time (or a solid head read after the states) an order failed while its delegation
@@ -207,11 +252,49 @@ export class Confirmer {
     const open = orders.filter((o) => !signed.has(o.id));
     // Which transactions are in a solidified block: from the blocks since the last pass, not a read per
     // pending transaction every pass.
-    const scanned = open.length > 0 && (await this.scanSolid());
-    for (let i = 0; i < open.length; i += ORDERS_AT_ONCE) {
-      out.push(...(await Promise.all(open.slice(i, i + ORDERS_AT_ONCE).map((o) => this.settleOne(o, now, headOnce, stayingOnce, scanned)))));
+    const wanted = new Set(open.flatMap((o) => o.allocations.map((a) => a.txId)));
+    const scanned = open.length > 0 && (await this.scanSolid(wanted));
+    const due = this.due(open, now, scanned);
+    await this.readOwners(due);
+    for (let i = 0; i < due.length; i += ORDERS_AT_ONCE) {
+      const slice = due.slice(i, i + ORDERS_AT_ONCE);
+      const results = await Promise.all(slice.map((o) => this.settleOne(o, now, headOnce, stayingOnce, scanned)));
+      slice.forEach((o, j) => {
+        if (results[j]) this.settling.push(o.id);
+        else this.evaluated.set(o.id, { order: o, solid: scanned ? this.solidTo : null });
+      });
+      out.push(...results);
     }
     return out.filter((c): c is Command => c !== null);
+  }
+
+  /**
+   * The open orders a pass evaluates: not those settled by this process a moment ago (RESETTLE_AFTER_MS), nor
+   * those unchanged since a pass that found nothing, with no solidified block since, inside their window.
+   * The skipped keep their cached transaction states (`live`).
+   */
+  private due(open: Order[], now: number, scanned: boolean): Order[] {
+    const ids = new Set(open.map((o) => o.id));
+    for (const id of this.settledAt.keys()) if (!ids.has(id)) this.settledAt.delete(id);
+    for (const id of this.evaluated.keys()) if (!ids.has(id)) this.evaluated.delete(id);
+    const realNow = Date.now();
+    return open.filter((o) => {
+      const settled = this.settledAt.get(o.id);
+      const last = this.evaluated.get(o.id);
+      const skip = (settled !== undefined && realNow - settled < RESETTLE_AFTER_MS)
+        || (scanned && !this.windowOver(o, now) && last !== undefined && last.order === o && last.solid !== null && last.solid === this.solidTo);
+      if (skip) for (const a of o.allocations) this.live.add(`${o.id}:${a.txId}`);
+      return !skip;
+    });
+  }
+
+  /** The owners of the open orders' transactions found in solidified blocks and not final yet: one query a pass. */
+  private async readOwners(open: Order[]): Promise<void> {
+    this.owners = new Map();
+    const ids = open.flatMap((o) => o.allocations.filter((a) => this.solidTxs.has(a.txId) && !this.known.has(`${o.id}:${a.txId}`)).map((a) => a.txId));
+    if (ids.length === 0) return;
+    const { rows } = await this.deps.pool.query('SELECT tx_id, order_id FROM order_tx_ids WHERE tx_id = ANY($1::text[])', [ids]);
+    for (const r of rows as Array<{ tx_id: string; order_id: string }>) this.owners.set(r.tx_id, r.order_id);
   }
 
   private windowOver(order: Order, now: number): boolean {
@@ -241,7 +324,7 @@ export class Confirmer {
 
   private async closes(): Promise<Command[]> {
     const { pool, clock } = this.deps;
-    const closing = await workList(pool, 'closing', clock.now());
+    const closing = await workList(pool, 'closing', clock.now(), 500, this.closingOrders);
     const out: Array<Command | null> = [];
     for (let i = 0; i < closing.length; i += ORDERS_AT_ONCE) {
       out.push(...(await Promise.all(closing.slice(i, i + ORDERS_AT_ONCE).map(async (order): Promise<Command | null> => {

@@ -123,6 +123,11 @@ const schema = z.object({
   ORDER_SYNC_WAIT_MS: z.coerce.number().int().min(0).max(30_000).default(1_500),
   /** Orders: how often the broadcaster, confirmer and scheduler look for work (real ms). */
   CHAIN_POLL_MS: z.coerce.number().int().min(20).default(500),
+  /**
+   * Orders: a pass of the broadcaster woken by new work starts at most this long (real ms) after the start of
+   * the one before, so the work of a burst of commits is signed, stored and appended together (0: at once).
+   */
+  CHAIN_WAKE_GAP_MS: z.coerce.number().int().min(0).max(5_000).default(50),
   /** Orders: largest stake (SUN) of one delegation; a bigger order is split across pool addresses. Unset: no limit. */
   ORDER_MAX_DELEGATION_SUN: z.coerce.bigint().min(1_000_000n).optional(),
   /** Promo: first block scanned for the token's drop transfers (eligibility) and forwards. */

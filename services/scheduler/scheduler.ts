@@ -25,7 +25,7 @@ import { derivedId } from '../domain/ids';
 import type { Order, Undelegation } from '../domain/orders';
 import { openStake, stakeKey } from '../broadcaster/open-stake';
 import { chainResource, type Suppliers } from '../broadcaster/suppliers';
-import { orderChainOf, PollingRole, Rebroadcaster, signedOnce, txLifetimeMs, workList, type OrderChainDeps } from '../broadcaster/work';
+import { orderChainOf, PollingRole, Rebroadcaster, signedOnce, txLifetimeMs, workList, WorkListCache, type OrderChainDeps } from '../broadcaster/work';
 import { stakeLeft, type StakePart } from './stake-left';
 
 /** Due orders signed at the same time. */
@@ -40,6 +40,8 @@ export class Scheduler {
   private readonly sender: Rebroadcaster;
   /** Undelegations of closing orders seen in a block (head view): they need no new signature. */
   private readonly inBlock = new Set<string>();
+  /** The closing orders, read every pass, each changed row fetched and parsed once. */
+  private readonly closingOrders = new WorkListCache();
 
   constructor(private readonly deps: SchedulerDeps) {
     ({ writer: this.writer, reader: this.reader, suppliers: this.suppliers, sender: this.sender } = orderChainOf(deps));
@@ -47,7 +49,7 @@ export class Scheduler {
 
   async tick(): Promise<void> {
     await this.sign();
-    const closing = await workList(this.deps.pool, 'closing', this.deps.clock.now());
+    const closing = await workList(this.deps.pool, 'closing', this.deps.clock.now(), 500, this.closingOrders);
     await this.resolve(closing);
     await this.sender.send(closing.flatMap((o) => o.undelegations.map((u) => ({ orderId: o.id, txId: u.txId, signedTx: u.signedTx }))));
   }
