@@ -94,22 +94,23 @@ down:
 
 # Every test, against the test profile's stack (other ports, databases, Redis db). The build is the
 # type check; then (.ci/test-phases.sh, each phase timed) the integration tests: files run TEST_WORKERS at a time
-# (each file has its own world: topics, database), with the unit and browser projects beside them (neither is
-# timed; before, the three ran one after the other; TEST_BROWSER=after puts the browser project last again),
-# except those timed too tightly to share the CPU,
-# which run afterwards one at a time: the crash tests (SIGKILL and restart timing) and webhooks
-# delivery (a 20x clock: its command deadline is 250 ms of real time), and the restore test (its dispatcher
-# position is judged on a billion-fold clock; it failed twice beside other files in fresh-clone runs, with the
-# failure hidden by jest's worker message, and passed alone). --forceExit: a client library's
-# idle socket must not keep CI waiting after the last test has reported.
-# The outage tests (test/integration/outages/, private Kafka, Redis, PostgreSQL and devnet) run one at a time
-# too: each stops a part for 5 to 30 s and judges answer times. `make test-outages` runs just those four. They
-# wait more than they compute, so they run as a lane of their own beside the other serial files
-# (.ci/test-phases.sh; TEST_OUTAGES=after runs them after those instead).
+# (each file has its own world: topics, database), with
+# the unit and browser projects beside them (TEST_BROWSER=after puts the browser project last again) and the
+# outage tests (test/integration/outages/, private Kafka, Redis, PostgreSQL and devnet) one at a time beside
+# them: each stops a part for 5 to 30 s and judges answer times, waiting more than it computes.
+# `make test-outages` runs just those four; TEST_OUTAGES=serial runs them beside the serial files instead.
+# Afterwards, TEST_SERIAL_WORKERS (2) at a time, the crash tests (SIGKILL and restart timing: too tight to share
+# the CPU with phase 1, fine two at a time). Last, one at a time and alone (ALONE_TESTS): webhooks delivery (a 20x
+# clock: its command deadline is 250 ms of real time; beside a crash test its credit missed that deadline) and the
+# restore test (its dispatcher position is judged on a billion-fold clock; it failed twice beside other files in
+# fresh-clone runs, with the failure hidden by jest's worker message, and passed alone). TEST_WORKERS stays 2: at
+# 3, phase 1's summed file time grew by half and its wall time not at all (2026-11-23, bench/README.md).
+# --forceExit: a client library's idle socket must not keep CI waiting after the last test has reported.
 TEST_WORKERS ?= 2
-SERIAL_TESTS := crash-safety\.test\.ts|/crash\.test\.ts|webhooks/delivery\.test\.ts|/outages/(kafka|redis|postgres|devnet)\.test\.ts|recovery/restore\.test\.ts
+SERIAL_TESTS := crash-safety\.test\.ts|/crash\.test\.ts|/outages/(kafka|redis|postgres|devnet)\.test\.ts
+ALONE_TESTS := webhooks/delivery\.test\.ts|recovery/restore\.test\.ts
 test: build test-stack-up
-	TEST_WORKERS='$(TEST_WORKERS)' SERIAL_TESTS='$(SERIAL_TESTS)' .ci/test-phases.sh
+	TEST_WORKERS='$(TEST_WORKERS)' SERIAL_TESTS='$(SERIAL_TESTS)' ALONE_TESTS='$(ALONE_TESTS)' .ci/test-phases.sh
 
 .PHONY: test-outages
 test-outages: build test-stack-up

@@ -2,28 +2,40 @@
 # The test phases of `make test` (after the build and the test stack), each timed, a summary at the end.
 #
 #   1. At the same time: the integration files that run TEST_WORKERS at a time (each in its own world, built to
-#      share the CPU), the unit project (pure logic, no I/O, no clock) and the browser project (one file, its own
-#      world and devnet). Unit and browser print their output when they end, so the integration output stays
-#      readable. Before, the three ran one after the other.
-#   2. Afterwards, the integration files timed too tightly to share the CPU with phase 1 (SERIAL_TESTS,
-#      Makefile), one at a time, in two lanes side by side: the outage files (test/integration/outages/, each
-#      with private infrastructure, mostly waiting out its outage: about a third of a core) and the others (the
-#      crash tests, webhooks delivery, restore). Before, the outage files ran after the others, and the machine
-#      sat mostly idle through them. TEST_OUTAGES=after runs them after the others again.
+#      share the CPU), the unit project (pure logic, no I/O, no clock), the browser project (one file, its own
+#      world and devnet) and the outage files one at a time (test/integration/outages/, each with private
+#      infrastructure, mostly waiting out its outage: about a third of a core). Unit, browser and outages print
+#      their output when they end, so the integration output stays readable.
+#   2. Afterwards, the other integration files timed too tightly to share the CPU with phase 1 (SERIAL_TESTS,
+#      Makefile: the crash tests), TEST_SERIAL_WORKERS at a time (2: the two cores; each spends more than half its
+#      wall time waiting on restarts and the chain, so one at a time left a core idle).
+#   3. The files that must run alone (ALONE_TESTS, Makefile: webhooks delivery, recovery/restore), one at a time.
 #
-# Each phase's slowest files are printed at the end (jest --json), with the load average: the CI budget.
+# Why this shape: every integration file waits far more than it computes (the CPU table at the end: phase 1's
+# files use about a fifth of their wall time as CPU of their own), so a phase's wall time is its files' summed
+# wall time over its lanes; one crash test at a time, and an outage lane that ran as long again, left the cores
+# mostly idle through phase 2. (More phase-1 workers did not help: on the shared machine the files then only took
+# longer each, their wait being on the shared stack and the run queue.)
 #
-# TEST_BROWSER=after runs the browser project alone at the end instead (as before), should it prove too slow
-# beside the integration files on some machine.
+# TEST_OUTAGES=serial runs the outage files beside the serial files (phase 2) instead, TEST_OUTAGES=after after
+# them; TEST_BROWSER=after runs the browser project alone at the end. Each is for a machine where phase 1 proves
+# too crowded for them.
+#
+# Each phase's slowest files are printed at the end (jest --json; TEST_SLOWEST of them, 8 unless set) with their
+# CPU (load, run, children: .ci/slowest-files.js) and the load average: the CI budget.
 #
 # Every phase runs even when an earlier one failed (a CI run then names every failure, not only the first);
 # the exit status is 1 when anything failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-: "${TEST_WORKERS:=2}" "${TEST_BROWSER:=beside}" "${TEST_OUTAGES:=beside}"
+: "${TEST_WORKERS:=2}" "${TEST_SERIAL_WORKERS:=2}" "${TEST_BROWSER:=beside}" "${TEST_OUTAGES:=phase-1}" "${TEST_SLOWEST:=8}"
 : "${SERIAL_TESTS:?SERIAL_TESTS (a jest path pattern) comes from the Makefile}"
+: "${ALONE_TESTS:?ALONE_TESTS (a jest path pattern) comes from the Makefile}"
 
 logs=$(mktemp -d "${TMPDIR:-/tmp}/test-phases.XXXXXX")
+# Each file's CPU (test/support/cpu-environment.js), for the table at the end.
+export TEST_CPU_DIR="$logs/cpu"
+mkdir -p "$TEST_CPU_DIR"
 jest() { infra/env/load.sh test -- npx jest --ci "$@"; }
 summary=()
 failed=0
@@ -69,33 +81,43 @@ if [[ "$TEST_BROWSER" == beside ]]; then
   browser_pid=$!
 fi
 
+outages() { jest --json --outputFile="$logs/outages.json" --selectProjects integration --runInBand --forceExit --testPathPattern '/outages/'; }
+if [[ "$TEST_OUTAGES" == phase-1 ]]; then
+  background outages outages
+  outages_pid=$!
+fi
+
 start=$SECONDS
 jest --json --outputFile="$logs/phase-1.json" --selectProjects integration --maxWorkers="$TEST_WORKERS" --forceExit \
-  --testPathIgnorePatterns "$SERIAL_TESTS|/outages/"
+  --testPathIgnorePatterns "$SERIAL_TESTS|$ALONE_TESTS|/outages/"
 finish integration $? $((SECONDS - start))
 collect unit "$unit_pid"
 [[ "$TEST_BROWSER" == beside ]] && collect browser "$browser_pid"
+[[ "$TEST_OUTAGES" == phase-1 ]] && collect outages "$outages_pid"
 summary+=("$(printf '%-12s %5d s  (wall time of phase 1)' 'phase 1' $((SECONDS - started)))")
 
 load_serial=$(load)
 phase2=$SECONDS
-start=$SECONDS
-outages() { jest --json --outputFile="$logs/outages.json" --selectProjects integration --runInBand --forceExit --testPathPattern '/outages/'; }
-if [[ "$TEST_OUTAGES" == beside ]]; then
+if [[ "$TEST_OUTAGES" == serial ]]; then
   background outages outages
   outages_pid=$!
 fi
-jest --json --outputFile="$logs/serial.json" --selectProjects integration --runInBand --forceExit --testPathPattern "$SERIAL_TESTS" \
-  --testPathIgnorePatterns '/outages/'
+start=$SECONDS
+jest --json --outputFile="$logs/serial.json" --selectProjects integration --maxWorkers="$TEST_SERIAL_WORKERS" --forceExit \
+  --testPathPattern "$SERIAL_TESTS" --testPathIgnorePatterns "$ALONE_TESTS|/outages/"
 finish serial $? $((SECONDS - start))
-if [[ "$TEST_OUTAGES" == beside ]]; then
+if [[ "$TEST_OUTAGES" == serial ]]; then
   collect outages "$outages_pid" 'the serial files'
-else
+elif [[ "$TEST_OUTAGES" == after ]]; then
   start=$SECONDS
   outages
   finish outages $? $((SECONDS - start))
 fi
 summary+=("$(printf '%-12s %5d s  (wall time of phase 2)' 'phase 2' $((SECONDS - phase2)))")
+
+start=$SECONDS
+jest --json --outputFile="$logs/alone.json" --selectProjects integration --runInBand --forceExit --testPathPattern "$ALONE_TESTS"
+finish alone $? $((SECONDS - start))
 if [[ "$TEST_BROWSER" != beside ]]; then
   start=$SECONDS
   browser
@@ -103,8 +125,9 @@ if [[ "$TEST_BROWSER" != beside ]]; then
 fi
 
 echo "=================== slowest files (budget: .ci/run within 6 minutes) ==================="
-node .ci/slowest-files.js 8 "$logs/phase-1.json" "$logs/serial.json" "$logs/outages.json"
+node .ci/slowest-files.js "$TEST_SLOWEST" --cpu "$TEST_CPU_DIR" "$logs/phase-1.json" "$logs/outages.json" "$logs/serial.json" "$logs/alone.json"
 rm -rf "$logs"
 echo "=================== test phases (load average: $load_start at the start, $load_serial at phase 2, $(load) now) ==================="
+summary+=("$(printf '%-12s %5d s  (wall time of the test phases)' 'all' $((SECONDS - started)))")
 printf '%s\n' "${summary[@]}"
 exit "$failed"
