@@ -62,6 +62,8 @@ const levelToPino: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
 
 /** Longest a starting consumer waits for its first group join before start-up goes on anyway. */
 const JOIN_WAIT_MS = 30_000;
+/** Pause before a new group member replaces one that crashed for good (and between attempts while it cannot connect). */
+const RESTART_AFTER_MS = 1_000;
 
 /**
  * kafkajs 2.2.4 (its last release) schedules its pending-request check at `throttledUntil - Date.now()`
@@ -168,6 +170,8 @@ export class KafkaLog {
   private readonly producerOnce = new RetryableOnce<Producer>();
   private readonly adminOnce = new RetryableOnce<Admin>();
   private readonly consumers = new Set<Consumer>();
+  /** Set by disconnect(): no crashed member is replaced after it. */
+  private disconnected = false;
 
   /**
    * @param groupPrefix prefixed to every consumer group id, like topic names, so deployments (and test
@@ -307,7 +311,50 @@ export class KafkaLog {
     }
   }
 
+  /**
+   * Runs a consumer group member until stopped. kafkajs restarts a crashed consumer only after errors it deems
+   * retriable; after any other crash (seen: "Failed to find group coordinator" while a broker starts under load)
+   * it leaves the consumer disconnected for good, and the role would stop consuming while its process lives on
+   * (orders refused 5030 long after the broker was back). Such a crash starts a new member here, every
+   * RESTART_AFTER_MS until one connects; the stored offsets decide where it reads, as after any re-join.
+   */
   async runBatchConsumer(options: BatchConsumerOptions): Promise<RunningConsumer> {
+    let stopped = false;
+    let current: Consumer | undefined;
+    const restart = (): void => {
+      setTimeout(() => {
+        if (stopped || this.disconnected) return;
+        this.startMember(options, onCrash).then(
+          (consumer) => {
+            current = consumer;
+            logger.info({ groupId: options.groupId }, 'consumer started again after a crash');
+          },
+          (err: unknown) => {
+            logger.warn({ err, groupId: options.groupId }, 'consumer could not start again; retrying');
+            restart();
+          },
+        );
+      }, RESTART_AFTER_MS);
+    };
+    const onCrash = (consumer: Consumer, willRestart: boolean, error: unknown): void => {
+      if (willRestart || stopped || this.disconnected) return;
+      this.consumers.delete(consumer);
+      logger.warn({ err: error, groupId: options.groupId }, 'consumer crashed and kafkajs will not restart it; starting a new member');
+      restart();
+    };
+    current = await this.startMember(options, onCrash);
+    return {
+      stop: async () => {
+        stopped = true;
+        if (!current) return;
+        this.consumers.delete(current);
+        await current.disconnect();
+      },
+    };
+  }
+
+  /** One group member: connected, subscribed, running, and (within JOIN_WAIT_MS) owning its partitions. */
+  private async startMember(options: BatchConsumerOptions, onCrash: (consumer: Consumer, willRestart: boolean, error: unknown) => void): Promise<Consumer> {
     const consumer = this.kafka.consumer({
       groupId: this.groupPrefix + options.groupId,
       allowAutoTopicCreation: false,
@@ -318,7 +365,13 @@ export class KafkaLog {
       minBytes: 1,
     });
     this.consumers.add(consumer);
-    await consumer.connect();
+    consumer.on(consumer.events.CRASH, ({ payload }) => onCrash(consumer, payload.restart, payload.error));
+    try {
+      await consumer.connect();
+    } catch (err) {
+      this.consumers.delete(consumer);
+      throw err;
+    }
     for (const topic of options.topics) await consumer.subscribe({ topic, fromBeginning: options.fromBeginning ?? true });
     // run() returns before the group is joined; a role counts as started once it owns its partitions, so
     // the first command after start-up is not left waiting out a join (bounded: a slow join only warns).
@@ -365,12 +418,7 @@ export class KafkaLog {
     clearTimeout(joinTimer);
     removeJoinListener();
     if (!inTime) logger.warn({ groupId: options.groupId }, `consumer group not joined within ${JOIN_WAIT_MS} ms; going on`);
-    return {
-      stop: async () => {
-        this.consumers.delete(consumer);
-        await consumer.disconnect();
-      },
-    };
+    return consumer;
   }
 
   /**
@@ -433,6 +481,7 @@ export class KafkaLog {
   }
 
   async disconnect(): Promise<void> {
+    this.disconnected = true;
     await Promise.allSettled([...this.consumers].map((c) => c.disconnect()));
     this.consumers.clear();
     await this.producerOnce.forget((producer) => producer.disconnect());
