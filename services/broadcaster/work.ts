@@ -64,6 +64,7 @@ const where: Record<WorkList, string> = {
   'due-close': `resource <> 'activation' AND undelegations = '[]'::jsonb AND (
       (status IN ('confirmed', 'active') AND (close_reason = 'reclaimed' OR expires_at <= $2))
       OR (${endedWithStake} AND (status = 'failed' OR expires_at <= $2)))`,
+  // Indexed by exactly this condition (migrations/1764410000000_orders-closing-index.sql): change both together.
   closing: `(status IN ('confirmed', 'active') OR ${endedWithStake}) AND undelegations <> '[]'::jsonb`,
 };
 
