@@ -7,7 +7,7 @@
 #      KAFKA_CONTROLLER_PORT (default broker port + 1), STACK_DIR, STACK_CACHE_DIR,
 #      KAFKA_HEAP_OPTS (default -Xms128m -Xmx512m), KAFKA_START_TIMEOUT (s, default 120).
 # Layout: $STACK_DIR/kafka-<port>/{data,logs,server.properties,kafka.pid}
-#         $STACK_CACHE_DIR/kafka-<version>/libs   (classpath, copied from ~/.m2)
+#         $STACK_CACHE_DIR/kafka-<version>-<pom hash>/libs   (classpath, copied from ~/.m2; infra/env/lib.sh)
 set -euo pipefail
 
 # shellcheck source=infra/env/lib.sh
@@ -26,7 +26,7 @@ ADVERTISED_HOST="$HOST"; [[ "$HOST" == 0.0.0.0 ]] && ADVERTISED_HOST=127.0.0.1
 
 KDIR="$STACK_DIR/kafka-$PORT"
 PIDFILE="$KDIR/kafka.pid"
-LIBS="$STACK_CACHE_DIR/kafka-$KAFKA_VERSION/libs"
+LIBS="$STACK_CACHE_DIR/kafka-$KAFKA_VERSION-$(cache_key "$INFRA_ROOT/kafka/pom.xml")/libs"
 START_TIMEOUT="${KAFKA_START_TIMEOUT:-120}"
 # The broker's command line names its config file: how we know a pid is still ours.
 MARK="$KDIR/server.properties"

@@ -10,7 +10,7 @@
 #      REGISTRY_HEAP_OPTS (default -Xms64m -Xmx384m), REGISTRY_START_TIMEOUT (s, default 180),
 #      STACK_DIR, STACK_CACHE_DIR.
 # Layout: $STACK_DIR/registry-<port>/registry.pid, $STACK_DIR/logs/registry-<port>.log,
-#         $STACK_CACHE_DIR/apicurio-registry-<version>/ (unpacked from ~/.m2).
+#         $STACK_CACHE_DIR/apicurio-registry-<version>-<pom hash>/ (unpacked from ~/.m2; infra/env/lib.sh).
 set -euo pipefail
 
 # shellcheck source=infra/env/lib.sh
@@ -35,7 +35,7 @@ DB_HOST="$U_HOST"; DB_PORT="$U_PORT"; DB_USER="${U_USER:-postgres}"; DB_PASS="$U
 RDIR="$STACK_DIR/registry-$PORT"
 PIDFILE="$RDIR/registry.pid"
 LOGFILE="$STACK_DIR/logs/registry-$PORT.log"
-APP="$STACK_CACHE_DIR/apicurio-registry-$REGISTRY_VERSION"
+APP="$STACK_CACHE_DIR/apicurio-registry-$REGISTRY_VERSION-$(cache_key "$INFRA_ROOT/registry/pom.xml")"
 RUNNER="$APP/apicurio-registry-app-$REGISTRY_VERSION-runner.jar"
 START_TIMEOUT="${REGISTRY_START_TIMEOUT:-180}"
 # The registry's command line names its port: how we know a pid is still ours.

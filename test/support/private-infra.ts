@@ -61,7 +61,7 @@ export interface Outageable {
   destroy(): Promise<void>;
 }
 
-/** A single-node Kafka of this test; the jars come from the shared stack's cache (read only). */
+/** A single-node Kafka of this test; the jars come from the stack's cache (infra/env/lib.sh: per user, read only here). */
 export async function privateKafka(): Promise<Outageable> {
   const kafkaPort = port('OUTAGE_KAFKA_PORT', 28092);
   const controllerPort = portOutsideEphemeralRange('OUTAGE_KAFKA_PORT + 1 (controller)', kafkaPort + 1);
@@ -69,7 +69,7 @@ export async function privateKafka(): Promise<Outageable> {
   const env = {
     ...process.env,
     KAFKA_BROKERS: `127.0.0.1:${kafkaPort}`, KAFKA_CONTROLLER_PORT: String(controllerPort), STACK_DIR: dir,
-    STACK_CACHE_DIR: process.env.OUTAGE_STACK_CACHE_DIR ?? path.join(ROOT, '.stack/test/cache'),
+    ...(process.env.OUTAGE_STACK_CACHE_DIR ? { STACK_CACHE_DIR: process.env.OUTAGE_STACK_CACHE_DIR } : {}),
     KAFKA_HEAP_OPTS: '-Xms64m -Xmx256m', KAFKA_START_TIMEOUT: '120',
   };
   // ctl.sh bounds its own waits (start: KAFKA_START_TIMEOUT, then 10 s to stop what did not answer; stop: 60 s
