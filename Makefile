@@ -5,6 +5,7 @@
 #   make test-stack-up / test-stack-down / test-stack-status   test profile (infra/env/test.env)
 #   make install / build
 #   make up / down / test                                  the whole thing
+#   make test-ready                                        build + test stack, as make test prepares them
 #   make test-outages                                      the four outage tests alone (docs/outages.md)
 #   make bench-orders / bench-webhooks                     figures (bench/README.md)
 #   Every recipe runs on the pinned Node (infra/node/version), fetched once from the npm registry.
@@ -20,7 +21,7 @@ STACK := infra/stack.sh
 
 # ------------------------------------------------------------------ node runtime
 # Every recipe runs on the pinned Node (infra/node/version, fetched once from the npm registry into
-# .stack/node by infra/node/ensure.sh); the machine's node only bootstraps that download.
+# ~/.cache/energy-rental/node by infra/node/ensure.sh); the machine's node only bootstraps that download.
 # PROJECT_NODE=system make ... keeps the machine's node (for comparing the two).
 NODE_BIN := $(shell infra/node/ensure.sh || echo FAILED)
 ifeq ($(NODE_BIN),FAILED)
@@ -109,7 +110,19 @@ down:
 TEST_WORKERS ?= 2
 SERIAL_TESTS := crash-safety\.test\.ts|/crash\.test\.ts|/outages/(kafka|redis|postgres|devnet)\.test\.ts
 ALONE_TESTS := webhooks/delivery\.test\.ts|recovery/restore\.test\.ts
-test: build test-stack-up
+#
+# test-ready (what `make test` runs first): the build beside the start of PostgreSQL, Redis, Kafka and the registry
+# (neither needs the other: tsc's three checks and the two JVMs' start overlap instead of following each other),
+# then the devnet, after the build, so it starts from dist (infra/devnet/ctl.sh) and not through tsx. On a failure
+# of either, the other is still waited for, so its output is whole. Maven does not run in a fresh clone when the
+# user's cache holds the stack's downloads (infra/env/lib.sh), nor is Node fetched again (infra/node/ensure.sh).
+.PHONY: test-ready
+test-ready: install
+	$(STACK) --profile test up --only postgres,redis,kafka,registry & stack=$$!; \
+	built=0; npm run build || built=$$?; started=0; wait $$stack || started=$$?; \
+	if (( built != 0 || started != 0 )); then echo "build exit $$built, stack start exit $$started" >&2; exit 1; fi
+	$(STACK) --profile test up
+test: test-ready
 	TEST_WORKERS='$(TEST_WORKERS)' SERIAL_TESTS='$(SERIAL_TESTS)' ALONE_TESTS='$(ALONE_TESTS)' .ci/test-phases.sh
 
 .PHONY: test-outages
