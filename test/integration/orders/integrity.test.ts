@@ -5,7 +5,8 @@
  * orders at once for one inactive receiver pay one activation; the confirmer refuses its own hash when it
  * failed on chain or landed with another receiver or amount; ops reconcile reports the leak that leaves
  * and --repair removes it; stake taken back inside an order's window is delegated again by --repair.
- * (Expiry cases, and --repair failing an order outside its window: ended-stake.test.ts.)
+ * (Expiry cases, and --repair failing an order outside its window: ended-stake.test.ts.) The orders that can
+ * only fail at the end of their window wait for a window cut short for that wait (failedPastShortWindow).
  *
  * The broadcaster runs as a loop of this file's (pausable) so hand-made signed sets can be put in place
  * before it looks; the confirmer and scheduler run as roles. The teardown asserts ops reconcile clean.
@@ -139,6 +140,26 @@ test('200 identical orders at once from 10 accounts: 200 distinct delegations, t
 }, 240_000);
 
 /**
+ * Waits for orders that can only end by failing at the end of their wait window, with the window of this
+ * process's confirmer (and broadcaster) cut to SHORT_WINDOW_MS for the wait, then restored: what the cases
+ * prove is that the confirmer never confirms them and fails them once past the window, not the window's length.
+ * A wrong confirmation would come in the first pass that reads their transactions (settleOne confirms before it
+ * looks at the window), and a failure past the window still waits for those transactions to be read as landed
+ * or hopeless; each case checks they landed. The window was 30 s real for each of the two cases (60 s of the
+ * file); the 30 s stays for the cases whose orders must become active inside it.
+ */
+const SHORT_WINDOW_MS = 4_000;
+async function failedPastShortWindow(ids: string[]): Promise<any[]> {
+  const window = stack.rt.cfg.ORDER_WAIT_WINDOW_MS;
+  stack.rt.cfg.ORDER_WAIT_WINDOW_MS = SHORT_WINDOW_MS;
+  try {
+    return await ordersUntil(ids, (s) => !['allocating', 'delegated'].includes(s), 90_000);
+  } finally {
+    stack.rt.cfg.ORDER_WAIT_WINDOW_MS = window;
+  }
+}
+
+/**
  * An order created while the broadcaster is paused, so a hand-made signed set can be put in place first. The
  * pass under way when it pauses is awaited (a fixed 300 ms was not enough for a pass on a loaded machine: one
  * that began before could still read the new order and sign it).
@@ -175,7 +196,7 @@ test('a collision forced by hand: the same signed bytes for a second order are r
   } finally {
     paused = false;
   }
-  const [b] = await ordersUntil([second.id], (s) => !['allocating', 'delegated'].includes(s), 90_000);
+  const [b] = await failedPastShortWindow([second.id]);
   expect([b.status, b.refunded_amount_sun]).toEqual(['failed', b.total_amount_sun]);
   expect((await orderEvents(stack, second.id)).map((e) => e.type)).toEqual(['order.failed']);
   const [stillA] = await ordersUntil([a.id], (s) => s === 'active', 1_000);
@@ -251,7 +272,7 @@ test('the confirmer never confirms an order whose own hash failed on chain or la
   } finally {
     paused = false;
   }
-  const rows = await ordersUntil([wrongReceiver.id, wrongAmount.id, failedOnChain.id], (s) => !['allocating', 'delegated'].includes(s), 90_000);
+  const rows = await failedPastShortWindow([wrongReceiver.id, wrongAmount.id, failedOnChain.id]);
   expect(rows.map((r: any) => r.status)).toEqual(['failed', 'failed', 'failed']);
   for (const r of rows) {
     const tx = await chain('gettransactioninfobyid', { value: r.allocations[0].txId });
