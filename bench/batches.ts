@@ -11,7 +11,7 @@
  *      batch got two orders, and per receiver: CPU ms by process, statements, commands by type.
  * Receivers are activated once up front (faucet), so the figure is delivery, not activation; every batch
  * has its own receivers. Knobs: BENCH_BATCHES (50), BENCH_RECEIVERS (100), BENCH_POSTS (50), BENCH_BLOCK_MS, BENCH_POOL (pool wallets; one per 100 receivers),
- *   BENCH_EXECUTOR_CONCURRENCY (receivers the executor runs at once, 64), BENCH_SAMPLE_MS (orders by stage every 5,000 ms).
+ *   BENCH_EXECUTOR_CONCURRENCY (receivers the executor runs at once; unset: BATCH_EXECUTOR_CONCURRENCY, 256), BENCH_SAMPLE_MS (orders by stage every 5,000 ms).
  */
 import { Session } from 'node:inspector/promises';
 import { writeFile, mkdir } from 'node:fs/promises';
@@ -138,7 +138,7 @@ async function main(): Promise<void> {
   // Enough staked pool wallets for every receiver of the run (three hold about 150 orders of 10,000 energy).
   const devnet = await startDevnet({ DEVNET_BLOCK_MS: BLOCK_MS, DEVNET_POOL: POOL });
   const world = newWorld('benchbatches', {
-    LOG_LEVEL: 'error', TRON_FULL_HOST: devnet.url, DEVNET_POOL: POOL, CHAIN_POLL_MS: '100', BATCH_EXECUTOR_CONCURRENCY: process.env.BENCH_EXECUTOR_CONCURRENCY ?? '64', BUDGET_READS_PER_SEC: '1000000', BUDGET_WRITES_PER_SEC: '1000000',
+    LOG_LEVEL: 'error', TRON_FULL_HOST: devnet.url, DEVNET_POOL: POOL, CHAIN_POLL_MS: '100', ...(process.env.BENCH_EXECUTOR_CONCURRENCY ? { BATCH_EXECUTOR_CONCURRENCY: process.env.BENCH_EXECUTOR_CONCURRENCY } : {}), BUDGET_READS_PER_SEC: '1000000', BUDGET_WRITES_PER_SEC: '1000000',
   });
   const rt = await createRuntime(world.cfg);
   console.log(`${os.cpus().length} cores, Node ${process.version}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);

@@ -24,7 +24,7 @@ import { orderColumns, orderFromRow } from '../processor/order-store';
 import { accountLimits } from '../api/views/account-view';
 import { balancedChunks, bandwidthPlan, clientOrderIdFor, terminalItem, type BandwidthPlan, type Batch, type BatchItem, type ItemFailure } from './rules';
 import type { ItemStepEntry } from './commands';
-import { openBatches, ordersOfBatches } from './store';
+import { executorWork, OpenBatchesCache, ordersOfBatches, readOpenBatches } from './store';
 import { OrderPacer, openOrders } from './pacing';
 import { itemChargedSun, itemStatusIn } from './view';
 
@@ -43,6 +43,8 @@ export interface BatchExecutorDeps {
 
 /** Refused (abandoned at a deadline) commands never apply; the next attempt id is tried, in order, up to this. */
 const MAX_ATTEMPTS = 20;
+/** Open batches a pass looks at, oldest first. */
+const OPEN_BATCHES_READ = 500;
 /** Later chunks to a receiver being activated wait until the first order's activation is settled. */
 const ACTIVATION_WAIT_MS = 120_000;
 
@@ -57,6 +59,8 @@ export class BatchExecutor {
   private readonly table: PriceTable;
   private readonly routing: RoutingFeeTable;
   private readonly pacer: OrderPacer;
+  /** The open batches as last read, each changed row fetched and parsed once. */
+  private readonly open = new OpenBatchesCache();
   private stopped = false;
   private loop: Promise<void> | undefined;
 
@@ -92,10 +96,11 @@ export class BatchExecutor {
   /** One pass: start what can start, complete what is done. */
   async tick(): Promise<void> {
     const limit = this.deps.concurrency ?? this.deps.cfg.BATCH_EXECUTOR_CONCURRENCY;
-    // With every slot taken (receivers waiting for their answers or for the pacer) nothing can start: the
-    // batches' items are not read (50 open batches of 100 are 2 MB of JSON, every CHAIN_POLL_MS).
+    // One listing of the open batches (ids and row versions) per pass; only rows changed since the last are read.
+    const work = await executorWork(this.deps.pool, await readOpenBatches(this.deps.pool, this.open, OPEN_BATCHES_READ));
+    // With every slot taken (receivers waiting for their answers or for the pacer) nothing can start.
     if (this.busy < limit) {
-      for (const batch of await openBatches(this.deps.pool, 'start', 200)) {
+      for (const batch of work.start) {
         // A batch's free receivers go together: one start command and done commands in waves (runGroup).
         const picked: BatchItem[] = [];
         for (const item of batch.items) {
@@ -117,7 +122,7 @@ export class BatchExecutor {
           });
       }
     }
-    for (const batch of await openBatches(this.deps.pool, 'complete', 200)) await this.complete(batch);
+    for (const batch of work.complete) await this.complete(batch);
   }
 
   private async submit(body: NewCommand, ...idParts: Array<string | number>): Promise<CommandResult>;
@@ -151,10 +156,13 @@ export class BatchExecutor {
 
   /** Whether the receiver is activated, and the bandwidth it can spend (a new address: the free daily allowance it will get). */
   private async readReceiver(address: string): Promise<{ active: boolean; bandwidthFree: number | null }> {
-    // Both reads at once (half the wait): the resource read of an address not on chain is simply not used.
-    const [account, available] = await Promise.all([this.chain.account(address), this.chain.bandwidthAvailable(address)]);
-    const bandwidthFree = account.exists ? available : (this.freeNetLimit ??= await this.chain.freeNetLimit());
-    return { active: account.exists, bandwidthFree };
+    // The resource read answers for an address on chain only (an account's record holds its resources): one
+    // read for an active receiver. An empty answer is confirmed by the account read before the receiver
+    // counts as not activated (it then gets the chain's free allowance of a new address).
+    const available = await this.chain.bandwidthAvailable(address);
+    if (available !== null) return { active: true, bandwidthFree: available };
+    if ((await this.chain.account(address)).exists) return { active: true, bandwidthFree: null };
+    return { active: false, bandwidthFree: (this.freeNetLimit ??= await this.chain.freeNetLimit()) };
   }
 
   /**

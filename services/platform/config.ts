@@ -154,7 +154,7 @@ const schema = z.object({
   /** Reconciler: real ms between passes comparing the chain with the records (services/reconciler/). */
   RECONCILE_EVERY_MS: z.coerce.number().int().min(100).default(10_000),
   /** Batches: receivers the batch executor reads and orders at once, across all batches (one waiting only for its done step holds no slot). */
-  BATCH_EXECUTOR_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(64),
+  BATCH_EXECUTOR_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(256),
   /** Routing fee (docs/routing-fee.md): base markup in basis points on provider-routed orders; default per network. */
   ROUTING_FEE_BPS: z.coerce.number().int().min(0).max(10_000).optional(),
   /** Routing fee volume tiers: JSON array of {min_volume_sun, fee_bps}; default per network (services/domain/routing-fee.ts). */
