@@ -38,9 +38,10 @@ const ROOT_B = path.resolve(__dirname, '..');
 type OpenStake = (pool: Pool, q?: { receivers?: string[]; excludeOrder?: string; leavingAt?: number }) => Promise<Map<string, bigint>>;
 interface Side { name: 'A' | 'B'; openStake: OpenStake; OrderState: any }
 
-function side(name: 'A' | 'B', root: string): Side {
-  /* eslint-disable @typescript-eslint/no-require-imports */
-  return { name, openStake: require(path.join(root, 'services/broadcaster/open-stake')).openStake, OrderState: require(path.join(root, 'services/processor/order-store')).OrderState };
+async function side(name: 'A' | 'B', root: string): Promise<Side> {
+  const { openStake } = await import(path.join(root, 'services/broadcaster/open-stake.ts'));
+  const { OrderState } = await import(path.join(root, 'services/processor/order-store.ts'));
+  return { name, openStake, OrderState };
 }
 
 const address = (tag: string, i: number) => `T${tag}${String(i).padStart(33 - tag.length, '0')}`;
@@ -84,8 +85,8 @@ async function main(): Promise<void> {
   const rt = await openRuntime(world);
   try {
     await rt.pool.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements').catch(() => undefined);
-    const A = side('A', ROOT_A);
-    const B = side('B', ROOT_B);
+    const A = await side('A', ROOT_A);
+    const B = await side('B', ROOT_B);
     const now = Date.now();
     const account = {
       id: `acc_bench${randomBytes(4).toString('hex')}`, brand: rt.cfg.BRAND, network: rt.cfg.NETWORK, ownerAddress: null, displayName: null, status: 'active',
@@ -114,6 +115,8 @@ async function main(): Promise<void> {
     type Shape = keyof typeof shapes;
     // BENCH_EXPLAIN=1: each side's plan of each shape (EXPLAIN ANALYZE of the statements it sends).
     if (process.env.BENCH_EXPLAIN === '1') {
+      const stats = await rt.pool.query(`SELECT attname, null_frac, n_distinct, most_common_vals::text AS mcv, most_common_freqs::text AS mcf, histogram_bounds::text AS hist FROM pg_stats WHERE tablename = 'orders_holding'`);
+      console.log('orders_holding stats:', JSON.stringify(stats.rows).slice(0, 1500));
       for (const s of [A, B]) for (const shape of Object.keys(shapes) as Shape[]) {
         const explaining = { query: async (sql: string, params: unknown[]) => {
           const { rows } = await rt.pool.query(`EXPLAIN (ANALYZE, BUFFERS) ${sql}`, params);

@@ -28,12 +28,27 @@ HAVING sum((a ->> 'sun')::numeric) <> 0;
 -- the orders leaving at a time is then a range read per receiver, however many orders stay. The predicate
 -- holds every order heldStake counts (a refunded or failed one only with a landed or stranded delegation);
 -- open-stake.ts repeats it and the expression word for word so the planner can use the index.
-CREATE INDEX orders_holding ON orders (receiver, (CASE WHEN undelegations <> '[]'::jsonb OR close_reason IS NOT NULL OR status = 'failed' THEN '-infinity'::timestamptz ELSE expires_at END))
-  WHERE resource <> 'activation'
-    AND (status IN ('confirmed', 'active') OR (status IN ('refunded', 'failed') AND reclaimed_at IS NULL
+CREATE INDEX orders_holding ON orders (receiver, (CASE
+    WHEN NOT (resource <> 'activation' AND (status IN ('confirmed', 'active') OR (status IN ('refunded', 'failed') AND reclaimed_at IS NULL
+      AND (allocations @> '[{"kind": "delegate", "landed": true}]'::jsonb OR allocations @> '[{"kind": "delegate", "stranded": true}]'::jsonb)))) THEN NULL
+    WHEN undelegations <> '[]'::jsonb OR close_reason IS NOT NULL OR status = 'failed' THEN '-infinity'::timestamptz
+    ELSE expires_at END))
+  WHERE resource <> 'activation' AND (status IN ('confirmed', 'active') OR (status IN ('refunded', 'failed') AND reclaimed_at IS NULL
       AND (allocations @> '[{"kind": "delegate", "landed": true}]'::jsonb OR allocations @> '[{"kind": "delegate", "stranded": true}]'::jsonb)));
+
+-- The planner takes no statistics from a partial index's expression: without these it guessed a third of the
+-- receivers' holding orders leaving (thousands, where there are tens) and planned a parallel query whose
+-- workers took 100 ms to start for 1 ms of work. The expression is NULL for the orders not holding stake, so
+-- over the whole table its statistics say how few leave.
+CREATE STATISTICS orders_leaving ON (CASE
+    WHEN NOT (resource <> 'activation' AND (status IN ('confirmed', 'active') OR (status IN ('refunded', 'failed') AND reclaimed_at IS NULL
+      AND (allocations @> '[{"kind": "delegate", "landed": true}]'::jsonb OR allocations @> '[{"kind": "delegate", "stranded": true}]'::jsonb)))) THEN NULL
+    WHEN undelegations <> '[]'::jsonb OR close_reason IS NOT NULL OR status = 'failed' THEN '-infinity'::timestamptz
+    ELSE expires_at END) FROM orders;
+ANALYZE orders;
 
 -- Down Migration
 
+DROP STATISTICS orders_leaving;
 DROP INDEX orders_holding;
 DROP TABLE order_stake;

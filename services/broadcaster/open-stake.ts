@@ -21,15 +21,18 @@ export interface OpenStakeQuery {
 }
 
 /**
- * The orders `order_stake` counts, and when each leaves (see migrations/1764500000000_order-stake.sql): both
- * word for word as in the index orders_holding, so the planner reads the leaving orders from it.
+ * The orders `order_stake` counts, and when each leaves (NULL for the others, which the index leaves out: the
+ * statistics orders_leaving need it). Both word for word as in migrations/1764500000000_order-stake.sql (the
+ * index orders_holding and those statistics), so the planner reads the leaving orders from the index and
+ * knows how few they are.
  */
-const HOLDING = `o.resource <> 'activation'
-    AND (o.status IN ('confirmed', 'active') OR (o.status IN ('refunded', 'failed') AND o.reclaimed_at IS NULL
+const HOLDING = `o.resource <> 'activation' AND (o.status IN ('confirmed', 'active') OR (o.status IN ('refunded', 'failed') AND o.reclaimed_at IS NULL
       AND (o.allocations @> '[{"kind": "delegate", "landed": true}]'::jsonb OR o.allocations @> '[{"kind": "delegate", "stranded": true}]'::jsonb)))`;
 /** What the stake of a left-out order is read from (UNION: an order both leaving and left out counts once). */
 const GONE = 'o.id, o.receiver, o.resource, o.allocations';
-const LEAVES_AT = `(CASE WHEN o.undelegations <> '[]'::jsonb OR o.close_reason IS NOT NULL OR o.status = 'failed' THEN '-infinity'::timestamptz ELSE o.expires_at END)`;
+const LEAVES_AT = `(CASE WHEN NOT (${HOLDING}) THEN NULL
+    WHEN o.undelegations <> '[]'::jsonb OR o.close_reason IS NOT NULL OR o.status = 'failed' THEN '-infinity'::timestamptz
+    ELSE o.expires_at END)`;
 
 /**
  * Sum of landed delegations of delivered orders, per stakeKey(from, receiver, ENERGY|BANDWIDTH) (keys whose sum
