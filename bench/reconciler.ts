@@ -63,6 +63,9 @@ async function main(): Promise<void> {
       await insertRows(client, 'orders', ['id', 'account_id', 'request_hash', 'resource', 'amount', 'delivered_amount', 'tier', 'duration_seconds', 'receiver',
         'source', 'status', 'confirm_status', 'price_sun_per_unit', 'pay_amount_sun', 'activate_amount_sun', 'total_amount_sun', 'refunded_amount_sun',
         'supplier', 'allocations', 'undelegations', 'delegated_at', 'expires_at', 'created_at', 'updated_at'], rows);
+      // The stake the processor would keep beside those orders (order_stake, read by openStake).
+      await insertRows(client, 'order_stake', ['receiver', 'pool_address', 'resource', 'sun'],
+        [...held].map(([pair, sun]) => [pair.split('|')[1], pair.split('|')[0], 'ENERGY', sun]));
     });
 
     // On chain: one delegation per pair of exactly what its orders hold.

@@ -237,8 +237,8 @@ export class Confirmer {
     // was landing, and that stake was then delegated to no open order (seen under load in batches/hundred).
     const solidHead = orders.some((o) => o.allocations.length > 0 && this.windowOver(o, now)) ? await this.reader.nowBlock('solid') : null;
     const headOnce = async () => solidHead ?? this.reader.nowBlock('solid');
-    // What the staying orders hold, for every receiver of the pass in one query (it scans the orders table:
-    // no index covers ended orders by receiver), read on first need. The orders settled here are awaiting
+    // What the staying orders hold, for every receiver of the pass in one query (order_stake less the orders
+    // leaving: no scan of the staying ones), read on first need. The orders settled here are awaiting
     // delivery, which openStake never counts, so leaving each out (as a per-order read did) changes nothing.
     let staying: Promise<Map<string, bigint>> | undefined;
     const stayingOnce = () => (staying ??= openStake(pool, { receivers: [...new Set(orders.map((o) => o.receiver))], leavingAt: now }));

@@ -127,6 +127,26 @@ export function closesAfterEnd(order: Pick<Order, 'status' | 'resource' | 'recla
     && order.allocations.some((a) => a.kind === 'delegate' && (a.landed === true || a.stranded === true));
 }
 
+/**
+ * The stake an order holds on chain while it counts toward its receiver's (services/broadcaster/open-stake.ts):
+ * the landed (or stranded) delegations of a delivered order, and of an order that ended with its money back
+ * until its stake is taken back (`reclaimedAt`). Keyed `from|receiver|ENERGY` or `from|receiver|BANDWIDTH`.
+ * The processor keeps the sum over all orders in `order_stake` by applying the difference of this between an
+ * order's old and new row (services/processor/order-store.ts).
+ */
+export function heldStake(order: Pick<Order, 'status' | 'resource' | 'reclaimedAt' | 'allocations' | 'receiver'>): Map<string, bigint> {
+  const held = new Map<string, bigint>();
+  const holds = order.status === 'confirmed' || order.status === 'active' || ((order.status === 'refunded' || order.status === 'failed') && order.reclaimedAt === null);
+  if (!holds || order.resource === 'activation') return held;
+  const resource = order.resource === 'bandwidth' ? 'BANDWIDTH' : 'ENERGY';
+  for (const a of order.allocations) {
+    if (a.kind !== 'delegate' || (a.landed !== true && a.stranded !== true)) continue;
+    const key = `${a.from}|${order.receiver}|${resource}`;
+    held.set(key, (held.get(key) ?? 0n) + a.sun);
+  }
+  return held;
+}
+
 const moves: Record<OrderStatus, readonly OrderStatus[]> = {
   created: ['paid', 'allocating', 'failed'],
   paid: ['allocating', 'failed'],

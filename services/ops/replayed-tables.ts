@@ -15,6 +15,8 @@ export const replayedTables: ReplayedTable[] = [
   { table: 'journal_lines', key: ['journal_id', 'line_no'], volatile: [] },
   { table: 'deposits', key: ['deposit_id'], volatile: [] },
   { table: 'orders', key: ['id'], volatile: [] },
+  // The stake the orders hold, kept by the processor beside them (services/processor/order-store.ts).
+  { table: 'order_stake', key: ['receiver', 'pool_address', 'resource'], volatile: [] },
   { table: 'order_idempotency', key: ['account_id', 'key'], volatile: [] },
   // A caller's claim of a command it gave up on (refusal 'abandoned') is written by the API, not the log: when
   // the append never reached the broker (Kafka away) no replay can know it. Claims whose command did land

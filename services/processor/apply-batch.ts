@@ -147,10 +147,11 @@ export async function applyBatch(
   // The ledger's and the orders' writes in one statement (one round trip), before the other stores' (whose
   // rows may refer to orders); the outbox and the results go last, in `tail` when the caller sends one.
   const writes = new WriteGroup();
+  const last = tail ?? new WriteGroup();
   saveAccounts(writes, [...changed.values()]);
   saveJournals(writes, journals);
   saveDeposits(writes, [...changedDeposits.values()]);
-  orders.save(writes);
+  orders.save(writes, last);
   await writes.send(client);
   await promo.save(client);
   await apiKeys.save(client);
@@ -159,7 +160,6 @@ export async function applyBatch(
   await members.save(client);
   await addressBook.save(client);
   await subscriptions.save(client);
-  const last = tail ?? new WriteGroup();
   saveOutbox(last, outbox);
   finishResults(last, finished.map((f) => f.result));
   if (!tail) await last.send(client);

@@ -4,7 +4,7 @@
  * batch's own changes on top, and writes the changes back. Also the row mapping the API reads with.
  */
 import type { Command } from '../domain/commands';
-import type { IdempotencyRecord, Order } from '../domain/orders';
+import { heldStake, type IdempotencyRecord, type Order } from '../domain/orders';
 import type { OrderView } from '../domain/outcome';
 import type { WriteGroup } from '../platform/db/bulk';
 import type { PoolClient } from '../platform/db/pool';
@@ -60,6 +60,8 @@ const orderCommandTypes = new Set(['order.create', 'order.allocate', 'order.sett
 
 export class OrderState implements OrderView {
   private readonly orders = new Map<string, Order>();
+  /** Each order as stored before this batch: `order_stake` moves by what the stored row held and the new one holds. */
+  private readonly stored = new Map<string, Order>();
   private readonly records = new Map<string, IdempotencyRecord>();
   readonly changedOrders = new Map<string, Order>();
   readonly changedRecords = new Map<string, IdempotencyRecord>();
@@ -131,11 +133,21 @@ export class OrderState implements OrderView {
        UNION SELECT ${orderColumns.join(', ')} FROM orders o JOIN unnest($4::text[], $5::text[]) AS q(a, c) ON o.account_id = q.a AND o.quote_id = q.c`,
       [ids, cidAccounts, cids, quoteAccounts, quotes],
     );
-    for (const r of rows) state.put(orderFromRow(r), false);
+    for (const r of rows) {
+      const order = orderFromRow(r);
+      state.stored.set(order.id, order);
+      state.put(order, false);
+    }
     return state;
   }
 
-  save(writes: WriteGroup): void {
+  /**
+   * Adds the batch's writes to `writes`: the changed orders, their idempotency records, and the change of
+   * `order_stake` (see heldStake) their changes make. `later` (a group sent after `writes`, in the same
+   * transaction) removes the `order_stake` rows that fell to zero, so the table holds exactly the keys with
+   * stake whatever the batches were (a replay slices the log differently).
+   */
+  save(writes: WriteGroup, later: WriteGroup): void {
     writes.upsertRows('orders', orderColumns, [...this.changedOrders.values()].map(orderToRow), { key: 'id', keep: ['created_at'] });
     writes.upsertRows(
       'order_idempotency',
@@ -143,5 +155,37 @@ export class OrderState implements OrderView {
       [...this.changedRecords.values()].map((r) => [r.accountId, r.key, r.scope, r.requestHash, r.orderId, r.status, new Date(r.createdAt), new Date(r.expiresAt)]),
       { key: ['account_id', 'key'] },
     );
+    const moves = this.stakeMoves();
+    if (moves.length === 0) return;
+    const columns = (rows: Array<[string, bigint]>) => {
+      const keys = rows.map(([k]) => k.split('|'));
+      return [keys.map((k) => k[0]), keys.map((k) => k[1]), keys.map((k) => k[2]), rows.map(([, sun]) => sun.toString())];
+    };
+    // Rows in key order: processor transactions of other partitions move the same receivers' rows, and
+    // taking their locks in one order keeps them from deadlocking.
+    writes.add({
+      sql: `INSERT INTO order_stake (pool_address, receiver, resource, sun)
+            SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[])
+            ON CONFLICT (receiver, pool_address, resource) DO UPDATE SET sun = order_stake.sun + EXCLUDED.sun`,
+      params: columns(moves),
+    });
+    const falling = moves.filter(([, sun]) => sun < 0n);
+    if (falling.length === 0) return;
+    later.add({
+      sql: `DELETE FROM order_stake s USING unnest($1::text[], $2::text[], $3::text[]) AS t(pool_address, receiver, resource)
+             WHERE s.receiver = t.receiver AND s.pool_address = t.pool_address AND s.resource = t.resource AND s.sun = 0`,
+      params: columns(falling).slice(0, 3),
+    });
+  }
+
+  /** Per stake key (sorted), what the changed orders hold now less what their stored rows held; no zeros. */
+  stakeMoves(): Array<[string, bigint]> {
+    const moves = new Map<string, bigint>();
+    for (const order of this.changedOrders.values()) {
+      const before = this.stored.get(order.id);
+      for (const [key, sun] of heldStake(order)) moves.set(key, (moves.get(key) ?? 0n) + sun);
+      if (before) for (const [key, sun] of heldStake(before)) moves.set(key, (moves.get(key) ?? 0n) - sun);
+    }
+    return [...moves].filter(([, sun]) => sun !== 0n).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   }
 }
