@@ -15,6 +15,7 @@ import { logger } from './platform/logger';
 import { createRuntime } from './platform/runtime';
 import { startTelemetry, stopTelemetry } from './platform/telemetry';
 import { lowerPriority } from './platform/priority';
+import { onReportSignal } from './platform/slice-timing';
 import { backgroundNice, parseRoles, rolesOfProcess, startRoles, type Stoppable } from './roles';
 
 function forkApiWorkers(count: number, isStopping: () => boolean): { stop(): Promise<void> } {
@@ -53,6 +54,8 @@ async function main(): Promise<void> {
   const nice = backgroundNice(here, cfg.BACKGROUND_NICE);
   if (nice > 0) logger.info({ roles: here, nice, threads: lowerPriority(process.pid, nice) }, 'background roles: priority lowered');
   // The primary migrates before any worker starts; workers only open connections.
+  // SIGUSR2 prints the timings this process keeps (the processor's slices), whatever its roles.
+  onReportSignal(`roles ${here.join(',') || '(none)'}${cluster.isWorker ? ' (api worker)' : ''}`);
   const rt = await createRuntime(cfg, { migrate: !cluster.isWorker });
   const running: Stoppable[] = await startRoles(rt, here);
   let stopping = false;

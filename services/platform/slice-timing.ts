@@ -3,8 +3,10 @@
  * age of its oldest record when fetched (appended -> fetched: the broker, the wait behind the slice before,
  * the fetch), then fetched -> decoded -> applied (in the transaction) -> committed -> replied, the gap since
  * the previous slice of the partition ended (the loop between fetch and apply), and the records per slice.
- * Kept in memory since the last report; `report()` summarises and starts over (the processor prints it on
- * SIGUSR2, which bench/orders.ts sends at the start and end of each step).
+ * Kept in memory since the last report; `report()` summarises and starts over. Every process prints its
+ * reports on SIGUSR2 (onReportSignal, installed by services/main.ts for every process, whatever its roles; a
+ * process with nothing registered says so instead of dying of the signal's default action); bench/orders.ts
+ * sends it at the start and end of each step.
  */
 
 export type SliceStage = 'queued' | 'gap' | 'decode' | 'apply' | 'commit' | 'reply' | 'records';
@@ -44,4 +46,33 @@ export class SliceTimings {
 
 function fmt(v: number): string {
   return v >= 100 ? v.toFixed(0) : v.toFixed(1);
+}
+
+/** The reports this process prints on SIGUSR2, by name (a role registers while it runs). */
+const reports = new Map<string, () => string>();
+
+/** Registers a report printed on SIGUSR2 until the returned function unregisters it. */
+export function registerReport(name: string, report: () => string): () => void {
+  reports.set(name, report);
+  return () => {
+    if (reports.get(name) === report) reports.delete(name);
+  };
+}
+
+/** What SIGUSR2 prints: every registered report, or a line saying there is none (with what the process runs). */
+export function reportLines(what: string): string {
+  if (reports.size === 0) return `${what} (pid ${process.pid}): no timings kept in this process\n`;
+  return [...reports.values()].map((r) => `${r()}\n`).join('');
+}
+
+let installed = false;
+
+/**
+ * Installs the SIGUSR2 handler once per process: a process that runs no processor (an API worker, the chain
+ * roles) printed nothing and was killed by the signal's default action before.
+ */
+export function onReportSignal(what: string): void {
+  if (installed) return;
+  installed = true;
+  process.on('SIGUSR2', () => process.stderr.write(reportLines(what)));
 }

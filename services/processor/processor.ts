@@ -16,7 +16,7 @@ import {
 } from '../platform/checkpointed-consumer';
 import { logger } from '../platform/logger';
 import { replyChannel, withRedis, type Redis } from '../platform/redis';
-import { SliceTimings } from '../platform/slice-timing';
+import { registerReport, SliceTimings } from '../platform/slice-timing';
 import { unstorableField } from '../identity/text-rules';
 import type { LogCodec } from '../platform/wire/codec';
 import { applyBatch, refuseUnprocessable, type AppliedCommand, type RefusalPolicy } from './apply-batch';
@@ -103,8 +103,7 @@ export async function startProcessor(deps: ProcessorDeps): Promise<RunningConsum
   const spec = processorSpec(deps.codec, deps.groupId, deps.ctx, liveRefusalPolicy(deps.clock));
   // Where the slices' time goes, printed on demand (kill -USR2 <pid>; bench/orders.ts does, per step).
   const timings = new SliceTimings();
-  const printTimings = () => process.stderr.write(`${timings.report('processor')}\n`);
-  process.on('SIGUSR2', printTimings);
+  const unregister = registerReport('processor', () => timings.report('processor'));
   // The answers of a committed slice go out while the next slice is fetched and applied (not on its path);
   // one publish round trip at a time, in commit order.
   let replying: Promise<void> = Promise.resolve();
@@ -127,7 +126,7 @@ export async function startProcessor(deps: ProcessorDeps): Promise<RunningConsum
   });
   return {
     stop: async () => {
-      process.off('SIGUSR2', printTimings);
+      unregister();
       await consumer.stop();
       await replying;
     },
