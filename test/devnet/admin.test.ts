@@ -1,19 +1,13 @@
 import { TronWeb } from 'tronweb';
-import { sleep, solidifiedInfo, startDevnet, type Devnet } from './start-devnet';
+import { sleep, solidifiedInfo, startDevnet, startDevnetWithFaucetClient, type Devnet } from './start-devnet';
 
 jest.setTimeout(90_000);
 
 let devnet: Devnet;
 let tronWeb: TronWeb;
 
-beforeAll(async () => {
-  devnet = await startDevnet();
-  tronWeb = new TronWeb({ fullHost: devnet.url, privateKey: devnet.accounts.faucet.private_key });
-});
-
-afterAll(async () => {
-  await devnet?.stop();
-});
+beforeAll(async () => ({ devnet, tronWeb } = await startDevnetWithFaucetClient()));
+afterAll(() => devnet?.stop());
 
 
 async function signedTransfer(amount: number): Promise<any> {

@@ -1,19 +1,13 @@
 import { TronWeb } from 'tronweb';
-import { solidifiedInfo, startDevnet, type Devnet } from './start-devnet';
+import { solidifiedInfo, startDevnetWithFaucetClient, type Devnet } from './start-devnet';
 
 jest.setTimeout(60_000);
 
 let devnet: Devnet;
 let tronWeb: TronWeb;
 
-beforeAll(async () => {
-  devnet = await startDevnet();
-  tronWeb = new TronWeb({ fullHost: devnet.url, privateKey: devnet.accounts.faucet.private_key });
-});
-
-afterAll(async () => {
-  await devnet?.stop();
-});
+beforeAll(async () => ({ devnet, tronWeb } = await startDevnetWithFaucetClient()));
+afterAll(() => devnet?.stop());
 
 
 describe('a new wallet driven with TronWeb', () => {

@@ -1,19 +1,13 @@
 import { TronWeb } from 'tronweb';
-import { eventually, startDevnet, type Devnet } from './start-devnet';
+import { eventually, startDevnetWithFaucetClient, type Devnet } from './start-devnet';
 
 jest.setTimeout(90_000);
 
 let devnet: Devnet;
 let tronWeb: TronWeb;
 
-beforeAll(async () => {
-  devnet = await startDevnet();
-  tronWeb = new TronWeb({ fullHost: devnet.url, privateKey: devnet.accounts.faucet.private_key });
-});
-
-afterAll(async () => {
-  await devnet?.stop();
-});
+beforeAll(async () => ({ devnet, tronWeb } = await startDevnetWithFaucetClient()));
+afterAll(() => devnet?.stop());
 
 /** assetV2 balance as TronWeb reads it (getAccount asks the solidity node), once it reaches `expected`. */
 const assetV2 = async (address: string, id: string, expected?: number): Promise<number> => {

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import type { TronWeb } from 'tronweb';
+import { TronWeb } from 'tronweb';
 import { entryArgs } from '../support/built-entry';
 
 export interface Wallet {
@@ -94,6 +94,12 @@ export async function startDevnet(env: Record<string, string> = {}, dataDir?: st
     clearTimeout(timer);
   };
   return { url, dataDir: dir, accounts, post, freeze: () => child.kill('SIGSTOP'), thaw: () => child.kill('SIGCONT'), stop, pid: child.pid };
+}
+
+/** A devnet for one test file and a TronWeb client that signs as its faucet. */
+export async function startDevnetWithFaucetClient(): Promise<{ devnet: Devnet; tronWeb: TronWeb }> {
+  const devnet = await startDevnet();
+  return { devnet, tronWeb: new TronWeb({ fullHost: devnet.url, privateKey: devnet.accounts.faucet.private_key }) };
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
