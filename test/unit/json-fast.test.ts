@@ -48,11 +48,12 @@ test('parseJson (request bodies) reads what lossless-json reads, and refuses wha
     '{"__proto__":{"x":1},"s":"0123456789012345"}',
     '{"same":1,"same":1}', // a key twice with equal values: lossless-json keeps it
     '[{"a":1},{"a":2}]',
+    '{"k\\\\":":","j":"\\\\","l":"\\\\\\":"}', // keys and values ending in escaped backslashes, colons in strings
     '"text"', '12', 'null',
   ];
   for (const text of accepted) expect(parseJson(text)).toEqual(lossless(text));
   expect(parseJson('{"x":9223372036854775807}')).toEqual({ x: 9_223_372_036_854_775_807n });
-  const refused = ['{"a":1,"a":2}', '{"o":{"k":"v","k":"w"}}', '[{"a":1,"b":{"c":1,"c":[2]}}]', '{"a":1', '{"a":01}', '', '{a:1}', '{"a":1}x'];
+  const refused = ['{"a":1,"a":2}', '{"o":{"k":"v","k":"w"}}', '[{"a":1,"b":{"c":1,"c":[2]}}]', '{"a":1', '{"a":01}', '', '{a:1}', '{"a":1}x', '{"k\\\\":1,"k\\\\":2}'];
   for (const text of refused) {
     expect(() => lossless(text)).toThrow(SyntaxError);
     expect(() => parseJson(text)).toThrow(SyntaxError);
