@@ -85,7 +85,8 @@ export function queuedBatch(fields: Pick<Batch, 'id' | 'accountId' | 'batchKey' 
  */
 export function storedForm<T extends ItemSpec>(item: T): Partial<T> {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(item)) {
+  for (const k in item) {
+    const v = item[k];
     if (v === null || v === undefined || (k === 'orderIds' && (v as unknown[]).length === 0)) continue;
     out[k] = v;
   }
