@@ -3,7 +3,7 @@
  * int64 kept exact), so a new batch step needs no schema change.
  */
 import { parseOwnJson, stringifyJson } from '../platform/json';
-import type { BandwidthPlan, ItemFailure, ItemSpec, ItemStatus } from './rules';
+import { specFromStored, storedForm, type BandwidthPlan, type ItemFailure, type ItemSpec, type ItemStatus } from './rules';
 
 /** POST /v1/batches: the merged items; the batch id derives from the command id. */
 export interface CreateBatchCommand {
@@ -91,13 +91,15 @@ export interface BatchStepWire {
 
 export function batchStepToWire(body: BatchCommand): BatchStepWire {
   const { type, ...rest } = body;
-  return { kind: type, batch_id: 'batchId' in body ? body.batchId : null, payload: stringifyJson(rest) };
+  // batch.create: each spec without its null fields (specFromStored fills them back).
+  const payload = body.type === 'batch.create' ? { ...rest, items: body.items.map(storedForm) } : rest;
+  return { kind: type, batch_id: 'batchId' in body ? body.batchId : null, payload: stringifyJson(payload) };
 }
 
 export function batchStepFromWire(wire: BatchStepWire): BatchCommand {
   const rest = parseOwnJson(wire.payload) as Record<string, any>;
   if (wire.kind === 'batch.create') {
-    rest.items = (rest.items as Array<Record<string, any>>).map((i) => ({ ...i, maxPriceSun: i.maxPriceSun === null ? null : BigInt(i.maxPriceSun) }));
+    rest.items = (rest.items as Array<Record<string, any>>).map(specFromStored);
   }
   if (wire.kind === 'batch.complete') rest.chargedSun = BigInt(rest.chargedSun);
   return { type: wire.kind, ...rest } as BatchCommand;

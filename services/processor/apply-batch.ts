@@ -156,10 +156,10 @@ export async function applyBatch(
   await promo.save(client);
   await apiKeys.save(client);
   await webhookEndpoints.save(client);
-  await batches.save(client);
   await members.save(client);
   await addressBook.save(client);
   await subscriptions.save(client);
+  batches.save(last);
   saveOutbox(last, outbox);
   finishResults(last, finished.map((f) => f.result));
   if (!tail) await last.send(client);

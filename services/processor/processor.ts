@@ -73,17 +73,10 @@ export function processorSpec(codec: LogCodec, group: string, ctx: ApplyContext,
     group,
     topic: codec.topicName('accountCommands'),
     decode: (r) => codec.decodeCommand(r.value as Buffer),
-    // The outbox rows, the results and the relay's wake-up go with the offset's advance (one round trip).
-    apply: async (items, tx, tail) => {
-      const applied = await applyCommands(tx, items, ctx, policy, tail);
-      tail.notify('outbox');
-      return applied;
-    },
-    refuse: async (item, _reason, tx, tail) => {
-      const refused = await refuseUnprocessable(tx, item.value, tail);
-      tail.notify('outbox');
-      return refused;
-    },
+    // The outbox rows, the results and the relay's wake-up (saveOutbox: only when a row is written; a
+    // batch.create publishes nothing, and woke the relay for an empty read) go with the offset's advance (one round trip).
+    apply: (items, tx, tail) => applyCommands(tx, items, ctx, policy, tail),
+    refuse: (item, _reason, tx, tail) => refuseUnprocessable(tx, item.value, tail),
     crashBeforeCommit: 'processor.before-commit',
     crashAfterCommit: 'processor.after-commit',
   };

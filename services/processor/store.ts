@@ -85,7 +85,9 @@ export interface OutboxMessage {
   traceContext: Record<string, string> | null;
 }
 
+/** The outbox rows, and the relay's wake-up when there are any (a command with nothing to publish wakes no one). */
 export function saveOutbox(writes: WriteGroup, messages: OutboxMessage[]): void {
+  if (messages.length > 0) writes.notify('outbox');
   writes.insertRows(
     'outbox',
     ['destination', 'message_id', 'account_id', 'payload', 'trace_context', 'created_at'],

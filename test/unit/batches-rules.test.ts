@@ -1,4 +1,6 @@
-import { activationStatus, balancedChunks, bandwidthOf, bandwidthPlan, DEFAULT_BANDWIDTH_AMOUNT, batchRequestHash, batchStatus, chargedSun, chunkAmounts, clientOrderIdFor, duplicateReceiver, itemStatus, mergeItems, summaryOf, trackingId, type BatchItem, type ItemOrder } from '../../services/batches/rules';
+import { activationStatus, balancedChunks, bandwidthOf, bandwidthPlan, DEFAULT_BANDWIDTH_AMOUNT, batchRequestHash, batchStatus, chargedSun, chunkAmounts, clientOrderIdFor, duplicateReceiver, itemFromStored, itemStatus, mergeItems, specFromStored, storedForm, summaryOf, trackingId, type BatchItem, type ItemOrder } from '../../services/batches/rules';
+import { batchStepFromWire, batchStepToWire } from '../../services/batches/commands';
+import { parseOwnJson, stringifyJson } from '../../services/platform/json';
 
 const item = (over: Partial<BatchItem> = {}): BatchItem => ({
   receiver: 'TA', resource: 'energy', amount: 100_000, tier: '5m', activate: null, bandwidth: null, bandwidthAmount: null, maxPriceSun: null, clientOrderIdPrefix: null,
@@ -100,4 +102,23 @@ test('an item is processing while its top-up order still awaits delivery', () =>
   const done = item({ orderIds: ['a'], bandwidthOrderId: 'b' });
   expect(itemStatus(done, [order()], order({ resource: 'bandwidth', status: 'allocating' }))).toBe('processing');
   expect(itemStatus(done, [order()], order({ resource: 'bandwidth', status: 'active' }))).toBe('completed');
+});
+
+test('stored form: null fields and empty orderIds left out, read back as they were; full older forms read the same', () => {
+  const roundTrip = (i: BatchItem) => itemFromStored(parseOwnJson(stringifyJson(storedForm(i))) as Record<string, any>);
+  const queued = item({ progress: 'queued', receiverActive: null, startedAt: null, finishedAt: null, maxPriceSun: 9_223_372_036_854_775_807n });
+  expect(stringifyJson(storedForm(queued))).toBe('{"receiver":"TA","resource":"energy","amount":100000,"tier":"5m","maxPriceSun":9223372036854775807,"progress":"queued"}');
+  expect(roundTrip(queued)).toStrictEqual(queued);
+  const done = item({ orderIds: ['ord_1', 'ord_2'], failure: { code: 3001, slug: 'insufficient_funds', message: 'm' }, bandwidthPlan: { kind: 'skip', reason: null }, bandwidthOrderId: 'ord_0', attempts: 3, maxPriceSun: 5n });
+  expect(roundTrip(done)).toStrictEqual(done);
+  // A row written in full (before the stored form) reads the same.
+  expect(itemFromStored(parseOwnJson(stringifyJson(queued)) as Record<string, any>)).toStrictEqual(queued);
+  const specs = mergeItems({ resource: 'energy', amount: 10_000, tier: '1h', maxPriceSun: 7n }, [{ receiver: 'TA' }, { receiver: 'TB', activate: true, clientOrderIdPrefix: 'p' }]);
+  const create = { type: 'batch.create' as const, batchKey: 'k', clientBatchId: null, requestHash: 'h', items: specs };
+  const wire = batchStepToWire(create);
+  expect(wire.payload).toContain('"items":[{"receiver":"TA","resource":"energy","amount":10000,"tier":"1h","maxPriceSun":7},');
+  expect(batchStepFromWire(wire)).toStrictEqual(create);
+  // A batch.create sent in full (before) reads the same.
+  expect(batchStepFromWire({ ...wire, payload: stringifyJson({ batchKey: 'k', clientBatchId: null, requestHash: 'h', items: specs }) })).toStrictEqual(create);
+  expect(specFromStored({ receiver: 'TC', resource: 'bandwidth' })).toStrictEqual({ receiver: 'TC', resource: 'bandwidth', amount: null, tier: null, activate: null, bandwidth: null, bandwidthAmount: null, maxPriceSun: null, clientOrderIdPrefix: null });
 });

@@ -2,7 +2,7 @@
  * The engine-backed JSON helpers give exactly what lossless-json gives: stringifyJson the same text,
  * parseOwnJson the same values (int64 beyond 2^53 as bigint, safe integers and fractions as numbers).
  */
-import { stringify } from 'lossless-json';
+import { isSafeNumber, parse, stringify } from 'lossless-json';
 import { parseJson, parseOwnJson, stringifyJson } from '../../services/platform/json';
 
 const samples: unknown[] = [
@@ -35,4 +35,28 @@ test('parseOwnJson without a 16-digit run (the reviver skipped) reads what parse
   expect(/\d{16}/.test(text)).toBe(false);
   expect(parseOwnJson(text)).toEqual(parseJson(text));
   expect(parseOwnJson('{"s":"0123456789012345","big":9007199254740993}')).toEqual({ s: '0123456789012345', big: 9_007_199_254_740_993n });
+});
+
+/** lossless-json as parseJson used it before the engine read request bodies. */
+const lossless = (text: string) => parse(text, null, (t: string) => (isSafeNumber(t) ? Number(t) : /^-?\d+$/.test(t) ? BigInt(t) : Number(t)));
+
+test('parseJson (request bodies) reads what lossless-json reads, and refuses what it refuses', () => {
+  const accepted = [
+    ...samples.map((v) => stringifyJson(v)),
+    '{"at2p53":9007199254740992,"above":9007199254740993,"e16":10000000000000000,"exp":1e3,"neg0":-0,"frac":123456789012345678.5}',
+    ' { "a" : [ 1 , { "b:c" : "x\\":\\"y" } ] , "d" : "\\u0041:" } ',
+    '{"__proto__":{"x":1},"s":"0123456789012345"}',
+    '{"same":1,"same":1}', // a key twice with equal values: lossless-json keeps it
+    '[{"a":1},{"a":2}]',
+    '{"k\\\\":":","j":"\\\\","l":"\\\\\\":"}', // keys and values ending in escaped backslashes, colons in strings
+    '"text"', '12', 'null',
+  ];
+  for (const text of accepted) expect(parseJson(text)).toEqual(lossless(text));
+  expect(parseJson('{"x":9223372036854775807}')).toEqual({ x: 9_223_372_036_854_775_807n });
+  const refused = ['{"a":1,"a":2}', '{"o":{"k":"v","k":"w"}}', '[{"a":1,"b":{"c":1,"c":[2]}}]', '{"a":1', '{"a":01}', '', '{a:1}', '{"a":1}x', '{"k\\\\":1,"k\\\\":2}'];
+  for (const text of refused) {
+    expect(() => lossless(text)).toThrow(SyntaxError);
+    expect(() => parseJson(text)).toThrow(SyntaxError);
+  }
+  expect(() => parseJson('{"a":1,"a":2}')).toThrow("Duplicate key 'a'");
 });
