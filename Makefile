@@ -105,7 +105,11 @@ down:
 # clock: its command deadline is 250 ms of real time; beside a crash test its credit missed that deadline) and the
 # restore test (its dispatcher position is judged on a billion-fold clock; it failed twice beside other files in
 # fresh-clone runs, with the failure hidden by jest's worker message, and passed alone). TEST_WORKERS stays 2: at
-# 3, phase 1's summed file time grew by half and its wall time not at all (2026-11-23, bench/README.md).
+# 3, phase 1's summed file time grew by half and its wall time not at all (2026-11-23, bench/README.md); at 4, ten
+# phase-1 files took as long as at 2 and 20-30% more CPU (2026-11-23 18:50-19:10, load 11-24, bench/README.md).
+# The summary prints how busy the machine's cores were in each phase (/proc/stat, the stack's daemons included):
+# more lanes can only help a phase that left cores idle. TEST_OUTAGE_WORKERS (1) runs the outage files that many
+# at a time (each has its own ports); TEST_PHASES=1 stops after phase 1 (to compare lane settings).
 # --forceExit: a client library's idle socket must not keep CI waiting after the last test has reported.
 TEST_WORKERS ?= 2
 SERIAL_TESTS := crash-safety\.test\.ts|/crash\.test\.ts|/outages/(kafka|redis|postgres|devnet)\.test\.ts

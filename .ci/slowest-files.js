@@ -6,6 +6,8 @@
  * With --cpu DIR (the TEST_CPU_DIR that test/support/cpu-environment.js wrote to), each line also gives the CPU
  * seconds of the file's jest worker loading its modules ("load") and running it ("run"), and of the child
  * processes it waited for ("children"); the header sums them, so a phase reads as CPU per file, not only wall.
+ * It also gives the wall seconds of the file's beforeAll hooks, its tests and its afterAll hooks ("before tests
+ * after"): whether a slow file waits in its setup, its cases or its teardown.
  */
 const fs = require('node:fs');
 const path = require('node:path');
@@ -48,9 +50,12 @@ for (const file of args) {
     ? `; CPU ${(sum((r) => r.cpu?.loadMs) / 1000).toFixed(0)} s loading, ${(sum((r) => r.cpu?.runMs) / 1000).toFixed(0)} s running, ${(sum((r) => r.cpu?.childMs) / 1000).toFixed(0)} s in children`
     : '';
   console.log(`${phase}: ${rows.length} files, ${(sum((r) => r.ms) / 1000).toFixed(0)} s in all${cpuSums}; slowest:`);
-  if (cpu.size) console.log('    wall s    load    run  children (CPU s)');
+  if (cpu.size) console.log('    wall s    load    run  children (CPU s)  before  tests  after (wall s)');
+  const span = (ms) => (ms === undefined ? '     -' : seconds(ms));
   for (const r of rows.slice(0, count)) {
-    const c = r.cpu ? `${seconds(r.cpu.loadMs)} ${seconds(r.cpu.runMs)} ${seconds(r.cpu.childMs)}` : cpu.size ? '     -      -      -' : '';
+    const c = r.cpu
+      ? `${seconds(r.cpu.loadMs)} ${seconds(r.cpu.runMs)} ${seconds(r.cpu.childMs)}            ${span(r.cpu.beforeAllMs)} ${span(r.cpu.testsMs)} ${span(r.cpu.afterAllMs)}`
+      : cpu.size ? '     -      -      -' : '';
     console.log(`  ${seconds(r.ms)} s  ${c}${c ? '  ' : ''}${r.status.padEnd(6)}  ${r.name}`);
   }
 }

@@ -22,13 +22,18 @@
 # too crowded for them.
 #
 # Each phase's slowest files are printed at the end (jest --json; TEST_SLOWEST of them, 8 unless set) with their
-# CPU (load, run, children: .ci/slowest-files.js) and the load average: the CI budget.
+# CPU (load, run, children: .ci/slowest-files.js), the wall time of their beforeAll hooks, tests and afterAll hooks
+# (setup, cases, teardown), the load average and how busy the machine's cores were in each phase: the CI budget.
+#
+# TEST_OUTAGE_WORKERS (1 unless set) runs the outage files that many at a time (each has its own ports and private
+# infrastructure); TEST_PHASES=1 stops after phase 1 and its table (for comparing lane settings back to back).
 #
 # Every phase runs even when an earlier one failed (a CI run then names every failure, not only the first);
 # the exit status is 1 when anything failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-: "${TEST_WORKERS:=2}" "${TEST_SERIAL_WORKERS:=2}" "${TEST_BROWSER:=beside}" "${TEST_OUTAGES:=phase-1}" "${TEST_SLOWEST:=8}"
+: "${TEST_WORKERS:=2}" "${TEST_SERIAL_WORKERS:=2}" "${TEST_OUTAGE_WORKERS:=1}" "${TEST_BROWSER:=beside}" "${TEST_OUTAGES:=phase-1}"
+: "${TEST_SLOWEST:=8}" "${TEST_PHASES:=all}"
 : "${SERIAL_TESTS:?SERIAL_TESTS (a jest path pattern) comes from the Makefile}"
 : "${ALONE_TESTS:?ALONE_TESTS (a jest path pattern) comes from the Makefile}"
 
@@ -70,9 +75,20 @@ collect() {
 
 # The load average, for the summary: figures from a loaded machine read relative.
 load() { cut -d' ' -f1-3 /proc/loadavg; }
+# The machine's CPU time (every process, the stack's daemons included: `time` of the run does not count them,
+# they are not its children): "busy idle" jiffies from /proc/stat; busy SINCE prints the share of all cores busy
+# since that reading. Whether a phase left cores idle (more lanes could help) or ran them full (only less CPU can).
+cpu_now() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9, $5 + $6 }' /proc/stat; }
+busy() {
+  local b0 i0 b1 i1
+  read -r b0 i0 <<<"$1"
+  read -r b1 i1 <<<"$(cpu_now)"
+  awk -v b="$((b1 - b0))" -v i="$((i1 - i0))" -v n="$(nproc)" 'BEGIN { printf "cores %d%% busy of %d", (b + i) ? 100 * b / (b + i) : 0, n }'
+}
 
 started=$SECONDS
 load_start=$(load)
+cpu_start=$(cpu_now)
 background unit jest --selectProjects unit
 unit_pid=$!
 browser() { infra/browser/ensure-chromium.sh && jest --selectProjects browser --runInBand --forceExit; }
@@ -81,7 +97,11 @@ if [[ "$TEST_BROWSER" == beside ]]; then
   browser_pid=$!
 fi
 
-outages() { jest --json --outputFile="$logs/outages.json" --selectProjects integration --runInBand --forceExit --testPathPattern '/outages/'; }
+outages() {
+  local lanes=(--runInBand)
+  (( TEST_OUTAGE_WORKERS > 1 )) && lanes=(--maxWorkers="$TEST_OUTAGE_WORKERS")
+  jest --json --outputFile="$logs/outages.json" --selectProjects integration "${lanes[@]}" --forceExit --testPathPattern '/outages/'
+}
 if [[ "$TEST_OUTAGES" == phase-1 ]]; then
   background outages outages
   outages_pid=$!
@@ -94,9 +114,18 @@ finish integration $? $((SECONDS - start))
 collect unit "$unit_pid"
 [[ "$TEST_BROWSER" == beside ]] && collect browser "$browser_pid"
 [[ "$TEST_OUTAGES" == phase-1 ]] && collect outages "$outages_pid"
-summary+=("$(printf '%-12s %5d s  (wall time of phase 1)' 'phase 1' $((SECONDS - started)))")
+summary+=("$(printf '%-12s %5d s  (wall time of phase 1; %s)' 'phase 1' $((SECONDS - started)) "$(busy "$cpu_start")")")
+if [[ "$TEST_PHASES" == 1 ]]; then
+  echo "=================== slowest files (phase 1 only: TEST_PHASES=1) ==================="
+  node .ci/slowest-files.js "$TEST_SLOWEST" --cpu "$TEST_CPU_DIR" "$logs/phase-1.json" "$logs/outages.json"
+  rm -rf "$logs"
+  echo "=================== phase 1 (load average: $load_start at the start, $(load) now) ==================="
+  printf '%s\n' "${summary[@]}"
+  exit "$failed"
+fi
 
 load_serial=$(load)
+cpu_serial=$(cpu_now)
 phase2=$SECONDS
 if [[ "$TEST_OUTAGES" == serial ]]; then
   background outages outages
@@ -113,7 +142,7 @@ elif [[ "$TEST_OUTAGES" == after ]]; then
   outages
   finish outages $? $((SECONDS - start))
 fi
-summary+=("$(printf '%-12s %5d s  (wall time of phase 2)' 'phase 2' $((SECONDS - phase2)))")
+summary+=("$(printf '%-12s %5d s  (wall time of phase 2; %s)' 'phase 2' $((SECONDS - phase2)) "$(busy "$cpu_serial")")")
 
 start=$SECONDS
 jest --json --outputFile="$logs/alone.json" --selectProjects integration --runInBand --forceExit --testPathPattern "$ALONE_TESTS"
@@ -128,6 +157,6 @@ echo "=================== slowest files (budget: .ci/run within 6 minutes) =====
 node .ci/slowest-files.js "$TEST_SLOWEST" --cpu "$TEST_CPU_DIR" "$logs/phase-1.json" "$logs/outages.json" "$logs/serial.json" "$logs/alone.json"
 rm -rf "$logs"
 echo "=================== test phases (load average: $load_start at the start, $load_serial at phase 2, $(load) now) ==================="
-summary+=("$(printf '%-12s %5d s  (wall time of the test phases)' 'all' $((SECONDS - started)))")
+summary+=("$(printf '%-12s %5d s  (wall time of the test phases; %s)' 'all' $((SECONDS - started)) "$(busy "$cpu_start")")")
 printf '%s\n' "${summary[@]}"
 exit "$failed"

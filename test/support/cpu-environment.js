@@ -5,6 +5,9 @@
  * waited for (services, bin/ops, devnets: /proc's cutime/cstime). Workers run many files one after the other, so
  * each figure is a difference of readings at this file's own start and end. Without TEST_CPU_DIR it is jest's
  * node environment unchanged.
+ *
+ * It also notes the wall time of the file's beforeAll hooks, its tests (with their beforeEach/afterEach) and its
+ * afterAll hooks (where a slow file's time goes: its setup and teardown, or its cases), from jest-circus's events.
  */
 const fs = require('node:fs');
 const path = require('node:path');
@@ -36,7 +39,21 @@ class CpuEnvironment extends TestEnvironment {
   }
 
   async handleTestEvent(event) {
-    if (dir && event.name === 'run_start') this.loaded = cpuMs();
+    if (!dir) return;
+    if (event.name === 'run_start') {
+      this.loaded = cpuMs();
+      this.spans = { beforeAll: 0, tests: 0, afterAll: 0 };
+    } else if (event.name === 'hook_start' && (event.hook.type === 'beforeAll' || event.hook.type === 'afterAll')) {
+      this.hookStarted = Date.now();
+    } else if ((event.name === 'hook_success' || event.name === 'hook_failure') && this.hookStarted !== undefined) {
+      this.spans[event.hook.type] += Date.now() - this.hookStarted;
+      this.hookStarted = undefined;
+    } else if (event.name === 'test_start') {
+      this.testStarted = Date.now();
+    } else if (event.name === 'test_done' && this.testStarted !== undefined) {
+      this.spans.tests += Date.now() - this.testStarted;
+      this.testStarted = undefined;
+    }
   }
 
   async teardown() {
@@ -49,6 +66,7 @@ class CpuEnvironment extends TestEnvironment {
         loadMs: loaded.self - this.start.self,
         runMs: end.self - loaded.self,
         childMs: end.children - this.start.children,
+        beforeAllMs: this.spans?.beforeAll, testsMs: this.spans?.tests, afterAllMs: this.spans?.afterAll,
       };
       fs.appendFileSync(path.join(dir, `${process.pid}.jsonl`), `${JSON.stringify(line)}\n`);
     }
