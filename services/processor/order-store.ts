@@ -9,6 +9,7 @@ import type { OrderView } from '../domain/outcome';
 import type { TypedColumns, WriteGroup } from '../platform/db/bulk';
 import type { PoolClient } from '../platform/db/pool';
 import { parseJson, stringifyJson } from '../platform/json';
+import { recurring } from '../platform/db/recurring';
 
 /** The orders table's columns and their types (the processor writes them as column arrays). */
 export const orderColumnTypes = [
@@ -124,7 +125,8 @@ export class OrderState implements OrderView {
       if ((c.type === 'order.create' || c.type === 'order.close') && c.idempotencyKey) (keyAccounts.push(c.accountId), keys.push(c.idempotencyKey));
     }
     // Most order commands carry no Idempotency-Key: no round trip for an empty lookup.
-    const recordRows = keys.length === 0 ? [] : (await client.query(
+    const recordRows = keys.length === 0 ? [] : (await recurring(
+      client,
       `SELECT r.* FROM order_idempotency r JOIN unnest($1::text[], $2::text[]) AS t(a, k) ON r.account_id = t.a AND r.key = t.k`,
       [keyAccounts, keys],
     )).rows;
@@ -135,7 +137,8 @@ export class OrderState implements OrderView {
       }, false);
       ids.push(r.order_id);
     }
-    const { rows } = await client.query(
+    const { rows } = await recurring(
+      client,
       `SELECT ${orderColumns.join(', ')} FROM orders WHERE id = ANY($1::text[])
        UNION SELECT ${orderColumns.join(', ')} FROM orders o JOIN unnest($2::text[], $3::text[]) AS t(a, c) ON o.account_id = t.a AND o.client_order_id = t.c
        UNION SELECT ${orderColumns.join(', ')} FROM orders o JOIN unnest($4::text[], $5::text[]) AS q(a, c) ON o.account_id = q.a AND o.quote_id = q.c`,

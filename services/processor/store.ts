@@ -13,12 +13,14 @@ import { netFor, ledgerAccounts } from '../domain/ledger';
 import type { WriteGroup } from '../platform/db/bulk';
 import type { PoolClient } from '../platform/db/pool';
 import { stringifyJson } from '../platform/json';
+import { recurring } from '../platform/db/recurring';
 import { accountColumns, accountColumnTypes, accountFromRow, accountToRow } from './account-rows';
 
 /** Inserts a pending result row per command; returns the ids this transaction now owns (first sight). */
 export async function claimCommands(client: PoolClient, commands: Command[]): Promise<Set<string>> {
   if (commands.length === 0) return new Set();
-  const { rows } = await client.query(
+  const { rows } = await recurring(
+    client,
     `INSERT INTO command_results (command_id, account_id, command_type, outcome)
      SELECT t.*, 'pending' FROM unnest($1::text[], $2::text[], $3::text[]) AS t
      ON CONFLICT (command_id) DO NOTHING RETURNING command_id`,
@@ -49,7 +51,7 @@ export function finishResults(writes: WriteGroup, results: CommandResult[]): voi
 
 export async function loadAccounts(client: PoolClient, ids: string[]): Promise<Map<string, Account>> {
   if (ids.length === 0) return new Map();
-  const { rows } = await client.query(`SELECT ${accountColumns.join(', ')} FROM accounts WHERE id = ANY($1::text[])`, [ids]);
+  const { rows } = await recurring(client, `SELECT ${accountColumns.join(', ')} FROM accounts WHERE id = ANY($1::text[])`, [ids]);
   return new Map(rows.map((r) => [r.id as string, accountFromRow(r)]));
 }
 

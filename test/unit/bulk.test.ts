@@ -11,7 +11,9 @@ interface Sent {
 function recorder(): { client: PoolClient; sent: Sent[] } {
   const sent: Sent[] = [];
   const client = {
-    query: async (sql: string, params: unknown[]) => {
+    // A recurring text comes as a named statement ({ name, text, values }).
+    query: async (query: string | { text: string; values: unknown[] }, values?: unknown[]) => {
+      const [sql, params] = typeof query === 'string' ? [query, values ?? []] : [query.text, query.values];
       sent.push({ sql, params });
       return { rowCount: params.length, rows: [{ counted: 1 }] };
     },
@@ -148,5 +150,24 @@ describe('column arrays (insertArrays, upsertArrays)', () => {
     await group.send(client);
     expect(sent[0].sql).toContain('SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::timestamptz[]) '
       + 'ON CONFLICT ("id") DO UPDATE SET "account_id" = EXCLUDED."account_id", "amount" = EXCLUDED."amount")');
+  });
+});
+
+describe('named statements for recurring texts', () => {
+  it('names a group of column arrays (the same name for the same text) and sends a group with a VALUES part unnamed', async () => {
+    const names: Array<string | undefined> = [];
+    const client = {
+      query: async (query: string | { name: string }) => {
+        names.push(typeof query === 'string' ? undefined : query.name);
+        return { rowCount: 0, rows: [{ counted: 0 }] };
+      },
+    } as unknown as PoolClient;
+    const typed = [['id', 'text']] as const;
+    await new WriteGroup().insertArrays('t', typed, [['a']]).send(client);
+    await new WriteGroup().insertArrays('t', typed, [['b'], ['c']]).send(client);
+    await new WriteGroup().insertArrays('t', typed, [['d']]).insertRows('u', ['id'], [['e']]).send(client);
+    expect(names[0]).toMatch(/^recurring_\d+$/);
+    expect(names[1]).toBe(names[0]);
+    expect(names[2]).toBeUndefined();
   });
 });

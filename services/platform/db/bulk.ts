@@ -1,4 +1,5 @@
 import type { PoolClient } from './pool';
+import { recurring } from './recurring';
 
 // PostgreSQL takes at most 65,535 parameters per statement; stay well below.
 const MAX_PARAMS = 30_000;
@@ -109,6 +110,8 @@ const MAX_GROUP_PARAMS = 60_000;
 export class WriteGroup {
   private readonly parts: Statement[] = [];
   private readonly notices = new Set<string>();
+  /** A part whose text depends on its row count (insertRows, upsertRows): the group's text is not recurring. */
+  private varying = false;
 
   get size(): number {
     return this.parts.length;
@@ -120,7 +123,10 @@ export class WriteGroup {
   }
 
   insertRows(table: string, columns: readonly string[], rows: unknown[][], suffix = ''): this {
-    for (const statement of insertStatements(table, columns, rows, suffix)) this.parts.push(statement);
+    for (const statement of insertStatements(table, columns, rows, suffix)) {
+      this.parts.push(statement);
+      this.varying = true;
+    }
     return this;
   }
 
@@ -170,12 +176,14 @@ export class WriteGroup {
       const counted = last && checked ? `(SELECT count(*) FROM w${chunk.length - 1})::int` : 'NULL::int';
       const notices = last ? [...this.notices].map((c) => `, pg_notify('${c.replace(/'/g, "''")}', '')`).join('') : '';
       const sql = `${ctes.length ? `WITH ${ctes.join(', ')} ` : ''}SELECT ${counted} AS counted${notices}`;
-      const { rows } = await client.query(sql, params);
+      // Without a part of varying text the group's text recurs (which parts are present is all that changes it).
+      const { rows } = await (this.varying ? client.query(sql, params) : recurring(client, sql, params));
       if (last && checked) count = rows[0].counted as number;
       start = end;
     } while (start < parts.length);
     this.parts.length = 0;
     this.notices.clear();
+    this.varying = false;
     return count;
   }
 }
