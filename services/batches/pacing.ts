@@ -7,11 +7,13 @@
  * wait window (the path is behind: let it catch up first). A receiver waiting here is still `processing`;
  * nothing is charged until its order is placed.
  *
- * The bound follows what the path sustains (Little's law: open orders = delivery rate x time to deliver).
- * It starts at BATCH_MAX_OPEN_ORDERS, its floor; while the bound is what holds the executor back and the
+ * With BATCH_PACE_TARGET_MS set (opt-in; 0 by default: the bound is BATCH_MAX_OPEN_ORDERS), the bound follows
+ * what the path sustains (Little's law: open orders = delivery rate x time to deliver). It starts at
+ * BATCH_MAX_OPEN_ORDERS, its floor; while the bound is what holds the executor back and the
  * oldest open order is younger than BATCH_PACE_TARGET_MS, the path delivers faster than it is fed and the
  * bound grows (at most to CEILING_FACTOR times the floor); once the oldest is older than that, more open
- * orders would only queue, and the bound shrinks back towards the floor. Under load it is the fixed bound.
+ * orders would only queue, and the bound shrinks back towards the floor (measured slower than the fixed
+ * bound at load 12 to 20: docs/batches.md, Pacing).
  */
 import type { Clock } from '../platform/clock';
 import type { Pool } from '../platform/db/pool';
