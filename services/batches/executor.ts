@@ -71,6 +71,7 @@ export class BatchExecutor {
     this.pacer = new OrderPacer({
       read: () => openOrders(deps.pool), clock: deps.clock, maxOpen: deps.maxOpenOrders ?? deps.cfg.BATCH_MAX_OPEN_ORDERS,
       waitWindowMs: deps.cfg.ORDER_WAIT_WINDOW_MS, everyMs: deps.cfg.CHAIN_POLL_MS,
+      targetAgeMs: deps.cfg.BATCH_PACE_TARGET_MS > 0 ? deps.cfg.BATCH_PACE_TARGET_MS : undefined,
     });
   }
 

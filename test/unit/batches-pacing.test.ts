@@ -1,7 +1,7 @@
 import { SUN_PER_TRX, trxFor } from '../../services/chain/allocation';
 import { devnetKey, signerOf } from '../../services/chain/pool-keys';
 import type { ChainWriter } from '../../services/chain/writes';
-import { mayPlace, OrderPacer, type OpenOrders } from '../../services/batches/pacing';
+import { CEILING_FACTOR, mayPlace, nextBound, OrderPacer, type OpenOrders } from '../../services/batches/pacing';
 import { StakeSupplier } from '../../services/broadcaster/suppliers';
 import type { Order } from '../../services/domain/orders';
 import { SteppedClock } from '../../services/platform/clock';
@@ -64,4 +64,34 @@ test('orders of one pass signed concurrently never promise the same stake twice'
   const perAddress = new Map<string, bigint>();
   for (const tx of filled.flatMap((f) => f?.txs ?? [])) perAddress.set(tx.from, (perAddress.get(tx.from) ?? 0n) + tx.sun);
   for (const sun of perAddress.values()) expect(sun).toBeLessThanOrEqual((need * 5n) / 2n);
+});
+
+test('the open-order bound grows while the path keeps up and the bound holds placing back, shrinks once the oldest is old', () => {
+  const o = { maxOpen: 100, waitWindowMs: 90_000, targetAgeMs: 5_000 };
+  const now = 1_000_000;
+  const young = { count: 100, oldestAt: now - 2_000 };
+  const old = { count: 100, oldestAt: now - 6_000 };
+  // Fixed without a target, and never below the floor.
+  expect(nextBound(100, young, true, now, 1_000, { maxOpen: 100, waitWindowMs: 90_000 })).toBe(100);
+  expect(nextBound(100, old, false, now, 1_000, o)).toBe(100);
+  // Held back by the bound with the path keeping up: a quarter more per second; not held back: unchanged.
+  expect(nextBound(100, young, true, now, 1_000, o)).toBe(125);
+  expect(nextBound(100, young, true, now, 100, o)).toBeCloseTo(102.5);
+  expect(nextBound(200, young, false, now, 1_000, o)).toBe(200);
+  // The oldest past the target: halves per second (down to the floor); a long gap counts as one second.
+  expect(nextBound(400, old, true, now, 1_000, o)).toBe(200);
+  expect(nextBound(400, old, true, now, 60_000, o)).toBe(200);
+  // At most CEILING_FACTOR times the floor.
+  expect(nextBound(100 * CEILING_FACTOR, young, true, now, 1_000, o)).toBe(100 * CEILING_FACTOR);
+  // A target past a sixth of the window counts as a sixth (15 s here).
+  expect(nextBound(400, { count: 400, oldestAt: now - 16_000 }, true, now, 1_000, { ...o, targetAgeMs: 60_000 })).toBe(200);
+});
+
+test('the pacer raises its bound while receivers wait at it and the open orders stay young', async () => {
+  const clock = new SteppedClock(1_000_000);
+  const pacer = new OrderPacer({ read: async () => ({ count: 10, oldestAt: clock.now() - 1_000 }), clock, maxOpen: 10, waitWindowMs: 90_000, everyMs: 20, targetAgeMs: 5_000 });
+  expect(pacer.limit).toBe(10);
+  // Ten open, the bound ten: the receiver waits (reads every 20 ms) until the bound has grown past ten.
+  expect(await pacer.acquire(() => false)).toBe(true);
+  expect(pacer.limit).toBeGreaterThan(10);
 });
