@@ -112,7 +112,7 @@ test('the webhook dispatcher resumes one redelivery window before the end of acc
   // The window is 22 h of service time, 79 ms of wall time at that scale: the newest event must come well after
   // the others (50 ms was not enough on a fast run).
   await new Promise((r) => setTimeout(r, 300));
-  const last = await bus.submit({ type: 'balance.adjust', accountId: (await rt.pool.query('SELECT id FROM accounts LIMIT 1')).rows[0].id, amountSun: 1n, memo: 'newest' });
+  const last = await bus.submit({ type: 'balance.adjust', accountId: (await rt.pool.query('SELECT id FROM accounts ORDER BY id LIMIT 1')).rows[0].id, amountSun: 1n, memo: 'newest' });
   expect(last.outcome).toBe('applied');
   await eventually(async () => (await rt.pool.query('SELECT count(*)::int AS n FROM outbox WHERE published_at IS NULL')).rows[0].n === 0, 30_000, 'relay');
   const fastName = `${restoredName}_fast`;
