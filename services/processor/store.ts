@@ -13,14 +13,12 @@ import { netFor, ledgerAccounts } from '../domain/ledger';
 import type { WriteGroup } from '../platform/db/bulk';
 import type { PoolClient } from '../platform/db/pool';
 import { stringifyJson } from '../platform/json';
-import { recurring } from '../platform/db/recurring';
-import { accountColumns, accountColumnTypes, accountFromRow, accountToRow } from './account-rows';
+import { accountColumns, accountFromRow, accountToRow } from './account-rows';
 
 /** Inserts a pending result row per command; returns the ids this transaction now owns (first sight). */
 export async function claimCommands(client: PoolClient, commands: Command[]): Promise<Set<string>> {
   if (commands.length === 0) return new Set();
-  const { rows } = await recurring(
-    client,
+  const { rows } = await client.query(
     `INSERT INTO command_results (command_id, account_id, command_type, outcome)
      SELECT t.*, 'pending' FROM unnest($1::text[], $2::text[], $3::text[]) AS t
      ON CONFLICT (command_id) DO NOTHING RETURNING command_id`,
@@ -51,20 +49,19 @@ export function finishResults(writes: WriteGroup, results: CommandResult[]): voi
 
 export async function loadAccounts(client: PoolClient, ids: string[]): Promise<Map<string, Account>> {
   if (ids.length === 0) return new Map();
-  const { rows } = await recurring(client, `SELECT ${accountColumns.join(', ')} FROM accounts WHERE id = ANY($1::text[])`, [ids]);
+  const { rows } = await client.query(`SELECT ${accountColumns.join(', ')} FROM accounts WHERE id = ANY($1::text[])`, [ids]);
   return new Map(rows.map((r) => [r.id as string, accountFromRow(r)]));
 }
 
 export function saveAccounts(writes: WriteGroup, accounts: Account[]): void {
-  writes.upsertArrays('accounts', accountColumnTypes, accounts.map(accountToRow), { key: 'id', keep: ['created_at'] });
+  writes.upsertRows('accounts', accountColumns, accounts.map(accountToRow), { key: 'id', keep: ['created_at'] });
 }
 
 /** Journals and their lines (in the same group: the lines' foreign key is checked at the end of the statement). */
 export function saveJournals(writes: WriteGroup, journals: Journal[]): void {
-  writes.insertArrays(
+  writes.insertRows(
     'journals',
-    [['id', 'text'], ['account_id', 'text'], ['kind', 'text'], ['command_id', 'text'], ['order_id', 'text'], ['memo', 'text'],
-      ['amount_sun', 'bigint'], ['amount_usdt', 'bigint'], ['created_at', 'timestamptz']],
+    ['id', 'account_id', 'kind', 'command_id', 'order_id', 'memo', 'amount_sun', 'amount_usdt', 'created_at'],
     journals.map((j) => [
       j.id, j.accountId, j.kind, j.commandId, j.orderId, j.memo,
       netFor(j, ledgerAccounts.customerTrx(j.accountId), 'TRX'),
@@ -72,9 +69,9 @@ export function saveJournals(writes: WriteGroup, journals: Journal[]): void {
       new Date(j.createdAt),
     ]),
   );
-  writes.insertArrays(
+  writes.insertRows(
     'journal_lines',
-    [['journal_id', 'text'], ['line_no', 'smallint'], ['ledger_account', 'text'], ['currency', 'text'], ['amount', 'bigint']],
+    ['journal_id', 'line_no', 'ledger_account', 'currency', 'amount'],
     journals.flatMap((j) => j.lines.map((l, i) => [j.id, i, l.ledgerAccount, l.currency, l.amount])),
   );
 }
@@ -91,9 +88,9 @@ export interface OutboxMessage {
 /** The outbox rows, and the relay's wake-up when there are any (a command with nothing to publish wakes no one). */
 export function saveOutbox(writes: WriteGroup, messages: OutboxMessage[]): void {
   if (messages.length > 0) writes.notify('outbox');
-  writes.insertArrays(
+  writes.insertRows(
     'outbox',
-    [['destination', 'text'], ['message_id', 'text'], ['account_id', 'text'], ['payload', 'jsonb'], ['trace_context', 'jsonb'], ['created_at', 'timestamptz']],
+    ['destination', 'message_id', 'account_id', 'payload', 'trace_context', 'created_at'],
     messages.map((m) => [
       m.destination, m.messageId, m.accountId, stringifyJson(m.payload),
       m.traceContext ? JSON.stringify(m.traceContext) : null, new Date(m.createdAt),

@@ -1,5 +1,4 @@
 import type { PoolClient } from './pool';
-import { recurring } from './recurring';
 
 // PostgreSQL takes at most 65,535 parameters per statement; stay well below.
 const MAX_PARAMS = 30_000;
@@ -78,25 +77,6 @@ export async function upsertRows<C extends string>(
   return insertRows(client, table, columns, rows, suffix);
 }
 
-/**
- * Columns with the PostgreSQL type of each (the element type of its array): `[['id', 'text'], ['amount', 'bigint']]`.
- * The types are written into the SQL, never values.
- */
-export type TypedColumns<C extends string = string> = ReadonlyArray<readonly [C, string]>;
-
-/**
- * One INSERT of any number of rows with one array parameter per column:
- * `INSERT INTO t (a, b) SELECT * FROM unnest($1::text[], $2::bigint[]) suffix`. Its text is the same whatever the
- * row count, so PostgreSQL parses a short statement instead of a placeholder per value (a 37-column upsert of
- * 50 rows is 1,850 placeholders as VALUES), and the text recurs (pg_stat_statements shows one entry). Rows are
- * inserted in array order (the outbox's ids follow it, as with VALUES).
- */
-export function arrayInsert(table: string, columns: TypedColumns, rows: unknown[][], suffix = ''): Statement {
-  const params = columns.map((_, i) => rows.map((row) => row[i]));
-  const arrays = columns.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ');
-  return { sql: `INSERT INTO ${table} (${columns.map(([c]) => `"${c}"`).join(', ')}) SELECT * FROM unnest(${arrays}) ${suffix}`, params };
-}
-
 /** PostgreSQL's limit of parameters per statement is 65,535; a group's statement stays below this. */
 const MAX_GROUP_PARAMS = 60_000;
 
@@ -110,8 +90,6 @@ const MAX_GROUP_PARAMS = 60_000;
 export class WriteGroup {
   private readonly parts: Statement[] = [];
   private readonly notices = new Set<string>();
-  /** A part whose text depends on its row count (insertRows, upsertRows): the group's text is not recurring. */
-  private varying = false;
 
   get size(): number {
     return this.parts.length;
@@ -123,27 +101,13 @@ export class WriteGroup {
   }
 
   insertRows(table: string, columns: readonly string[], rows: unknown[][], suffix = ''): this {
-    for (const statement of insertStatements(table, columns, rows, suffix)) {
-      this.parts.push(statement);
-      this.varying = true;
-    }
+    for (const statement of insertStatements(table, columns, rows, suffix)) this.parts.push(statement);
     return this;
   }
 
   upsertRows<C extends string>(table: string, columns: readonly C[], rows: unknown[][], options: UpsertOptions<C>): this {
     const suffix = upsertSuffix(table, columns, options);
     return this.insertRows(table, columns, rows, suffix);
-  }
-
-  /** Like insertRows, as one statement of column arrays (arrayInsert): the same text whatever the row count. */
-  insertArrays(table: string, columns: TypedColumns, rows: unknown[][], suffix = ''): this {
-    if (rows.length > 0) this.parts.push(arrayInsert(table, columns, rows, suffix));
-    return this;
-  }
-
-  /** Like upsertRows, as one statement of column arrays (arrayInsert). */
-  upsertArrays<C extends string>(table: string, columns: TypedColumns<C>, rows: unknown[][], options: UpsertOptions<C>): this {
-    return this.insertArrays(table, columns, rows, upsertSuffix(table, columns.map(([c]) => c), options));
   }
 
   /** A NOTIFY on `channel` (no payload) sent with the last statement of the group. */
@@ -176,14 +140,12 @@ export class WriteGroup {
       const counted = last && checked ? `(SELECT count(*) FROM w${chunk.length - 1})::int` : 'NULL::int';
       const notices = last ? [...this.notices].map((c) => `, pg_notify('${c.replace(/'/g, "''")}', '')`).join('') : '';
       const sql = `${ctes.length ? `WITH ${ctes.join(', ')} ` : ''}SELECT ${counted} AS counted${notices}`;
-      // Without a part of varying text the group's text recurs (which parts are present is all that changes it).
-      const { rows } = await (this.varying ? client.query(sql, params) : recurring(client, sql, params));
+      const { rows } = await client.query(sql, params);
       if (last && checked) count = rows[0].counted as number;
       start = end;
     } while (start < parts.length);
     this.parts.length = 0;
     this.notices.clear();
-    this.varying = false;
     return count;
   }
 }

@@ -1,12 +1,10 @@
 /** Reading command_results: shared by the processor (duplicates) and every caller waiting for an answer. */
 import type { CommandResult } from '../../domain/command-result';
 import type { Pool, PoolClient } from './pool';
-import { recurring } from './recurring';
 
 export async function readResults(client: PoolClient | Pool, commandIds: string[]): Promise<Map<string, CommandResult>> {
   if (commandIds.length === 0) return new Map();
-  const { rows } = await recurring(
-    client,
+  const { rows } = await client.query(
     `SELECT command_id, outcome, http_status, body, error, refusal_reason FROM command_results
      WHERE command_id = ANY($1::text[]) AND outcome <> 'pending'`,
     [commandIds],
