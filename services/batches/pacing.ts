@@ -7,7 +7,7 @@
  * wait window (the path is behind: let it catch up first). A receiver waiting here is still `processing`;
  * nothing is charged until its order is placed.
  *
- * With BATCH_PACE_TARGET_MS set (opt-in; 0 by default: the bound is BATCH_MAX_OPEN_ORDERS), the bound follows
+ * With BATCH_PACE_TARGET_MS set (5,000 by default; 0: the bound is BATCH_MAX_OPEN_ORDERS), the bound follows
  * what the path sustains (Little's law: open orders = delivery rate x time to deliver). It starts at
  * BATCH_MAX_OPEN_ORDERS, its floor; while the bound is what holds the executor back and the
  * oldest open order is younger than BATCH_PACE_TARGET_MS, the path delivers faster than it is fed and the

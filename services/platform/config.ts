@@ -168,10 +168,11 @@ const schema = z.object({
   /**
    * Batches: while the oldest order awaiting delivery is younger than this (ms; at most a sixth of
    * ORDER_WAIT_WINDOW_MS) and the open-order bound holds the executor back, the bound grows from
-   * BATCH_MAX_OPEN_ORDERS up to 8 times it; past it the bound shrinks back. 0 (the default): the bound stays
-   * fixed (5,000 measured slower than fixed at load 12 to 20, bench/README.md, 2026-11-23 18:50).
+   * BATCH_MAX_OPEN_ORDERS up to 8 times it; past it the bound shrinks back. 0: the bound stays fixed.
+   * 5,000 (the default): 1.30x the receivers/s of the fixed bound on a quiet machine (3 pairs), 0.73x at load
+   * 12 to 22 from other work (3 pairs); bench/README.md, 2026-11-23.
    */
-  BATCH_PACE_TARGET_MS: z.coerce.number().int().min(0).max(600_000).default(0),
+  BATCH_PACE_TARGET_MS: z.coerce.number().int().min(0).max(600_000).default(5_000),
   /**
    * Orders: most POST /v1/orders answers of one API process waiting for their broadcast at once (see
    * ORDER_SYNC_WAIT_MS); past it, and while the broadcaster is behind, the answer is `allocating` at once.
