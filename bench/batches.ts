@@ -17,6 +17,7 @@ import { Session } from 'node:inspector/promises';
 import { writeFile, mkdir } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import os from 'node:os';
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../services/api/app';
 import { commandBusFor } from '../services/platform/command-bus';
@@ -29,6 +30,7 @@ import { dropWorld, newWorld } from '../test/support/world';
 import { percentile } from './figures';
 import { cpuByGroup, cpuSnapshot, DEVNET_GROUP, stackGroup, WORLD_POSTGRES_GROUP, type Classify } from './proc-cpu';
 import { statementList, statementRows } from './statements';
+import { reportLines } from '../services/platform/slice-timing';
 
 const BATCHES = Number(process.env.BENCH_BATCHES ?? 50);
 const RECEIVERS = Number(process.env.BENCH_RECEIVERS ?? 100);
@@ -90,10 +92,39 @@ async function phases(pool: Pool, posts: Array<{ id: string; sentAt: number; ans
     spans['to the processor'].push(t.began - t.stamped);
     spans['apply and answer'].push(p.answeredAt - t.began);
   }
+  const slowest = posts.filter((p) => at.has(p.id)).sort((a, b) => (b.answeredAt - b.sentAt) - (a.answeredAt - a.sentAt)).slice(0, SLOWEST)
+    .map((p) => {
+      const t = at.get(p.id) as { stamped: number; began: number };
+      return `${p.answeredAt - p.sentAt} = ${(t.stamped - p.sentAt).toFixed(0)} + ${(t.began - t.stamped).toFixed(0)} + ${(p.answeredAt - t.began).toFixed(0)}`;
+    });
   return Object.entries(spans).map(([name, v]) => {
     v.sort((a, b) => a - b);
     return `${name} p50 ${percentile(v, 50).toFixed(0)} / p99 ${percentile(v, 99).toFixed(0)} ms`;
-  }).join('; ');
+  }).join('; ') + `\n  slowest ${SLOWEST} (ms = route + to the processor + apply and answer): ${slowest.join(', ')}`;
+}
+
+/** How many of the slowest posts `phases` splits one by one. */
+const SLOWEST = Number(process.env.BENCH_SLOWEST ?? 5);
+
+/** GC pauses and event-loop delay of this process (API, processor and relay share it) from now until `stop`. */
+function pauses(): { stop(): string } {
+  const gc: number[] = [];
+  const observer = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) gc.push(e.duration);
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  const loop = monitorEventLoopDelay({ resolution: 5 });
+  loop.enable();
+  return {
+    stop: () => {
+      observer.disconnect();
+      loop.disable();
+      gc.sort((a, b) => a - b);
+      const sum = gc.reduce((a, b) => a + b, 0);
+      return `GC ${gc.length} pauses, ${sum.toFixed(0)} ms in all, p99 ${percentile(gc, 99).toFixed(1)} / max ${(gc[gc.length - 1] ?? 0).toFixed(1)} ms; `
+        + `event-loop delay p50 ${(loop.percentile(50) / 1e6).toFixed(1)} / p99 ${(loop.percentile(99) / 1e6).toFixed(1)} / max ${(loop.max / 1e6).toFixed(1)} ms`;
+    },
+  };
 }
 
 /**
@@ -199,6 +230,8 @@ async function main(): Promise<void> {
     const procBefore = cpuSnapshot();
     const statementsBefore = await statementTotals(rt.pool);
     const postProfile = await startProfile('batches-post');
+    reportLines('bench'); // the processor's slice timings from here
+    const postPauses = pauses();
     for (let i = 0; i < POSTS; i++) sequential.push(await post(`lat-${n++}`, true));
     const classify = classifier(new URL(world.cfg.DATABASE_URL).pathname.slice(1));
     const byGroup = cpuByGroup(procBefore, cpuSnapshot(), classify);
@@ -209,6 +242,8 @@ async function main(): Promise<void> {
     console.log(perUnit('POST', POSTS, byGroup, statementsBefore, statementsAfter));
     if (LIST_STATEMENTS) statementList(listBefore, await statementRows(rt.pool), POSTS, 'POST');
     console.log(`  where the time goes: ${await phases(rt.pool, sequential)}`);
+    console.log(`  ${postPauses.stop()}`);
+    process.stdout.write(`  ${reportLines('bench')}`);
     for (const p of sequential) await cancel(p.id);
 
     if (BATCHES === 0) return;

@@ -186,15 +186,19 @@ function markingApplied<T, R>(spec: CheckpointSpec<T, R>, appliedAt: Map<number,
   };
 }
 
-/** One committed slice's stages (performance.now() marks); `queued` from its oldest record's log timestamp. */
+/**
+ * One committed slice's stages (performance.now() marks); `queued` from its oldest record's log timestamp to
+ * the wall clock when the slice was taken up (`fetchedWall`), not to the commit: measured after the commit it
+ * counted the slice's own decode, apply and commit twice.
+ */
 function recordSlice(
   timings: SliceTimings, slice: ConsumedRecord[],
-  at: { fetchedAt: number; decodedAt: number; appliedAt: number; committedAt: number; previousEnd: number | undefined },
+  at: { fetchedAt: number; fetchedWall: number; decodedAt: number; appliedAt: number; committedAt: number; previousEnd: number | undefined },
 ): void {
   let oldest = Number.POSITIVE_INFINITY;
   for (const r of slice) oldest = Math.min(oldest, r.timestamp);
   timings.add('records', slice.length);
-  timings.add('queued', Math.max(0, Date.now() - oldest));
+  timings.add('queued', Math.max(0, at.fetchedWall - oldest));
   if (at.previousEnd !== undefined) timings.add('gap', at.fetchedAt - at.previousEnd);
   timings.add('decode', at.decodedAt - at.fetchedAt);
   timings.add('apply', at.appliedAt - at.decodedAt);
@@ -215,13 +219,14 @@ export async function startCheckpointedConsumer<T, R>(options: ConsumerOptions<T
       for (let start = 0; start < batch.records.length && control.stillOwned(); start += options.maxBatch) {
         const slice = batch.records.slice(start, start + options.maxBatch);
         const fetchedAt = performance.now();
+        const fetchedWall = Date.now();
         const decoded = await decodeAll(options.decode, slice);
         const decodedAt = performance.now();
         appliedAt.delete(batch.partition);
         const outcome = await applyIsolated(options.pool, spec, batch.partition, decoded);
         if (timings && 'results' in outcome) {
           const committedAt = performance.now();
-          recordSlice(timings, slice, { fetchedAt, decodedAt, appliedAt: appliedAt.get(batch.partition) ?? committedAt, committedAt, previousEnd: endedAt.get(batch.partition) });
+          recordSlice(timings, slice, { fetchedAt, fetchedWall, decodedAt, appliedAt: appliedAt.get(batch.partition) ?? committedAt, committedAt, previousEnd: endedAt.get(batch.partition) });
         }
         if ('seekTo' in outcome) {
           logger.info({ topic: options.topic, partition: batch.partition, offset: String(outcome.seekTo) }, 'seeking to the stored offset');

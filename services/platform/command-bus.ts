@@ -40,6 +40,8 @@ export interface CommandBusDeps {
   /** Group commit: linger (real ms) and most records per produce request; default 2 ms, 500. */
   lingerMs?: number;
   appendMax?: number;
+  /** While no produce request is outstanding, append at the end of the event loop's turn instead of lingering. */
+  idleFlush?: boolean;
   /** Commands waiting for an answer at once; past it submit sheds load (503, nothing appended). Default 1,000. */
   maxWaiting?: number;
 }
@@ -51,7 +53,7 @@ export function commandBusFor(rt: Runtime, overrides: Partial<CommandBusDeps> = 
   return new CommandBus({
     log: rt.log, codec: rt.codec, pool: rt.pool, redisUrl: rt.cfg.REDIS_URL, network: rt.cfg.NETWORK,
     clock: rt.clock, timeoutMs: rt.cfg.COMMAND_TIMEOUT_MS, energyPrice5mSun: fiveMinuteEnergy?.price_sun_per_unit ?? null,
-    lingerMs: rt.cfg.COMMAND_LINGER_MS, appendMax: rt.cfg.COMMAND_APPEND_MAX, maxWaiting: rt.cfg.COMMAND_MAX_WAITING,
+    lingerMs: rt.cfg.COMMAND_LINGER_MS, appendMax: rt.cfg.COMMAND_APPEND_MAX, idleFlush: rt.cfg.COMMAND_IDLE_FLUSH, maxWaiting: rt.cfg.COMMAND_MAX_WAITING,
     ...overrides,
   });
 }
@@ -69,6 +71,7 @@ export class CommandBus {
     this.batcher = new AppendBatcher({
       lingerMs: deps.lingerMs ?? 2,
       maxRecords: deps.appendMax ?? 500,
+      idleFlush: deps.idleFlush ?? false,
       send: (records) => deps.log.send(topic, records),
     });
   }

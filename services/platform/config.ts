@@ -136,6 +136,11 @@ const schema = z.object({
   PROMO_CACHE_MS: z.coerce.number().int().min(0).default(15_000),
   /** Group commit: how long (real ms) the command bus lingers to append many commands in one produce request. */
   COMMAND_LINGER_MS: z.coerce.number().int().min(0).max(50).default(2),
+  /**
+   * Group commit: while no produce request is outstanding, a command is appended at the end of the event loop's
+   * turn instead of lingering COMMAND_LINGER_MS (the linger then groups only what arrives while a request is out).
+   */
+  COMMAND_IDLE_FLUSH: boolFromEnv.default(true),
   /** Group commit: most commands in one produce request. */
   COMMAND_APPEND_MAX: z.coerce.number().int().min(1).max(10_000).default(500),
   /** Longest a consumer's fetch waits at the broker for new records (ms): latency when the log is quiet. */

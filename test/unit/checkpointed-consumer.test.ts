@@ -33,6 +33,37 @@ describe('AppendBatcher: group commit of appends', () => {
   });
 });
 
+describe('AppendBatcher: idle flush', () => {
+  test('with nothing outstanding, records of one turn leave together at its end, without the linger', async () => {
+    const sent: string[][] = [];
+    const b = new AppendBatcher({ lingerMs: 60_000, maxRecords: 100, idleFlush: true, send: async (rs) => void sent.push(rs.map((r) => r.value.toString())) });
+    const started = Date.now();
+    await Promise.all([b.append([rec(1)]), b.append([rec(2), rec(3)])]);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(sent).toEqual([['v1', 'v2', 'v3']]);
+  });
+
+  test('while a request is outstanding, what arrives lingers and leaves in one request', async () => {
+    const sent: string[][] = [];
+    const answers: Array<() => void> = [];
+    const b = new AppendBatcher({
+      lingerMs: 20, maxRecords: 100, idleFlush: true,
+      send: (rs) => new Promise<void>((resolve) => {
+        sent.push(rs.map((r) => r.value.toString()));
+        answers.push(resolve);
+      }),
+    });
+    const first = b.append([rec(1)]);
+    await new Promise((r) => setImmediate(r));
+    expect(sent).toEqual([['v1']]);
+    const later = [b.append([rec(2)]), new Promise((r) => setTimeout(r, 5)).then(() => b.append([rec(3)]))];
+    await new Promise((r) => setTimeout(r, 60));
+    expect(sent).toEqual([['v1'], ['v2', 'v3']]);
+    answers.forEach((a) => a());
+    await Promise.all([first, ...later]);
+  });
+});
+
 describe('AppendBatcher: requests outstanding', () => {
   test('past maxInFlight, records gather and leave together when a request is answered', async () => {
     const sent: string[][] = [];
