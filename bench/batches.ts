@@ -106,6 +106,15 @@ async function phases(pool: Pool, posts: Array<{ id: string; sentAt: number; ans
 /** How many of the slowest posts `phases` splits one by one. */
 const SLOWEST = Number(process.env.BENCH_SLOWEST ?? 5);
 
+/** Heap in use after a full collection (MB), when node runs with --expose-gc (a leak check); undefined otherwise. */
+function liveHeapMb(): number | undefined {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (!gc) return undefined;
+  gc();
+  gc();
+  return process.memoryUsage().heapUsed / 2 ** 20;
+}
+
 /** GC pauses and event-loop delay of this process (API, processor and relay share it) from now until `stop`. */
 function pauses(): { stop(): string } {
   const gc: number[] = [];
@@ -231,6 +240,7 @@ async function main(): Promise<void> {
     const statementsBefore = await statementTotals(rt.pool);
     const postProfile = await startProfile('batches-post');
     reportLines('bench'); // the processor's slice timings from here
+    const heapBefore = liveHeapMb();
     const postPauses = pauses();
     for (let i = 0; i < POSTS; i++) sequential.push(await post(`lat-${n++}`, true));
     const classify = classifier(new URL(world.cfg.DATABASE_URL).pathname.slice(1));
@@ -243,6 +253,10 @@ async function main(): Promise<void> {
     if (LIST_STATEMENTS) statementList(listBefore, await statementRows(rt.pool), POSTS, 'POST');
     console.log(`  where the time goes: ${await phases(rt.pool, sequential)}`);
     console.log(`  ${postPauses.stop()}`);
+    const heapAfter = liveHeapMb();
+    if (heapBefore !== undefined && heapAfter !== undefined) {
+      console.log(`  heap after a full GC: ${heapBefore.toFixed(1)} MB before the POSTs, ${heapAfter.toFixed(1)} MB after (${(((heapAfter - heapBefore) * 1024) / POSTS).toFixed(1)} KB per POST kept)`);
+    }
     process.stdout.write(`  ${reportLines('bench')}`);
     for (const p of sequential) await cancel(p.id);
 
