@@ -103,6 +103,10 @@ async function phases(pool: Pool, posts: Array<{ id: string; sentAt: number; ans
   }).join('; ') + `\n  slowest ${SLOWEST} (ms = route + to the processor + apply and answer): ${slowest.join(', ')}`;
 }
 
+/** Bursts of the POST step: BENCH_BURST POSTs at once (0: no such step), BENCH_BURST_ROUNDS times. */
+const BURST = Number(process.env.BENCH_BURST ?? 0);
+const BURST_ROUNDS = Number(process.env.BENCH_BURST_ROUNDS ?? 20);
+
 /** How many of the slowest posts `phases` splits one by one. */
 const SLOWEST = Number(process.env.BENCH_SLOWEST ?? 5);
 
@@ -259,6 +263,21 @@ async function main(): Promise<void> {
     }
     process.stdout.write(`  ${reportLines('bench')}`);
     for (const p of sequential) await cancel(p.id);
+
+    // 1b. BENCH_BURST > 0: bursts of that many POSTs at once into an idle processor, BENCH_BURST_ROUNDS (20) times.
+    if (BURST > 0) {
+      const burst: number[] = [];
+      reportLines('bench');
+      for (let r = 0; r < BURST_ROUNDS; r++) {
+        const posted = await Promise.all(Array.from({ length: BURST }, () => post(`burst-${n++}`, true)));
+        burst.push(...posted.map((p) => p.ms));
+        for (const p of posted) await cancel(p.id);
+        await sleep(50);
+      }
+      burst.sort((a, b) => a - b);
+      console.log(`POST /v1/batches, bursts of ${BURST} at once (${BURST_ROUNDS} rounds): p50 ${percentile(burst, 50).toFixed(1)} ms, p99 ${percentile(burst, 99).toFixed(1)} ms, max ${burst[burst.length - 1].toFixed(1)} ms (load ${os.loadavg()[0].toFixed(1)})`);
+      process.stdout.write(`  ${reportLines('bench')}`);
+    }
 
     if (BATCHES === 0) return;
     roles.push(...(await startRoles(rt, ['broadcaster', 'confirmer', 'batch-executor'])));
