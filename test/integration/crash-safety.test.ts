@@ -13,7 +13,7 @@ import { replayAndVerify } from '../../services/ops/replay';
 import { assertLedgerInvariants } from '../support/ledger-invariants';
 import { startService, type ServiceProcess } from '../support/service-process';
 import { readTopic } from '../support/topic-reader';
-import { dropWorld, eventually, newWorld, openBus, openRuntime, type World } from '../support/world';
+import { dropWorld, eventually, newWorld, openBus, openRuntime, templateReplay, type World } from '../support/world';
 
 const ACCOUNTS = 20;
 const ADJUSTMENTS = 1_000;
@@ -135,6 +135,6 @@ test('SIGKILLs while 1,000 adjustments flow lose nothing and apply nothing twice
   expect(new Set(byId.keys())).toEqual(new Set(outboxIds.rows.map((r) => r.message_id)));
   console.log(`crash test: ${events.length} event records for ${byId.size} events`);
 
-  const report = await replayAndVerify(rt);
+  const report = await replayAndVerify(rt, templateReplay);
   expect(report.tables.filter((t) => t.differences.length > 0)).toEqual([]);
 });

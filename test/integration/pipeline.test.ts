@@ -12,7 +12,7 @@ import type { Command } from '../../services/domain/commands';
 import { assertLedgerInvariants } from '../support/ledger-invariants';
 import { readTopic } from '../support/topic-reader';
 import { processorCaughtUp } from '../support/processor-lag';
-import { dropWorld, eventually, newWorld, openBus, openRuntime, type World } from '../support/world';
+import { dropWorld, eventually, newWorld, openBus, openRuntime, templateReplay, type World } from '../support/world';
 
 let world: World;
 let rt: Runtime;
@@ -199,7 +199,7 @@ test('load shedding: past COMMAND_MAX_WAITING a submit answers 503 at once and a
 
 test('ledger invariants hold and a replay of the log rebuilds identical tables', async () => {
   await assertLedgerInvariants(rt.pool);
-  const report = await replayAndVerify(rt);
+  const report = await replayAndVerify(rt, templateReplay);
   expect(report.tables.filter((t) => t.differences.length > 0)).toEqual([]);
   expect(report.identical).toBe(true);
   expect(report.records).toBeGreaterThan(10);

@@ -5,7 +5,7 @@
 import { TronWeb } from 'tronweb';
 import { replayAndVerify } from '../../services/ops/replay';
 import type { Pool } from '../../services/platform/db/pool';
-import { assertReconciled } from './world';
+import { assertReconciled, templateReplay } from './world';
 import { startDevnet, type Devnet } from '../devnet/start-devnet';
 import { call, signedHeaders, signUp, startIdentityStack, type Customer, type IdentityStack, type Reply } from './identity';
 
@@ -23,7 +23,7 @@ export async function startOrderStack(label: string, overrides: Record<string, s
       // The chain must hold exactly what the orders say (ops reconcile clean), and the world's log must
       // rebuild its database exactly (orders, idempotency records, journals).
       const reconciled = await assertReconciled(stack.rt).then(() => null, (err: Error) => err);
-      const report = await replayAndVerify(stack.rt);
+      const report = await replayAndVerify(stack.rt, templateReplay);
       const differing = report.tables.filter((t) => t.differences.length > 0);
       await stack.stop();
       await devnet.stop();

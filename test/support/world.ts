@@ -35,6 +35,12 @@ export function newWorld(label: string, overrides: Record<string, string> = {}):
     DATABASE_URL: db.toString(),
     TOPIC_PARTITIONS: '3',
     KAFKA_SESSION_TIMEOUT_MS: '6000',
+    // The consumers' idle fetch wait: 100 ms, not the service's 10 ms default (which buys the order benchmark
+    // its latency). With minBytes 1 a fetch returns as soon as a record arrives, so a world's commands are not
+    // slower; its idle consumers poll the broker 10 times a second instead of 100. Measured (bench/idle-world.ts,
+    // bench/README.md): an idle `--roles all` process 102-125 -> 57-69 ms of CPU per second, the broker about
+    // 50 ms/s less per such process, on a machine where every integration file keeps several of them alive.
+    KAFKA_FETCH_MAX_WAIT_MS: process.env.TEST_KAFKA_FETCH_MAX_WAIT_MS ?? '100',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
     ...overrides,
   };

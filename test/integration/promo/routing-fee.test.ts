@@ -12,6 +12,7 @@ import { assertLedgerInvariants } from '../../support/ledger-invariants';
 import { orderCall, orderUntil } from '../../support/orders';
 import { dropToken, energyLimit, startPromoStack, type PromoStack } from '../../support/promo';
 import type { IdentityStack } from '../../support/identity';
+import { templateReplay } from '../../support/world';
 
 jest.setTimeout(240_000);
 
@@ -38,7 +39,7 @@ afterAll(async () => {
   if (stack) {
     await assertLedgerInvariants(stack.rt.pool);
     // The log rebuilds the same orders, codes and journals: the fee was decided once, carried in the command.
-    const report = await replayAndVerify(stack.rt);
+    const report = await replayAndVerify(stack.rt, templateReplay);
     expect(report.tables.filter((t) => t.differences.length > 0)).toEqual([]);
   }
   await stack?.stop();

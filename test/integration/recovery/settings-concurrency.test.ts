@@ -5,13 +5,14 @@
  */
 import { replayAndVerify } from '../../../services/ops/replay';
 import { call, newWallet, sessionHeaders, signIn, signUp, startIdentityStack, type IdentityStack, type Session } from '../../support/identity';
+import { templateReplay } from '../../support/world';
 
 let stack: IdentityStack;
 beforeAll(async () => {
   stack = await startIdentityStack('settingsconc');
 });
 afterAll(async () => {
-  const report = stack && (await replayAndVerify(stack.rt));
+  const report = stack && (await replayAndVerify(stack.rt, templateReplay));
   await stack?.stop();
   const differing = report?.tables.filter((t) => t.differences.length > 0) ?? [];
   expect(differing).toEqual([]);
