@@ -223,6 +223,20 @@ async function drainStep(rt: Awaited<ReturnType<typeof createRuntime>>, send: Se
   }
 }
 
+/**
+ * Commands per order over the whole run: records on account-commands (the log the processor consumes) and
+ * command results (one per command applied, a follow-up applied in its parent's slice included), per order.
+ */
+async function commandsPerOrder(rt: Awaited<ReturnType<typeof createRuntime>>): Promise<void> {
+  const ends = await rt.log.endOffsets(rt.codec.topicName('accountCommands'));
+  const onLog = [...ends.values()].reduce((a, b) => a + Number(b), 0);
+  const { rows } = await rt.pool.query(
+    "SELECT (SELECT count(*)::int FROM orders) AS orders, (SELECT count(*)::int FROM command_results WHERE command_type LIKE 'order.%') AS results",
+  );
+  const { orders, results } = rows[0] as { orders: number; results: number };
+  console.log(`commands per order: ${(onLog / orders).toFixed(2)} records on account-commands (${onLog} for ${orders} orders, account and funding commands included), ${(results / orders).toFixed(2)} order command results`);
+}
+
 async function main(): Promise<void> {
   console.log(`machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), Node ${process.version}, ${WORKERS} API processes, service from ${ROOT}`);
   const devnet = await startDevnet({ DEVNET_BLOCK_MS: '300' });
@@ -297,6 +311,7 @@ async function main(): Promise<void> {
     if (CHAIN_DRAIN > 0) await drainStep(rt, orderSender(apiBase, customer.key, receivers, 'drain'), next, classify);
   } finally {
     await Promise.all(children.map(stop));
+    await commandsPerOrder(rt).catch((err) => console.error(`commands per order: ${(err as Error).message}`));
     await rt.pool.query('DROP TABLE IF EXISTS bench_ceiling').catch(() => undefined);
     rt.pool.on('error', () => undefined);
     if (process.env.BENCH_VERIFY_REPLAY !== '0') {

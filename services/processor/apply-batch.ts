@@ -14,7 +14,7 @@ import type { ApplyContext } from '../domain/outcome';
 import { WriteGroup } from '../platform/db/bulk';
 import type { PoolClient } from '../platform/db/pool';
 import {
-  claimCommands, finishResults, loadAccounts, readResults, saveAccounts, saveJournals, saveOutbox, type OutboxMessage,
+  claimCommands, claimFollowUps, finishResults, loadAccounts, readResults, saveAccounts, saveJournals, saveOutbox, type OutboxMessage,
 } from './store';
 import { depositIdsOf, loadDeposits, saveDeposits } from './deposit-store';
 import type { Deposit } from '../domain/deposits';
@@ -54,12 +54,25 @@ export function refusalMarker(command: Command, reason: RefusalReason): OutboxMe
   return { destination: 'account-commands', messageId: marker.commandId, accountId: command.accountId, payload: marker, createdAt: command.issuedAt, traceContext: null };
 }
 
+/**
+ * A follow-up applies in the same slice, right after the command that produced it (a step of its own: its
+ * own derived command id, result row and events), instead of through the outbox, the relay and the log
+ * again, when everything it reads is surely in this slice's state whatever the slicing (a replay slices
+ * the log differently and must do the same): same account (same partition), and an order the parent has
+ * just written, read by id (no Idempotency-Key record to look up). Others still go through the log.
+ */
+export function appliesInline(parent: Command, written: readonly { id: string }[], followUp: WorkCommand): boolean {
+  if (followUp.accountId !== parent.accountId || !('orderId' in followUp)) return false;
+  if ('idempotencyKey' in followUp && followUp.idempotencyKey !== null) return false;
+  return written.some((o) => o.id === followUp.orderId);
+}
+
 export async function applyBatch(
   client: PoolClient,
   commands: Command[],
   ctx: ApplyContext,
   policy: RefusalPolicy,
-  traceContextOf: (command: Command) => Record<string, string> | null = () => null,
+  traceOfRecord: (command: Command) => Record<string, string> | null = () => null,
   tail?: WriteGroup,
 ): Promise<AppliedCommand[]> {
   // Markers only matter to a replay's refusal policy; the same command id twice in one batch applies once.
@@ -97,18 +110,21 @@ export async function applyBatch(
   const subscriptions = await SubscriptionState.load(client, fresh);
   const view = { account: (id: string) => state.get(id), deposit: (id: string) => deposits.get(id), orders, promo, apiKeys, webhookEndpoints, batches, members, addressBook, subscriptions };
 
-  for (const command of fresh) {
+  // Follow-ups applied right after their parent (see appliesInline), and those of them this slice must claim.
+  const inline = new Set<string>();
+  const claimLater: WorkCommand[] = [];
+  const step = (command: WorkCommand): void => {
     const reason = policy.refusalFor(command);
     if (reason) {
       outbox.push(refusalMarker(command, reason));
       finished.push({ command, result: refusedResult(command.commandId, reason) });
-      continue;
+      return;
     }
     const outcome = applyCommand(view, command, ctx);
     if (outcome.kind === 'rejected') {
       const status = errorCatalog[outcome.error.slug].http;
       finished.push({ command, result: { commandId: command.commandId, outcome: 'rejected', status, body: null, error: outcome.error, refusalReason: null } });
-      continue;
+      return;
     }
     const { effects } = outcome;
     for (const account of effects.accounts) {
@@ -138,16 +154,34 @@ export async function applyBatch(
     for (const event of effects.orderEvents ?? []) {
       outbox.push({ destination: 'order-events', messageId: event.eventId, accountId: event.accountId, payload: event, createdAt: event.occurredAt, traceContext: trace });
     }
+    const next: WorkCommand[] = [];
     for (const followUp of effects.followUps) {
+      if (followUp.type !== 'command.refused' && appliesInline(command, effects.orders ?? [], followUp)) {
+        next.push(followUp);
+        continue;
+      }
       outbox.push({ destination: 'account-commands', messageId: followUp.commandId, accountId: followUp.accountId, payload: followUp, createdAt: followUp.issuedAt, traceContext: trace });
     }
     finished.push({ command, result: { commandId: command.commandId, outcome: 'applied', status: outcome.status, body: outcome.body, error: null, refusalReason: null } });
-  }
+    for (const followUp of next) {
+      // Its copy on the log (written by older code, which sent follow-ups through it) applies once: here
+      // when it is in this slice (claimed above; skipped where it stands), never when applied before.
+      if (inline.has(followUp.commandId) || (seen.has(followUp.commandId) && !claimed.has(followUp.commandId))) continue;
+      inline.add(followUp.commandId);
+      if (!claimed.has(followUp.commandId)) claimLater.push(followUp);
+      traces.set(followUp.commandId, trace);
+      step(followUp);
+    }
+  };
+  const traces = new Map<string, Record<string, string> | null>();
+  const traceContextOf = (command: Command) => (traces.has(command.commandId) ? (traces.get(command.commandId) ?? null) : traceOfRecord(command));
+  for (const command of fresh) if (!inline.has(command.commandId)) step(command);
 
   // The ledger's and the orders' writes in one statement (one round trip), before the other stores' (whose
   // rows may refer to orders); the outbox and the results go last, in `tail` when the caller sends one.
   const writes = new WriteGroup();
   const last = tail ?? new WriteGroup();
+  claimFollowUps(writes, claimLater);
   saveAccounts(writes, [...changed.values()]);
   saveJournals(writes, journals);
   saveDeposits(writes, [...changedDeposits.values()]);

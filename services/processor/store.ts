@@ -27,6 +27,15 @@ export async function claimCommands(client: PoolClient, commands: Command[]): Pr
   return new Set(rows.map((r) => r.command_id as string));
 }
 
+/**
+ * Claims follow-ups applied in the batch of their parent (apply-batch.ts appliesInline), in `writes`. No
+ * ON CONFLICT: a follow-up id derives from its parent's work, so one already applied while its parent is
+ * new would be a double effect; the statement fails and the transaction with it instead.
+ */
+export function claimFollowUps(writes: WriteGroup, commands: Command[]): void {
+  writes.insertRows('command_results', ['command_id', 'account_id', 'command_type', 'outcome'], commands.map((c) => [c.commandId, c.accountId, c.type, 'pending']));
+}
+
 /** Adds to `writes` the final result of each command claimed by claimCommands. */
 export function finishResults(writes: WriteGroup, results: CommandResult[]): void {
   if (results.length === 0) return;

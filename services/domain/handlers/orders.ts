@@ -278,7 +278,8 @@ export const settleOrder: Handler<CommandOf<'order.settle'>> = (state, c) => {
     },
   };
   // Spec section 3, confirmed -> active by processing: a command of its own after this one, never in the
-  // same step (the topic shows both transitions). An activation has no rental: it stays confirmed.
+  // same step (the topic shows both transitions); the processor applies it right after this one, in the same
+  // transaction (processor/apply-batch.ts appliesInline). An activation has no rental: it stays confirmed.
   const followUps: Command[] = isActivation ? [] : [{
     type: 'order.deliver', commandId: derivedId('command', 'order-activate', order.id), accountId: order.accountId, issuedAt: c.issuedAt,
     deadlineAt: null, replyTo: null, orderId: order.id, step: 'activate', txIds: [], at: c.deliveredAt,
