@@ -13,11 +13,11 @@
  * slices: created (inserts) and, later, settled (the same orders updated). BENCH_SLICES (100) slices per tree,
  * BENCH_ROUNDS (5) rounds; the tree going first alternates.
  */
-import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { PoolClient } from '../services/platform/db/pool';
 import { dropWorld, newWorld, openRuntime } from '../test/support/world';
 import { median } from './figures';
+import { processTicks } from './proc-cpu';
 
 const BASE = process.env.BENCH_BASE;
 const BATCH = Number(process.env.BENCH_BATCH ?? 50);
@@ -37,12 +37,6 @@ interface Tree {
   /** Orders created and not yet settled, oldest first. */
   open: string[];
 }
-
-const backendTicks = (pid: number): number => {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return Number(f[11]) + Number(f[12]);
-};
 
 function accountRow(id: string, now: Date): Record<string, unknown> {
   return {
@@ -145,14 +139,14 @@ async function main(): Promise<void> {
         for (let k = 0; k < trees.length; k++) {
           const i = (s + round + k) % trees.length;
           const t = trees[i];
-          const pg0 = backendTicks(t.backend);
+          const pg0 = processTicks(t.backend);
           const cpu0 = process.cpuUsage();
           const w0 = performance.now();
           await slice(t, s % 2 === 1);
           spent[i].wall += performance.now() - w0;
           const cpu = process.cpuUsage(cpu0);
           spent[i].node += (cpu.user + cpu.system) / 1000;
-          spent[i].pg += (backendTicks(t.backend) - pg0) * 10;
+          spent[i].pg += (processTicks(t.backend) - pg0) * 10;
         }
       }
       const orders = SLICES * BATCH;
