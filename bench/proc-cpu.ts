@@ -21,6 +21,14 @@ export interface Proc {
 /** Names a process's group, or null to charge it to its parent's. */
 export type Classify = (pid: number, p: Proc) => string | null;
 
+/** User and system CPU ticks (1/100 s) of one process so far, from /proc/<pid>/stat (a PostgreSQL backend, say). */
+export function processTicks(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // comm may hold spaces and parentheses: the fields after it start after the last ')'.
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(f[11]) + Number(f[12]);
+}
+
 function readProcs(): Map<number, Proc> {
   const out = new Map<number, Proc>();
   let pids: string[];

@@ -1,11 +1,18 @@
 /** The accounts table to and from the domain's Account. */
 import type { Account } from '../domain/account';
+import type { TypedColumns } from '../platform/db/bulk';
 
-export const accountColumns = [
-  'id', 'brand', 'network', 'owner_address', 'display_name', 'status', 'balance_sun', 'balance_usdt', 'reserved_sun',
-  'deposited_sun', 'spent_sun', 'refunded_sun', 'orders_created', 'energy_delegated', 'created_at', 'updated_at',
-  'email', 'deposit_address', 'deposit_index', 'deposit_issued_at', 'retired_deposit_addresses', 'low_balance_threshold_sun',
-] as const;
+/** The accounts table's columns and their types (the processor writes them as column arrays). */
+export const accountColumnTypes = [
+  ['id', 'text'], ['brand', 'text'], ['network', 'text'], ['owner_address', 'text'], ['display_name', 'text'],
+  ['status', 'text'], ['balance_sun', 'bigint'], ['balance_usdt', 'bigint'], ['reserved_sun', 'bigint'],
+  ['deposited_sun', 'bigint'], ['spent_sun', 'bigint'], ['refunded_sun', 'bigint'], ['orders_created', 'integer'],
+  ['energy_delegated', 'bigint'], ['created_at', 'timestamptz'], ['updated_at', 'timestamptz'], ['email', 'text'],
+  ['deposit_address', 'text'], ['deposit_index', 'integer'], ['deposit_issued_at', 'timestamptz'],
+  ['retired_deposit_addresses', 'jsonb'], ['low_balance_threshold_sun', 'bigint'],
+] as const satisfies TypedColumns;
+
+export const accountColumns = accountColumnTypes.map(([c]) => c);
 
 export function accountFromRow(row: Record<string, any>): Account {
   return {

@@ -6,17 +6,25 @@
 import type { Command } from '../domain/commands';
 import { heldStake, type IdempotencyRecord, type Order } from '../domain/orders';
 import type { OrderView } from '../domain/outcome';
-import type { WriteGroup } from '../platform/db/bulk';
+import type { TypedColumns, WriteGroup } from '../platform/db/bulk';
 import type { PoolClient } from '../platform/db/pool';
 import { parseJson, stringifyJson } from '../platform/json';
 
-export const orderColumns = [
-  'id', 'account_id', 'client_order_id', 'request_hash', 'quote_id', 'resource', 'amount', 'delivered_amount', 'partial', 'tier',
-  'duration_seconds', 'receiver', 'source', 'status', 'confirm_status', 'price_sun_per_unit', 'pay_amount_sun', 'activate_amount_sun',
-  'total_amount_sun', 'refunded_amount_sun', 'supplier', 'ratio_limit', 'ratio_weight', 'allocations', 'delegated_at', 'expires_at',
-  'close_reason', 'close_requested_at', 'undelegations', 'reclaim_hash', 'reclaimed_at', 'memo', 'failure', 'created_at', 'updated_at',
-  'batch_id', 'subscription_id',
-] as const;
+/** The orders table's columns and their types (the processor writes them as column arrays). */
+export const orderColumnTypes = [
+  ['id', 'text'], ['account_id', 'text'], ['client_order_id', 'text'], ['request_hash', 'text'],
+  ['quote_id', 'text'], ['resource', 'text'], ['amount', 'bigint'], ['delivered_amount', 'bigint'],
+  ['partial', 'boolean'], ['tier', 'text'], ['duration_seconds', 'integer'], ['receiver', 'text'],
+  ['source', 'text'], ['status', 'text'], ['confirm_status', 'text'], ['price_sun_per_unit', 'bigint'],
+  ['pay_amount_sun', 'bigint'], ['activate_amount_sun', 'bigint'], ['total_amount_sun', 'bigint'],
+  ['refunded_amount_sun', 'bigint'], ['supplier', 'text'], ['ratio_limit', 'bigint'], ['ratio_weight', 'bigint'],
+  ['allocations', 'jsonb'], ['delegated_at', 'timestamptz'], ['expires_at', 'timestamptz'], ['close_reason', 'text'],
+  ['close_requested_at', 'timestamptz'], ['undelegations', 'jsonb'], ['reclaim_hash', 'text'],
+  ['reclaimed_at', 'timestamptz'], ['memo', 'text'], ['failure', 'jsonb'], ['created_at', 'timestamptz'],
+  ['updated_at', 'timestamptz'], ['batch_id', 'text'], ['subscription_id', 'text'],
+] as const satisfies TypedColumns;
+
+export const orderColumns = orderColumnTypes.map(([c]) => c);
 
 const ms = (d: Date | null) => (d === null ? null : d.getTime());
 const date = (n: number | null) => (n === null ? null : new Date(n));
@@ -148,10 +156,11 @@ export class OrderState implements OrderView {
    * stake whatever the batches were (a replay slices the log differently).
    */
   save(writes: WriteGroup, later: WriteGroup): void {
-    writes.upsertRows('orders', orderColumns, [...this.changedOrders.values()].map(orderToRow), { key: 'id', keep: ['created_at'] });
-    writes.upsertRows(
+    writes.upsertArrays('orders', orderColumnTypes, [...this.changedOrders.values()].map(orderToRow), { key: 'id', keep: ['created_at'] });
+    writes.upsertArrays(
       'order_idempotency',
-      ['account_id', 'key', 'scope', 'request_hash', 'order_id', 'status', 'created_at', 'expires_at'],
+      [['account_id', 'text'], ['key', 'text'], ['scope', 'text'], ['request_hash', 'text'], ['order_id', 'text'], ['status', 'smallint'],
+        ['created_at', 'timestamptz'], ['expires_at', 'timestamptz']],
       [...this.changedRecords.values()].map((r) => [r.accountId, r.key, r.scope, r.requestHash, r.orderId, r.status, new Date(r.createdAt), new Date(r.expiresAt)]),
       { key: ['account_id', 'key'] },
     );

@@ -13,7 +13,7 @@ import { netFor, ledgerAccounts } from '../domain/ledger';
 import type { WriteGroup } from '../platform/db/bulk';
 import type { PoolClient } from '../platform/db/pool';
 import { stringifyJson } from '../platform/json';
-import { accountColumns, accountFromRow, accountToRow } from './account-rows';
+import { accountColumns, accountColumnTypes, accountFromRow, accountToRow } from './account-rows';
 
 /** Inserts a pending result row per command; returns the ids this transaction now owns (first sight). */
 export async function claimCommands(client: PoolClient, commands: Command[]): Promise<Set<string>> {
@@ -63,14 +63,15 @@ export async function loadAccounts(client: PoolClient, ids: string[]): Promise<M
 }
 
 export function saveAccounts(writes: WriteGroup, accounts: Account[]): void {
-  writes.upsertRows('accounts', accountColumns, accounts.map(accountToRow), { key: 'id', keep: ['created_at'] });
+  writes.upsertArrays('accounts', accountColumnTypes, accounts.map(accountToRow), { key: 'id', keep: ['created_at'] });
 }
 
 /** Journals and their lines (in the same group: the lines' foreign key is checked at the end of the statement). */
 export function saveJournals(writes: WriteGroup, journals: Journal[]): void {
-  writes.insertRows(
+  writes.insertArrays(
     'journals',
-    ['id', 'account_id', 'kind', 'command_id', 'order_id', 'memo', 'amount_sun', 'amount_usdt', 'created_at'],
+    [['id', 'text'], ['account_id', 'text'], ['kind', 'text'], ['command_id', 'text'], ['order_id', 'text'], ['memo', 'text'],
+      ['amount_sun', 'bigint'], ['amount_usdt', 'bigint'], ['created_at', 'timestamptz']],
     journals.map((j) => [
       j.id, j.accountId, j.kind, j.commandId, j.orderId, j.memo,
       netFor(j, ledgerAccounts.customerTrx(j.accountId), 'TRX'),
@@ -78,9 +79,9 @@ export function saveJournals(writes: WriteGroup, journals: Journal[]): void {
       new Date(j.createdAt),
     ]),
   );
-  writes.insertRows(
+  writes.insertArrays(
     'journal_lines',
-    ['journal_id', 'line_no', 'ledger_account', 'currency', 'amount'],
+    [['journal_id', 'text'], ['line_no', 'smallint'], ['ledger_account', 'text'], ['currency', 'text'], ['amount', 'bigint']],
     journals.flatMap((j) => j.lines.map((l, i) => [j.id, i, l.ledgerAccount, l.currency, l.amount])),
   );
 }
@@ -97,9 +98,9 @@ export interface OutboxMessage {
 /** The outbox rows, and the relay's wake-up when there are any (a command with nothing to publish wakes no one). */
 export function saveOutbox(writes: WriteGroup, messages: OutboxMessage[]): void {
   if (messages.length > 0) writes.notify('outbox');
-  writes.insertRows(
+  writes.insertArrays(
     'outbox',
-    ['destination', 'message_id', 'account_id', 'payload', 'trace_context', 'created_at'],
+    [['destination', 'text'], ['message_id', 'text'], ['account_id', 'text'], ['payload', 'jsonb'], ['trace_context', 'jsonb'], ['created_at', 'timestamptz']],
     messages.map((m) => [
       m.destination, m.messageId, m.accountId, stringifyJson(m.payload),
       m.traceContext ? JSON.stringify(m.traceContext) : null, new Date(m.createdAt),

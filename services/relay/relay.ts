@@ -43,7 +43,8 @@ export async function startRelay(deps: RelayDeps): Promise<RunningRelay> {
   const listen = async () => {
     const client = await deps.pool.connect();
     client.on('notification', () => waker.wake());
-    await client.query('LISTEN outbox');
+    // The batch read (publishOnce) runs on this connection as a plain index scan: see UNPUBLISHED_READ.
+    await client.query(`SET enable_bitmapscan = off; LISTEN outbox`);
     return client;
   };
   let listener: PoolClient | undefined = await listen();
@@ -61,7 +62,7 @@ export async function startRelay(deps: RelayDeps): Promise<RunningRelay> {
           await waker.sleep(IDLE_POLL_MS * 4);
           continue;
         }
-        const published = await publishOnce(deps);
+        const published = await publishOnce(deps, listener);
         if (published === 0) await waker.sleep(IDLE_POLL_MS);
       } catch (err) {
         logger.error({ err }, 'outbox relay failed; retrying');
@@ -79,17 +80,30 @@ export async function startRelay(deps: RelayDeps): Promise<RunningRelay> {
     stop: async () => {
       waker.stop();
       await loop;
-      await listener?.query('SELECT pg_advisory_unlock_all()').catch(() => undefined);
+      await listener?.query('RESET enable_bitmapscan; SELECT pg_advisory_unlock_all()').catch(() => undefined);
       listener?.release();
     },
   };
 }
 
-/** Publishes one batch of unpublished rows; returns how many. */
-export async function publishOnce(deps: RelayDeps): Promise<number> {
-  const { rows } = await deps.pool.query<OutboxRow>(
-    `SELECT id, destination, payload, trace_context FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT ${BATCH}`,
-  );
+/**
+ * The next batch, through the partial index outbox_unpublished. Every published row leaves a dead entry in that
+ * index until VACUUM (setting published_at is not a HOT update: the index's predicate names the column). A bitmap
+ * scan, PostgreSQL's choice on its estimates, visits the heap page of every such entry on every poll and never
+ * marks one dead (5.9 ms a call over a 4-minute bench/orders.ts run; at its end, 11,000 dead entries: 126 ms and
+ * 1,731 pages for no row, EXPLAIN ANALYZE at load 30). A plain index scan, on a session with bitmap scans off, marks each entry dead (LP_DEAD) the
+ * first time it finds its row gone for everyone, and later scans skip those without the heap (0.24 ms, 59 pages, on
+ * the same table). Rows and their order are the same either way.
+ */
+const UNPUBLISHED_READ = `SELECT id, destination, payload, trace_context FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT ${BATCH}`;
+
+/**
+ * Publishes one batch of unpublished rows; returns how many. `client`: the relay's own connection, with bitmap
+ * scans off (startRelay); without it the read goes through the pool with PostgreSQL's plan.
+ */
+export async function publishOnce(deps: RelayDeps, client?: PoolClient): Promise<number> {
+  const db = client ?? deps.pool;
+  const { rows } = await db.query<OutboxRow>(UNPUBLISHED_READ);
   if (rows.length === 0) return 0;
   const byTopic = new Map<string, OutgoingRecord[]>();
   for (const row of rows) {
@@ -105,7 +119,7 @@ export async function publishOnce(deps: RelayDeps): Promise<number> {
   crashPoint('relay.before-send');
   for (const [topic, records] of byTopic) await deps.log.send(topic, records);
   crashPoint('relay.after-send');
-  await deps.pool.query('UPDATE outbox SET published_at = now() WHERE id = ANY($1::bigint[])', [rows.map((r) => r.id)]);
+  await db.query('UPDATE outbox SET published_at = now() WHERE id = ANY($1::bigint[])', [rows.map((r) => r.id)]);
   deps.onPublished?.(rows.length);
   return rows.length;
 }

@@ -126,3 +126,27 @@ describe('WriteGroup', () => {
     expect(sent).toEqual([]);
   });
 });
+
+describe('column arrays (insertArrays, upsertArrays)', () => {
+  const typed = [['id', 'text'], ['account_id', 'text'], ['amount', 'bigint'], ['created_at', 'timestamptz']] as const;
+
+  it('sends one array per column, the same text whatever the row count', async () => {
+    const { client, sent } = recorder();
+    const at = new Date(0);
+    await new WriteGroup().insertArrays('journals', typed, [['j1', 'acc', 5n, at], ['j2', 'acc', null, at]], 'ON CONFLICT (id) DO NOTHING').send(client);
+    await new WriteGroup().insertArrays('journals', typed, [['j3', 'acc', 7n, at]], 'ON CONFLICT (id) DO NOTHING').send(client);
+    const sql = 'WITH w0 AS (INSERT INTO journals ("id", "account_id", "amount", "created_at") SELECT * FROM unnest($1::text[], $2::text[], '
+      + '$3::bigint[], $4::timestamptz[]) ON CONFLICT (id) DO NOTHING) SELECT NULL::int AS counted';
+    expect(sent.map((s) => s.sql)).toEqual([sql, sql]);
+    expect(sent[0].params).toEqual([['j1', 'j2'], ['acc', 'acc'], [5n, null], [at, at]]);
+  });
+
+  it('upserts with the same conflict clause as upsertRows, and adds nothing for no rows', async () => {
+    const { client, sent } = recorder();
+    const group = new WriteGroup().upsertArrays('things', typed, [['a', 'acc', 1n, null]], { key: 'id', keep: ['created_at'] }).insertArrays('t', typed, []);
+    expect(group.size).toBe(1);
+    await group.send(client);
+    expect(sent[0].sql).toContain('SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::timestamptz[]) '
+      + 'ON CONFLICT ("id") DO UPDATE SET "account_id" = EXCLUDED."account_id", "amount" = EXCLUDED."amount")');
+  });
+});
