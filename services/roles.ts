@@ -9,6 +9,7 @@ import { logger } from './platform/logger';
 import { commandsApplied, outboxPublished } from './platform/metrics';
 import type { Runtime } from './platform/runtime';
 import { PROCESSOR_GROUP, startProcessor } from './processor/processor';
+import { catchUpAfterRestore } from './ops/restore';
 import { startRelay } from './relay/relay';
 import { DISPATCHER_GROUP, startDispatcher } from './dispatcher/dispatcher';
 import { startDepositWatcher } from './deposits/watcher';
@@ -91,6 +92,9 @@ export async function startRoles(rt: Runtime, roles: Role[]): Promise<Stoppable[
     running.push(await startSubscriptionWatcher({ cfg: rt.cfg, pool: rt.pool, bus: appendBus, clock: rt.clock, reader: rt.chain.reader, prices: rt.prices }));
   }
   if (roles.includes('processor')) {
+    // A database `ops restore` built first applies what the log appended since, as the log decided it.
+    const caughtUp = await catchUpAfterRestore(rt, (line) => logger.info(line));
+    if (caughtUp !== null) logger.info({ records: caughtUp }, 'restored database caught up with the log');
     running.push(
       await startProcessor({
         log: rt.log, codec: rt.codec, pool: rt.pool, redis: rt.redis, clock: rt.clock, ctx,

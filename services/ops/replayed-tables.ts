@@ -60,6 +60,8 @@ export const notReplayedTables = [
   'order_tx_ids', 'receiver_activations',
   // Which log and network the database was built from: stamped at first start or by `ops restore` (services/platform/log-identity.ts).
   'log_identity',
+  // A restored database's catch-up to the log end, done by its first processor (services/ops/restore.ts).
+  'restore_catch_up',
   // Subscription watcher: where it stands on the chain (services/subscriptions).
   'subscription_watcher_position',
   // Single-use request signatures recorded while Redis is away (services/api/auth/api-key-auth.ts).

@@ -4,7 +4,7 @@
  * new database from the topics alone; every table on the log is identical, the new database is stamped
  * with the same log, and a processor started on it goes on from where the log ended.
  */
-import type { CommandBus } from '../../../services/platform/command-bus';
+import { commandBusFor, type CommandBus } from '../../../services/platform/command-bus';
 import { dropDatabase } from '../../../services/platform/db/databases';
 import { createPool, type Pool } from '../../../services/platform/db/pool';
 import { readStamp } from '../../../services/platform/log-identity';
@@ -18,12 +18,16 @@ import { assertLedgerInvariants } from '../../support/ledger-invariants';
 import { runOps } from '../../support/ops-process';
 import { dropWorld, eventually, newWorld, openBus, openRuntime, type World } from '../../support/world';
 
+const HOUR = 3_600_000;
+
 let world: World;
 let rt: Runtime;
 let bus: CommandBus;
 let roles: Stoppable[];
 let restoredName: string;
 let restoredUrl: string;
+/** The 'newest' adjustment (case 2): applied by the live processor after the restored database was made. */
+let newestCommandId: string;
 
 const ops = (args: string[]) => runOps(world, args);
 
@@ -114,6 +118,7 @@ test('the webhook dispatcher resumes one redelivery window before the end of acc
   await new Promise((r) => setTimeout(r, 300));
   const last = await bus.submit({ type: 'balance.adjust', accountId: (await rt.pool.query('SELECT id FROM accounts ORDER BY id LIMIT 1')).rows[0].id, amountSun: 1n, memo: 'newest' });
   expect(last.outcome).toBe('applied');
+  newestCommandId = last.commandId;
   await eventually(async () => (await rt.pool.query('SELECT count(*)::int AS n FROM outbox WHERE published_at IS NULL')).rows[0].n === 0, 30_000, 'relay');
   const fastName = `${restoredName}_fast`;
   try {
@@ -143,22 +148,41 @@ test('restore refuses a database that exists already and changes nothing in it',
   expect(bad.stderr).toMatch(/a database name is lower-case letters/);
 });
 
-test('a processor started on the restored database goes on from where the log ended', async () => {
+test('a processor started on the restored database goes on from where the log ended, deciding what was appended since as the log did', async () => {
+  const accountId = (await rt.pool.query('SELECT id FROM accounts ORDER BY id LIMIT 1')).rows[0].id as string;
+  // A command already past its deadline when the live processor reaches it (issued by a caller whose clock is
+  // an hour behind): refused, with its marker on the log.
+  const behind = commandBusFor(rt, { clock: { now: () => Date.now() - HOUR, realDelay: (ms) => Math.max(0, ms) } });
+  await behind.start();
+  const late = await behind.submit({ type: 'balance.adjust', accountId, amountSun: 1_000n, memo: 'late' }).finally(() => behind.stop());
+  expect(late.refusalReason).toBe('deadline_passed');
+  await eventually(async () => (await rt.pool.query('SELECT count(*)::int AS n FROM outbox WHERE published_at IS NULL')).rows[0].n === 0, 30_000, 'relay');
   // The live processor hands over: one processor group per log.
   await bus.stop();
   await Promise.all(roles.map((r) => r.stop()));
   roles = [];
   const onRestored = await createRuntime({ ...rt.cfg, DATABASE_URL: restoredUrl });
+  // The restored processor runs an hour ahead: every command appended since the restore (the 'newest' one, the
+  // late one) is past its deadline when it reaches them, however short the gap was (under load it was seconds
+  // and it refused 'newest' now and then; a 1-sun divergence from the log).
+  onRestored.clock = { now: () => Date.now() + HOUR, realDelay: (ms) => Math.max(0, ms) };
   const restoredRoles = await startRoles(onRestored, ['processor']);
   const restoredBus = await openBus(onRestored);
   try {
     // The restored database was made before the 'newest' adjustment; the processor applies that record from the
     // log before this one (same account, same partition), so the live balance is the base, not the restored row.
     const { rows } = await rt.pool.query('SELECT id, balance_sun FROM accounts ORDER BY id LIMIT 1');
+    expect(rows[0].id).toBe(accountId);
     const r = await restoredBus.submit({ type: 'balance.adjust', accountId: rows[0].id, amountSun: 42n, memo: 'after restore' });
     expect(r.outcome).toBe('applied');
     const after = (await onRestored.pool.query('SELECT balance_sun FROM accounts WHERE id = $1', [rows[0].id])).rows[0].balance_sun;
     expect(after).toBe((rows[0].balance_sun as bigint) + 42n);
+    // As the log decided them: 'newest' applied (its caller had its 2xx), the late one refused as it was.
+    const outcomes = async (db: Pool) => (await db.query('SELECT command_id, outcome, refusal_reason FROM command_results WHERE command_id = ANY($1) ORDER BY command_id', [[newestCommandId, late.commandId]])).rows;
+    expect(await outcomes(onRestored.pool)).toEqual(await outcomes(rt.pool));
+    expect((await outcomes(onRestored.pool)).map((r) => r.outcome).sort()).toEqual(['applied', 'refused']);
+    // Caught up: the next start is a normal one.
+    expect((await onRestored.pool.query('SELECT count(*)::int AS n FROM restore_catch_up')).rows[0].n).toBe(0);
     await assertLedgerInvariants(onRestored.pool);
   } finally {
     await restoredBus.stop();
