@@ -11,7 +11,8 @@ import { readStamp } from '../../../services/platform/log-identity';
 import { createRuntime, type Runtime } from '../../../services/platform/runtime';
 import { compareTable } from '../../../services/ops/replay';
 import { replayedTables } from '../../../services/ops/replayed-tables';
-import { restoreInto } from '../../../services/ops/restore';
+import { catchUpAfterRestore, restoreInto } from '../../../services/ops/restore';
+import type { KafkaLog } from '../../../services/platform/kafka';
 import { DISPATCHER_GROUP } from '../../../services/dispatcher/dispatcher';
 import { startRoles, type Stoppable } from '../../../services/roles';
 import { assertLedgerInvariants } from '../../support/ledger-invariants';
@@ -166,6 +167,20 @@ test('a processor started on the restored database goes on from where the log en
   // late one) is past its deadline when it reaches them, however short the gap was (under load it was seconds
   // and it refused 'newest' now and then; a 1-sun divergence from the log).
   onRestored.clock = { now: () => Date.now() + HOUR, realDelay: (ms) => Math.max(0, ms) };
+  // A catch-up that dies after its first slice (the log's scan fails there): the end it goes to is stored and
+  // the slices applied are committed; the processor's start below resumes it to the same result.
+  const commands = onRestored.codec.topicName('accountCommands');
+  let scans = 0;
+  const dying = Object.create(onRestored.log) as KafkaLog;
+  dying.scan = (topic, until, onBatch) => {
+    const applying = topic === commands && ++scans === 2; // the first scan reads the refusal markers
+    return onRestored.log.scan(topic, until, async (batch, heartbeat) => {
+      await onBatch(batch, heartbeat);
+      if (applying) throw new Error('catch-up killed');
+    });
+  };
+  await expect(catchUpAfterRestore({ ...onRestored, log: dying }, () => undefined)).rejects.toThrow('catch-up killed');
+  expect((await onRestored.pool.query('SELECT until_offsets FROM restore_catch_up')).rows[0].until_offsets).not.toBeNull();
   const restoredRoles = await startRoles(onRestored, ['processor']);
   const restoredBus = await openBus(onRestored);
   try {
