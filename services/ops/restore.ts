@@ -176,8 +176,8 @@ async function markOnLog(rt: Runtime, commandIds: string[], progress: Progress, 
 
 /**
  * The webhook dispatcher's position (services/ops/redelivery-horizon.ts): one redelivery window before the
- * end of account-events, fed by markOnLog's read of it. The stats projection has no stored position and rebuilds itself from order-events
- * into its empty tables, as `ops rebuild-stats` would.
+ * end of account-events, fed by markOnLog's read of it. The stats projection has no stored position and
+ * rebuilds itself from order-events into its empty tables, as `ops rebuild-stats` would.
  */
 async function positionDispatcher(rt: Runtime, horizon: RedeliveryHorizon, eventsEnd: Map<number, bigint>, progress: Progress): Promise<number> {
   const events = rt.codec.topicName('accountEvents');
