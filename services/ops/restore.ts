@@ -13,6 +13,7 @@ import { databaseName, checkOrStamp } from '../platform/log-identity';
 import type { Pool } from '../platform/db/pool';
 import { dropDatabase } from '../platform/db/databases';
 import { createRuntime, currentLogIdentity, type Runtime } from '../platform/runtime';
+import { storedOffsets } from '../platform/checkpointed-consumer';
 import { applyPartitionSlice, decodeRecords, processorSpec, PROCESSOR_GROUP } from '../processor/processor';
 import type { RefusalPolicy } from '../processor/apply-batch';
 import { collectRefusals } from './replay';
@@ -154,18 +155,18 @@ async function applyLog(rt: Runtime, progress: Progress, until: Map<number, bigi
 async function markOnLog(rt: Runtime, commandIds: string[], progress: Progress, horizon?: RedeliveryHorizon): Promise<{ unpublished: number; eventsEnd: Map<number, bigint> }> {
   // Follow-up commands and refusal markers on the log were read by applyLog; events are read here.
   const onLog = [...commandIds];
-  let eventsEnd = new Map<number, bigint>();
-  for (const key of ['accountEvents', 'orderEvents'] as const) {
-    const topic = rt.codec.topicName(key);
-    const end = await rt.log.endOffsets(topic);
-    if (key === 'accountEvents') eventsEnd = end;
-    await rt.log.scan(topic, end, async (batch) => {
-      for (const r of batch.records) {
-        if (key === 'accountEvents') horizon?.see(batch.partition, r.offset, r.timestamp);
-        if (r.value) onLog.push(key === 'accountEvents' ? (await rt.codec.decodeEvent(r.value)).eventId : (await rt.codec.decodeOrderEvent(r.value)).eventId);
-      }
-    });
-  }
+  const events = rt.codec.topicName('accountEvents');
+  const eventsEnd = await rt.log.endOffsets(events);
+  await rt.log.scan(events, eventsEnd, async (batch) => {
+    for (const r of batch.records) {
+      horizon?.see(batch.partition, r.offset, r.timestamp);
+      if (r.value) onLog.push((await rt.codec.decodeEvent(r.value)).eventId);
+    }
+  });
+  const orderEvents = rt.codec.topicName('orderEvents');
+  await rt.log.scan(orderEvents, await rt.log.endOffsets(orderEvents), async (batch) => {
+    for (const r of batch.records) if (r.value) onLog.push((await rt.codec.decodeOrderEvent(r.value)).eventId);
+  });
   for (let i = 0; i < onLog.length; i += 10_000) {
     await rt.pool.query('UPDATE outbox SET published_at = now() WHERE message_id = ANY($1::text[]) AND published_at IS NULL', [onLog.slice(i, i + 10_000)]);
   }
@@ -220,8 +221,7 @@ export async function catchUpAfterRestore(rt: Runtime, progress: Progress): Prom
     if (!row?.until_offsets) return null;
   }
   const until = new Map(Object.entries(row.until_offsets).map(([p, o]) => [Number(p), BigInt(o)]));
-  const { rows } = await rt.pool.query('SELECT partition, next_offset FROM consumer_offsets WHERE consumer_group = $1 AND topic = $2', [PROCESSOR_GROUP, topic]);
-  const from = new Map<number, bigint>(rows.map((r) => [r.partition as number, BigInt(r.next_offset)]));
+  const from = await storedOffsets(rt.pool, PROCESSOR_GROUP, topic);
   const { records, commandIds } = await applyLog(rt, progress, until, from);
   // What the catch-up wrote to the outbox is on the log already (the lost database's relay sent it).
   await markOnLog(rt, commandIds, progress);
