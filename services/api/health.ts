@@ -2,6 +2,7 @@
 import { Router } from 'express';
 import type { Runtime } from '../platform/runtime';
 import { metricsRegistry, registerLagGauge } from '../platform/metrics';
+import { storedOffsets } from '../platform/checkpointed-consumer';
 import { PROCESSOR_GROUP } from '../processor/processor';
 import { sendJson } from './errors';
 
@@ -15,11 +16,7 @@ function withTimeout<T>(p: Promise<T>): Promise<T> {
 export async function processorLag(rt: Runtime): Promise<Array<{ topic: string; partition: number; lag: bigint }>> {
   const topic = rt.codec.topicName('accountCommands');
   const ends = await rt.log.endOffsets(topic);
-  const { rows } = await rt.pool.query(
-    'SELECT partition, next_offset FROM consumer_offsets WHERE consumer_group = $1 AND topic = $2',
-    [PROCESSOR_GROUP, topic],
-  );
-  const stored = new Map(rows.map((r) => [r.partition as number, r.next_offset as bigint]));
+  const stored = await storedOffsets(rt.pool, PROCESSOR_GROUP, topic);
   return [...ends].map(([partition, end]) => ({ topic, partition, lag: end - (stored.get(partition) ?? 0n) }));
 }
 

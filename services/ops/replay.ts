@@ -8,6 +8,7 @@ import { dropDatabase, ensureDatabase } from '../platform/db/databases';
 import { migrate } from '../platform/db/migrate';
 import { createPool, type Pool, type PoolClient } from '../platform/db/pool';
 import type { Runtime } from '../platform/runtime';
+import { storedOffsets } from '../platform/checkpointed-consumer';
 import { applyPartitionSlice, decodeRecords, processorSpec, PROCESSOR_GROUP } from '../processor/processor';
 import type { RefusalPolicy } from '../processor/apply-batch';
 import { replayedTables, type ReplayedTable } from './replayed-tables';
@@ -41,8 +42,7 @@ export async function replayAndVerify(rt: Runtime, options: ReplayOptions = {}):
   let replayPool: Pool | undefined;
   try {
     await live.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-    const { rows } = await live.query('SELECT partition, next_offset FROM consumer_offsets WHERE consumer_group = $1 AND topic = $2', [PROCESSOR_GROUP, topic]);
-    const targets = new Map<number, bigint>(rows.map((r) => [r.partition as number, r.next_offset as bigint]));
+    const targets = await storedOffsets(live, PROCESSOR_GROUP, topic);
     const total = [...targets.values()].reduce((a, b) => a + b, 0n);
     progress(`live snapshot taken: ${total} records applied across ${targets.size} partitions`);
 

@@ -76,6 +76,12 @@ function lockStoredOffsetStatement(group: string, topic: string, partition: numb
      RETURNING next_offset`;
 }
 
+/** A group's stored offsets on a topic, per partition (the next record to apply); a partition never applied is absent. */
+export async function storedOffsets(db: Pick<Pool, 'query'> | PoolClient, group: string, topic: string): Promise<Map<number, bigint>> {
+  const { rows } = await db.query('SELECT partition, next_offset FROM consumer_offsets WHERE consumer_group = $1 AND topic = $2', [group, topic]);
+  return new Map(rows.map((r) => [r.partition as number, BigInt(r.next_offset)]));
+}
+
 /** Compare-and-set: moves the offset only from the value this transaction read; a row returned when it did. */
 function advanceStatement(group: string, topic: string, partition: number, expected: bigint, next: bigint): Statement {
   return {

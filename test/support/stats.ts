@@ -4,6 +4,7 @@
  */
 import type { Command } from '../../services/domain/commands';
 import type { NewCommand } from '../../services/platform/command-bus';
+import { storedOffsets } from '../../services/platform/checkpointed-consumer';
 import { STATS_GROUP } from '../../services/stats/consumer';
 import { eventually } from './world';
 import { call, signedHeaders, type IdentityStack, type Reply } from './identity';
@@ -27,8 +28,7 @@ export async function statsCaughtUp(stack: IdentityStack, timeoutMs = 30_000): P
     const { rows: pending } = await stack.rt.pool.query("SELECT count(*)::int AS n FROM outbox WHERE destination = 'order-events' AND published_at IS NULL");
     if (pending[0].n > 0) return false;
     const ends = await stack.rt.log.endOffsets(topic);
-    const { rows } = await stack.rt.pool.query('SELECT partition, next_offset FROM consumer_offsets WHERE consumer_group = $1 AND topic = $2', [STATS_GROUP, topic]);
-    const stored = new Map(rows.map((r) => [r.partition as number, r.next_offset as bigint]));
+    const stored = await storedOffsets(stack.rt.pool, STATS_GROUP, topic);
     return [...ends].every(([p, end]) => end === 0n || stored.get(p) === end);
   }, timeoutMs, 'the stats projection to catch up with order-events');
 }
