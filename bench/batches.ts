@@ -177,6 +177,15 @@ async function commandCounts(pool: Pool): Promise<Map<string, number>> {
   return new Map(rows.map((r: { type: string; n: number }) => [r.type, r.n]));
 }
 
+/**
+ * Records on account-commands so far, all partitions: what the log carried (a command appended twice counts
+ * twice; a follow-up the processor applies inline, which keeps its command_results row, not at all).
+ */
+async function commandRecords(rt: Awaited<ReturnType<typeof createRuntime>>): Promise<bigint> {
+  const offsets = await rt.log.endOffsets(rt.codec.topicName('accountCommands'));
+  return [...offsets.values()].reduce((sum, o) => sum + o, 0n);
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function main(): Promise<void> {
@@ -288,6 +297,7 @@ async function main(): Promise<void> {
     const runProcBefore = cpuSnapshot();
     const runStatementsBefore = await statementTotals(rt.pool);
     const commandsBefore = await commandCounts(rt.pool);
+    const recordsBefore = await commandRecords(rt);
     const runListBefore = LIST_STATEMENTS ? await statementRows(rt.pool) : null;
     const runProfile = await startProfile('batches-run');
     const posted = await Promise.all(runReceivers.map((receivers) => post(`run-${n++}`, false, receivers)));
@@ -350,6 +360,7 @@ async function main(): Promise<void> {
     const commands = [...(await commandCounts(rt.pool))].map(([type, n]) => ({ type, n: n - (commandsBefore.get(type) ?? 0) })).filter((c) => c.n > 0).sort((a, b) => b.n - a.n);
     const total = commands.reduce((sum, c) => sum + c.n, 0);
     console.log(`  commands per receiver ${(total / receivers).toFixed(2)}: ${commands.map((c) => `${c.type} ${(c.n / receivers).toFixed(2)}`).join(', ')}`);
+    console.log(`  records on account-commands per receiver ${(Number((await commandRecords(rt)) - recordsBefore) / receivers).toFixed(2)}`);
     console.log(`${BATCHES} batches x ${RECEIVERS} receivers at once: last batch finished after ${seconds.toFixed(1)} s; ${delivered[0].n} receivers delivered, ${(delivered[0].n / seconds).toFixed(0)} receivers/s; receivers charged twice: ${twice[0].n} (blocks every ${BLOCK_MS} ms)`);
   } finally {
     await new Promise((r) => api.close(r));

@@ -3,6 +3,9 @@
  * the order, the API waits up to ORDER_SYNC_WAIT_MS (real ms) for the broadcaster to sign and broadcast
  * its delegation. Broadcast in time: the answer is `active` with `delegate_hash`. Not in time: the order
  * as it stands (`allocating`; poll it or wait for `order.confirmed`). Reads only; nothing is written here.
+ * The broadcaster reports a broadcast (status `delegated`) only for orders placed here and young enough
+ * that an answer may still be waiting (domain/sync-wait.ts: past the processor's deadline plus this wait,
+ * none is); other orders go from `allocating` straight to `confirmed`.
  */
 import { orderJson, type Order } from '../domain/orders';
 import type { Pool } from '../platform/db/pool';

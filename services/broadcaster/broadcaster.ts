@@ -6,8 +6,9 @@
  * window, is broadcast as soon as its command is on the log (sendAhead); the rest, and every re-broadcast
  * (after a crash or a lost broadcast), from what the processor applied: the activation first, the
  * delegations once the activation is in a block. What is in a block is learnt from the blocks themselves,
- * read once each. Once the node accepted every delegation of an order it appends `order.deliver`
- * broadcast (the order becomes `delegated`; POST /v1/orders may answer with it).
+ * read once each. Once the node accepted every delegation of an order a POST /v1/orders answer may be
+ * waiting for, it appends `order.deliver` broadcast (the order becomes `delegated`; the answer is then
+ * `active` with its hash); every other order goes from `allocating` to `confirmed` (domain/sync-wait.ts).
  */
 import { inFlightSun, type Ratio } from '../chain/allocation';
 import { MAX_BLOCK_RANGE, type ChainReader } from '../chain/reads';
@@ -15,6 +16,7 @@ import type { ChainWriter, RefBlock } from '../chain/writes';
 import type { Command } from '../domain/commands';
 import { derivedId } from '../domain/ids';
 import type { Order } from '../domain/orders';
+import { mayAwaitBroadcast, syncWaitHorizonMs } from '../domain/sync-wait';
 import { chainResource, type Suppliers } from './suppliers';
 import {
   activationClaimants, orderChainOf, PollingRole, Rebroadcaster, signedOnce, storedCommands, StoredDelegationsCache, storeSignedSets, txLifetimeMs,
@@ -256,21 +258,28 @@ export class Broadcaster {
   }
 
   /**
-   * `order.deliver` broadcast for each allocating order whose every delegation the node accepted: the
-   * order is `delegated`, its hash on the way (POST /v1/orders answers with it when that is quick). The
-   * command id derives from the order, so a repeat (another pass, a restart) applies once.
+   * `order.deliver` broadcast for each allocating order whose every delegation the node accepted and whose
+   * POST /v1/orders answer may still be waiting for it: the order is `delegated`, the answer `active` with
+   * its hash. Nobody waits on the others (batches, subscriptions, an API order past its wait): the
+   * confirmer settles them from `allocating`, a record on the log less each. The command id derives from
+   * the order, so a repeat (another pass, a restart) applies once.
    */
   private async reportBroadcasts(orders: Order[]): Promise<void> {
+    const { clock, cfg } = this.deps;
     const ids = new Set(orders.map((o) => o.id));
     for (const id of this.reported) if (!ids.has(id)) this.reported.delete(id);
+    const now = clock.now();
+    // Clock ms to real ms: the API's wait is real time, and tests run the roles on a scaled clock.
+    const horizonMs = syncWaitHorizonMs(clock.realDelay(cfg.COMMAND_TIMEOUT_MS), cfg.ORDER_SYNC_WAIT_MS);
     const commands: Command[] = [];
     for (const order of orders) {
+      if (order.status !== 'allocating' || this.reported.has(order.id) || !mayAwaitBroadcast(order, clock.realDelay(now - order.createdAt), horizonMs)) continue;
       const delegations = order.allocations.filter((a) => a.kind === 'delegate');
-      if (order.status !== 'allocating' || this.reported.has(order.id) || delegations.length === 0) continue;
+      if (delegations.length === 0) continue;
       if (!delegations.every((a) => this.sender.wasAccepted(a.txId) || this.inBlock.has(a.txId))) continue;
       commands.push({
-        type: 'order.deliver', commandId: derivedId('command', 'order-broadcast', order.id), accountId: order.accountId, issuedAt: this.deps.clock.now(),
-        deadlineAt: null, replyTo: null, orderId: order.id, step: 'broadcast', txIds: delegations.map((a) => a.txId), at: this.deps.clock.now(),
+        type: 'order.deliver', commandId: derivedId('command', 'order-broadcast', order.id), accountId: order.accountId, issuedAt: now,
+        deadlineAt: null, replyTo: null, orderId: order.id, step: 'broadcast', txIds: delegations.map((a) => a.txId), at: now,
       });
     }
     if (commands.length === 0) return;

@@ -12,6 +12,8 @@ import { assertLedgerInvariants } from '../../support/ledger-invariants';
 import { fundedCustomer, orderCall, type OrderStack } from '../../support/orders';
 import { eventually } from '../../support/world';
 import { processorCaughtUp } from '../../support/processor-lag';
+import { readTopic } from '../../support/topic-reader';
+import { derivedId } from '../../../services/domain/ids';
 
 const prices = JSON.stringify([
   { resource: 'energy', tier: '5m', price_sun_per_unit: 40, min_amount: 10_000, max_amount: 100_000, available: true },
@@ -44,6 +46,35 @@ const batchUntil = (customer: Customer, id: string, done: (b: any) => boolean, t
 const completedEvents = (batchId: string) => completedEventsIn(stack, batchId);
 
 const item = (b: any, receiver: string) => b.items.find((i: any) => i.receiver === receiver);
+
+/**
+ * Nobody waits on a batch's order for its broadcast, so the broadcaster reports none (domain/sync-wait.ts):
+ * each order is on account-commands as exactly three commands, order.create, order.allocate, order.settle
+ * (a repeat of the same command, e.g. a re-append after a lost acknowledgement, is one command), never as
+ * an order.deliver: not `delegated` on the way (only the broadcast report moves an order there). The
+ * settlement's follow-up (order.deliver activate) applied inline has its result; the order is active with
+ * its delegation time.
+ */
+async function expectThreeCommandsEach(orderIds: string[]): Promise<void> {
+  expect(orderIds.length).toBeGreaterThan(0);
+  const mine = new Set(orderIds);
+  const byOrder = new Map<string, Map<string, string>>();
+  for (const { value: c } of await readTopic<any>(stack.rt, 'accountCommands')) {
+    const orderId = c.type === 'order.create' ? derivedId('order', c.commandId) : c.orderId;
+    if (!mine.has(orderId)) continue;
+    if (!byOrder.has(orderId)) byOrder.set(orderId, new Map());
+    byOrder.get(orderId)!.set(c.commandId, c.type);
+  }
+  for (const id of orderIds) expect([id, [...(byOrder.get(id)?.values() ?? [])]]).toEqual([id, ['order.create', 'order.allocate', 'order.settle']]);
+  const orders = await stack.rt.pool.query('SELECT status, delegated_at FROM orders WHERE id = ANY($1::text[])', [orderIds]);
+  expect(orders.rows.map((o) => [o.status, o.delegated_at !== null])).toEqual(orderIds.map(() => ['active', true]));
+  const results = await stack.rt.pool.query('SELECT command_id, command_type FROM command_results WHERE command_id = ANY($1::text[])', [
+    orderIds.flatMap((id) => [derivedId('command', 'order-broadcast', id), derivedId('command', 'order-activate', id)]),
+  ]);
+  const activates = new Set(orderIds.map((id) => derivedId('command', 'order-activate', id)));
+  expect(results.rows.filter((r) => !activates.has(r.command_id))).toEqual([]);
+  expect(results.rows.map((r) => r.command_type)).toEqual(orderIds.map(() => 'order.deliver'));
+}
 
 test('a mixed batch: activated, chunked, over max_price_sun, activate:false, already active; derived summary, chain delivery, batch.completed once', async () => {
   const [r1, r2, r3, r4] = await Promise.all([newWallet(), newWallet(), newWallet(), newWallet()]).then((w) => w.map((x) => x.address));
@@ -86,6 +117,8 @@ test('a mixed batch: activated, chunked, over max_price_sun, activate:false, alr
     ['batch', done.id, 100_000], ['batch', done.id, 100_000], ['batch', done.id, 50_000],
   ]);
   expect(orders.map((o) => o.body.client_order_id)).toEqual([`mix-${r2}`, `mix-${r2}-2`, `mix-${r2}-3`]);
+
+  await expectThreeCommandsEach(done.items.flatMap((i: any) => i.order_ids));
 
   const charged = done.items.reduce((n: number, i: any) => n + i.charged_amount_sun, 0);
   await eventually(async () => (await completedEvents(done.id)).length > 0, 30_000, 'batch.completed');

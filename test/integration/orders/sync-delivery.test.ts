@@ -6,6 +6,7 @@
  * wait is `allocating`; once it runs again the order is delivered and a repeat answers the current state.
  */
 import { TronWeb } from 'tronweb';
+import { derivedId } from '../../../services/domain/ids';
 import { startRoles } from '../../../services/roles';
 import { assertLedgerInvariants } from '../../support/ledger-invariants';
 import { fundedCustomer, orderCall, orderEvents, orderUntil, postOrder, startOrderStack, type OrderStack } from '../../support/orders';
@@ -71,6 +72,10 @@ test('healthy devnet: POST answers active with delegate_hash within the wait; th
   const active = await orderUntil(stack, customer, id, (o) => o.status === 'active', 30_000);
   expect(active).toMatchObject({ confirm_status: 'confirmed', delegate_hash: reply.body.delegate_hash, delivered_amount: 65_000 });
   expect(active.fills).toEqual([{ class: 'instant', amount: 65_000, price_sun: active.price_sun_per_unit }]);
+  // The answer came from the broadcaster's report (order.deliver broadcast), which it appends only for an
+  // order an answer may be waiting for (domain/sync-wait.ts; a batch's order goes without, batches.test).
+  const report = await stack.rt.pool.query('SELECT outcome FROM command_results WHERE command_id = $1', [derivedId('command', 'order-broadcast', id)]);
+  expect(report.rows).toEqual([{ outcome: 'applied' }]);
   const events = await eventsOf(id, 'order.confirmed');
   expect(events.filter((e) => e.type === 'order.confirmed')).toHaveLength(1);
 
