@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Block, StoredTx } from './chain/block';
 import type { ChainParts, ProducedBlock } from './chain/chain';
+import { stringify } from './json-text';
 import { Layer, type StateChanges } from './state/store';
 import { encodeRawData, parseRawData, rawDataJson, txidOf } from './tx/transaction';
 
@@ -10,7 +11,7 @@ const BLOCKS = 'blocks.jsonl';
 
 /** JSON with bigints kept exact ({"$n": "…"}). */
 export function encodeJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v) => (typeof v === 'bigint' ? { $n: v.toString() } : v));
+  return stringify(value, (v) => `{"$n":"${v}"}`);
 }
 
 export function decodeJson<T>(text: string): T {
