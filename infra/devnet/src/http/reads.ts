@@ -4,6 +4,7 @@ import type { Router } from 'express';
 import { log } from '../log';
 import type { DevnetNode } from '../node';
 import { FormatError } from '../tx/json-values';
+import { MAX_BODY_BYTES, readBody } from './body';
 import { jsonText, paramsFrom, paramsOf, type Params } from './params';
 
 /** A node read: its parameters in, the value answered out (printed by jsonText). */
@@ -21,7 +22,6 @@ export function serveRead(router: Router, reads: Reads, path: string, read: Read
   });
 }
 
-const MAX_BODY_BYTES = 2 * 1024 * 1024;
 const JSON_TYPE = 'application/json; charset=utf-8';
 // Bodies express.text would decode otherwise (compressed, another charset): left to express.
 const OTHER_CHARSET = /charset\s*=\s*"?(?!utf-?8\b)/i;
@@ -50,20 +50,13 @@ export function readHandler(node: DevnetNode, reads: Reads) {
     if ((encoding && encoding !== 'identity') || OTHER_CHARSET.test(req.headers['content-type'] ?? '')) return false;
     if (Number(req.headers['content-length'] ?? 0) > MAX_BODY_BYTES) return false;
 
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) req.destroy();
-      else chunks.push(chunk);
-    });
-    req.on('end', () => {
+    readBody(req, (body) => {
       // fail_reads_ms fault, as the express middleware answers it.
       if (node.faults.readsFailing(Date.now())) return send(res, 503, JSON.stringify({ Error: 'devnet fault: reads unavailable' }));
       let text: string;
       try {
         const query = q < 0 ? {} : querystring.parse(url.slice(q + 1));
-        const p = paramsFrom(query, chunks.length ? Buffer.concat(chunks).toString('utf8') : undefined);
+        const p = paramsFrom(query, body.length ? body.toString('utf8') : undefined);
         text = jsonText(p, read(p));
       } catch (err) {
         if (err instanceof FormatError || err instanceof SyntaxError) {
