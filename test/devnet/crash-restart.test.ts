@@ -90,6 +90,10 @@ describe('devnet crash and restart', () => {
     expect(snapshotHead(devnet)).toBe(fs.readFileSync(blocksFile(devnet), 'utf8').trim().split('\n').length - 1);
     devnet = await startDevnet({ DEVNET_SNAPSHOT_BLOCKS: '1000000' }, devnet.dataDir);
     expect(await state(devnet)).toEqual(before);
+
+    // A data dir made from another seed is still refused.
+    await devnet.kill();
+    await expect(startDevnet({ DEVNET_SEED: 'another' }, devnet.dataDir)).rejects.toThrow(/made from seed 'devnet', not 'another'/);
   });
 
   it('agrees with its blocks after SIGKILL while transfers stream in and snapshots are taken every 3 blocks', async () => {
