@@ -31,6 +31,8 @@ export interface Devnet {
   freeze(): void;
   thaw(): void;
   stop(): Promise<void>;
+  /** SIGKILL, as a crash: no shutdown snapshot; resolves once the process is gone. */
+  kill(): Promise<void>;
   /** The devnet process (a benchmark lowers its priority: it stands in for the remote chain). */
   pid: number | undefined;
 }
@@ -85,15 +87,22 @@ export async function startDevnet(env: Record<string, string> = {}, dataDir?: st
     }
   }
 
+  const gone = () => child.exitCode !== null || child.signalCode !== null;
   const stop = async () => {
-    if (child.exitCode !== null) return;
+    if (gone()) return;
     const exited = new Promise((r) => child.once('exit', r));
     child.kill('SIGTERM');
     const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
     await exited;
     clearTimeout(timer);
   };
-  return { url, dataDir: dir, accounts, post, freeze: () => child.kill('SIGSTOP'), thaw: () => child.kill('SIGCONT'), stop, pid: child.pid };
+  const kill = async () => {
+    if (gone()) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGKILL');
+    await exited;
+  };
+  return { url, dataDir: dir, accounts, post, freeze: () => child.kill('SIGSTOP'), thaw: () => child.kill('SIGCONT'), stop, kill, pid: child.pid };
 }
 
 /** A devnet for one test file and a TronWeb client that signs as its faucet. */

@@ -11,6 +11,8 @@ export interface DevnetConfig {
   readonly pool: number;
   readonly trxPerUsdt: string;
   readonly sigWorkers: number;
+  /** A full state snapshot every N blocks (and at shutdown); between them each block's changes are appended with it. */
+  readonly snapshotBlocks: number;
   /** Address the HTTP server binds: loopback, except in a container (docker-compose.yml sets 0.0.0.0). */
   readonly host: string;
 }
@@ -54,6 +56,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     pool: int(env, 'DEVNET_POOL', 3, 0, 1000),
     trxPerUsdt,
     sigWorkers: int(env, 'DEVNET_SIG_WORKERS', 2, 0, 16),
+    snapshotBlocks: int(env, 'DEVNET_SNAPSHOT_BLOCKS', 600, 1, 1_000_000),
     host: bindHost(env.DEVNET_HOST),
   };
 }

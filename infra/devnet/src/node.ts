@@ -9,9 +9,6 @@ import { buildGenesis, genesisAccounts, genesisContracts, type GenesisAccounts }
 import { log } from './log';
 import { Persistence } from './persistence';
 
-/** Snapshots are written at most this often; blocks themselves are appended as they are made. */
-const SNAPSHOT_INTERVAL_MS = 1_000;
-
 /**
  * One running devnet: the chain, its broadcast path, faults, persistence and block timer.
  * Routes read `node.chain` on every request, so a reset can swap the chain underneath them.
@@ -51,9 +48,10 @@ export class DevnetNode {
   }
 
   produceBlock(): Block {
-    const block = this.chain.produceBlock(Date.now());
-    this.persistence.appendBlock(block);
-    this.persistence.maybeSnapshot(this.chain.parts(), Date.now(), SNAPSHOT_INTERVAL_MS);
+    const produced = this.chain.produceBlock(Date.now());
+    const { block } = produced;
+    this.persistence.appendBlock(produced);
+    this.persistence.maybeSnapshot(this.chain.parts(), this.config.snapshotBlocks);
     if (block.txs.length) log('info', 'block', { number: block.number, txs: block.txs.length });
     return block;
   }
@@ -87,7 +85,7 @@ export class DevnetNode {
 
   async close(): Promise<void> {
     this.stopProducing();
-    this.persistence.maybeSnapshot(this.chain.parts(), Date.now(), 0);
+    this.persistence.maybeSnapshot(this.chain.parts(), 0);
     await this.signatures.close();
   }
 }

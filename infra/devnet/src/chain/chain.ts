@@ -6,7 +6,7 @@ import type { KeyPair } from '../crypto/keys';
 import { log } from '../log';
 import { StateView } from '../state/accounts';
 import { SLOT_MS } from '../state/params';
-import { Layer } from '../state/store';
+import { Layer, type StateChanges } from '../state/store';
 import type { SignedTx } from '../tx/transaction';
 import { sealBlock, type Block, type StoredTx } from './block';
 
@@ -24,6 +24,12 @@ export interface ChainParts {
   /** Layers of the unsolidified blocks, oldest first; each is the parent of the next. */
   readonly unsolid: Layer[];
   readonly blocks: Block[];
+}
+
+/** A block just made, with the state changes its transactions made (what persistence appends with it). */
+export interface ProducedBlock {
+  readonly block: Block;
+  readonly changes: StateChanges;
 }
 
 /**
@@ -53,6 +59,8 @@ export class Chain {
     this.solid = parts.solid;
     this.unsolid = parts.unsolid;
     this.pending = new Layer(this.unsolid.at(-1) ?? this.solid);
+    // Layers replayed at restart (or a lower DEVNET_SOLIDIFY_DEPTH than the data dir was made with).
+    this.solidify();
     for (const block of this.blocks) {
       for (const tx of block.txs) {
         this.index.set(tx.txid, tx);
@@ -134,7 +142,7 @@ export class Chain {
   }
 
   /** Seals pending transactions into the next block and solidifies the blocks now deep enough. */
-  produceBlock(nowMs: number): Block {
+  produceBlock(nowMs: number): ProducedBlock {
     const head = this.head();
     const number = head.number + 1;
     this.releaseHeld(number);
@@ -145,16 +153,23 @@ export class Chain {
       tx.blockNumber = number;
       tx.blockTimestamp = timestamp;
     }
+    // Taken before solidify() may fold the layer away (depth 0); values are immutable, so a copy of the pairs is enough.
+    const changes = this.pending.changes();
     this.blocks.push(block);
     this.unsolid.push(this.pending);
     this.pending = new Layer(this.pending);
     this.pendingTxs = [];
+    this.solidify();
+    return { block, changes };
+  }
+
+  /** Folds the layers of blocks now `solidifyDepth` deep into the solid state. */
+  private solidify(): void {
     while (this.unsolid.length > this.solidifyDepth) {
       const oldest = this.unsolid.shift() as Layer;
       oldest.mergeIntoParent();
       (this.unsolid[0] ?? this.pending).parent = this.solid;
     }
-    return block;
   }
 
   private releaseHeld(number: number): void {

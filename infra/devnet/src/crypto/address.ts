@@ -10,9 +10,16 @@ export function isHexAddress(value: string): boolean {
   return HEX_ADDRESS.test(value);
 }
 
+// Both directions remembered: clients name the same few thousand addresses in read after read (base58 with
+// visible), and a base58check decode (two SHA-256 and a bigint division per character) was most of a read's own work.
+const base58Cache = new Map<HexAddress, string>();
+const hexCache = new Map<string, HexAddress>();
+
 /** Accepts the forms clients send ('41…' hex, 'T…' base58check, '0x…' 20-byte) or returns undefined. */
 export function parseAddress(value: unknown): HexAddress | undefined {
   if (typeof value !== 'string' || value === '') return undefined;
+  const known = hexCache.get(value);
+  if (known !== undefined) return known;
   const lower = value.toLowerCase();
   if (isHexAddress(lower)) return lower;
   if (/^0x[0-9a-f]{40}$/.test(lower)) return '41' + lower.slice(2);
@@ -21,7 +28,9 @@ export function parseAddress(value: unknown): HexAddress | undefined {
       const bytes = utils.crypto.decodeBase58Address(value);
       if (!bytes) return undefined;
       const hex = Buffer.from(bytes).toString('hex');
-      return isHexAddress(hex) ? hex : undefined;
+      if (!isHexAddress(hex)) return undefined;
+      remember(hex, value);
+      return hex;
     } catch {
       return undefined;
     }
@@ -29,13 +38,16 @@ export function parseAddress(value: unknown): HexAddress | undefined {
   return undefined;
 }
 
-const base58Cache = new Map<HexAddress, string>();
+function remember(hex: HexAddress, base58: string): void {
+  base58Cache.set(hex, base58);
+  hexCache.set(base58, hex);
+}
 
 export function toBase58(address: HexAddress): string {
   let cached = base58Cache.get(address);
   if (cached === undefined) {
     cached = utils.crypto.getBase58CheckAddress([...Buffer.from(address, 'hex')]);
-    base58Cache.set(address, cached);
+    remember(address, cached);
   }
   return cached;
 }

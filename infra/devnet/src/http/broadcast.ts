@@ -2,9 +2,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { DevnetNode } from '../node';
 import { FormatError } from '../tx/json-values';
 import { parseSignedTx } from '../tx/transaction';
+import { readBody } from './body';
 
 export const BROADCAST_PATH = '/wallet/broadcasttransaction';
-const MAX_BODY_BYTES = 2 * 1024 * 1024;
 
 function answer(res: ServerResponse, body: unknown): void {
   res.writeHead(200, { 'content-type': 'application/json' });
@@ -18,17 +18,10 @@ function answer(res: ServerResponse, body: unknown): void {
  */
 export function broadcastHandler(node: DevnetNode) {
   return (req: IncomingMessage, res: ServerResponse): void => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) req.destroy();
-      else chunks.push(chunk);
-    });
-    req.on('end', () => {
+    readBody(req, (body) => {
       let tx;
       try {
-        tx = parseSignedTx(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+        tx = parseSignedTx(JSON.parse(body.toString('utf8')));
       } catch (err) {
         if (!(err instanceof FormatError || err instanceof SyntaxError)) throw err;
         return answer(res, { Error: `class java.lang.IllegalArgumentException : ${err.message}` });

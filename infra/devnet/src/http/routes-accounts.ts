@@ -4,19 +4,16 @@ import type { DevnetNode } from '../node';
 import type { StateView } from '../state/accounts';
 import { chainParametersJson } from '../state/params';
 import { delegatableStake } from '../state/resources';
-import { isVisible, paramsOf, sendJson, type Params } from './params';
+import { isVisible, type Params } from './params';
+import { serveRead, type Reads } from './reads';
 import { accountJson, accountResourceJson, shownAddress } from './views';
 import { accountAssetJson } from './routes-assets';
 
 /** Account, resource and delegation reads; /walletsolidity/ reads the solidified state. */
-export function accountRoutes(router: Router, node: DevnetNode, solidity: boolean): void {
+export function accountRoutes(router: Router, reads: Reads, node: DevnetNode, solidity: boolean): void {
   const base = solidity ? '/walletsolidity' : '/wallet';
   const view = (): StateView => (solidity ? node.chain.solidView() : node.chain.pendingView());
-  const get = (path: string, handler: (p: Params, v: StateView) => unknown) =>
-    router.all(base + path, (req, res) => {
-      const p = paramsOf(req);
-      sendJson(res, p, handler(p, view()));
-    });
+  const get = (path: string, handler: (p: Params, v: StateView) => unknown) => serveRead(router, reads, base + path, (p) => handler(p, view()));
 
   get('/getaccount', (p, v) => {
     const address = parseAddress(p.address);

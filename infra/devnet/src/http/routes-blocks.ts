@@ -1,8 +1,9 @@
-import type { Request, Response, Router } from 'express';
+import type { Router } from 'express';
 import type { Block } from '../chain/block';
 import type { DevnetNode } from '../node';
 import { readInt64 } from '../tx/json-values';
-import { isVisible, paramsOf, sendJson, type Params } from './params';
+import { isVisible, type Params } from './params';
+import { serveRead, type Reads } from './reads';
 import { blockJson } from './views';
 
 /** java-tron answers at most 100 blocks per range query. */
@@ -12,7 +13,7 @@ const MAX_RANGE = 100;
  * Block reads. Under /walletsolidity/ the chain ends at the solidified block, as a solidity
  * node's does.
  */
-export function blockRoutes(router: Router, node: DevnetNode, solidity: boolean): void {
+export function blockRoutes(router: Router, reads: Reads, node: DevnetNode, solidity: boolean): void {
   const base = solidity ? '/walletsolidity' : '/wallet';
   const headNumber = () => (solidity ? node.chain.solidNumber() : node.chain.head().number);
   const byNumber = (n: number): Block | undefined => (n >= 0 && n <= headNumber() ? node.chain.blocks[n] : undefined);
@@ -27,41 +28,30 @@ export function blockRoutes(router: Router, node: DevnetNode, solidity: boolean)
     return blocks.length ? { block: blocks.map((b) => blockJson(b, true, isVisible(p))) } : {};
   };
 
-  router.all(base + '/getnowblock', (req, res) => {
-    const p = paramsOf(req);
-    sendJson(res, p, one(p, byNumber(headNumber())));
-  });
-  router.all(base + '/getblock', (req, res) => {
-    const p = paramsOf(req);
+  const read = (path: string, answer: (p: Params) => unknown) => serveRead(router, reads, base + path, answer);
+  read('/getnowblock', (p) => one(p, byNumber(headNumber())));
+  read('/getblock', (p) => {
     const detail = p.detail === true || p.detail === 'true';
     const idOrNum = p.id_or_num === undefined ? undefined : String(p.id_or_num);
     let block: Block | undefined;
     if (idOrNum === undefined || idOrNum === '') block = byNumber(headNumber());
     else if (/^\d+$/.test(idOrNum) && idOrNum.length < 64) block = byNumber(Number(idOrNum));
     else block = node.chain.blocks.find((b) => b.id === idOrNum && b.number <= headNumber());
-    sendJson(res, p, one(p, block, detail));
+    return one(p, block, detail);
   });
-  router.all(base + '/getblockbynum', (req, res) => {
-    const p = paramsOf(req);
-    sendJson(res, p, one(p, byNumber(Number(readInt64(p.num, 'num')))));
-  });
-  router.all(base + '/getblockbyid', (req, res) => {
-    const p = paramsOf(req);
+  read('/getblockbynum', (p) => one(p, byNumber(Number(readInt64(p.num, 'num')))));
+  read('/getblockbyid', (p) => {
     const id = String(p.value ?? '');
     const number = /^[0-9a-f]{64}$/.test(id) ? parseInt(id.slice(0, 16), 16) : -1;
     const block = byNumber(number);
-    sendJson(res, p, one(p, block?.id === id ? block : undefined));
+    return one(p, block?.id === id ? block : undefined);
   });
-  const limitNext = (req: Request, res: Response) => {
-    const p = paramsOf(req);
-    sendJson(res, p, range(p, Number(readInt64(p.startNum, 'startNum')), Number(readInt64(p.endNum, 'endNum'))));
-  };
-  router.all(base + '/getblockbylimitnext', limitNext);
-  router.all(base + '/getblockbyrange', limitNext);
-  router.all(base + '/getblockbylatestnum', (req, res) => {
-    const p = paramsOf(req);
+  const limitNext = (p: Params) => range(p, Number(readInt64(p.startNum, 'startNum')), Number(readInt64(p.endNum, 'endNum')));
+  read('/getblockbylimitnext', limitNext);
+  read('/getblockbyrange', limitNext);
+  read('/getblockbylatestnum', (p) => {
     const count = Number(readInt64(p.num, 'num'));
     const end = headNumber() + 1;
-    sendJson(res, p, count > 0 && count <= MAX_RANGE ? range(p, Math.max(0, end - count), end) : {});
+    return count > 0 && count <= MAX_RANGE ? range(p, Math.max(0, end - count), end) : {};
   });
 }

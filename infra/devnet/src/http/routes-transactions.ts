@@ -6,6 +6,7 @@ import { Refusal } from '../actuators/refusal';
 import { parseContract, type ContractType } from '../tx/contracts';
 import { FormatError, readInt64 } from '../tx/json-values';
 import { isVisible, paramsOf, sendError, sendJson } from './params';
+import { serveRead, type Reads } from './reads';
 import { txInfoJson, txJson, unsignedTxJson } from './views';
 import { visibleBytesAsHex } from './routes-assets';
 
@@ -23,7 +24,7 @@ const CREATE_ENDPOINTS: Record<string, ContractType> = {
 
 const VALIDATE_EXCEPTION = 'class org.tron.core.exception.ContractValidateException : ';
 
-export function transactionRoutes(router: Router, node: DevnetNode): void {
+export function transactionRoutes(router: Router, reads: Reads, node: DevnetNode): void {
   for (const [endpoint, type] of Object.entries(CREATE_ENDPOINTS)) {
     router.post('/wallet/' + endpoint, (req, res) => {
       const p = visibleBytesAsHex(type, paramsOf(req));
@@ -48,25 +49,22 @@ export function transactionRoutes(router: Router, node: DevnetNode): void {
       if (solidity) return tx.blockNumber !== undefined && tx.blockNumber <= node.chain.solidNumber() ? tx : undefined;
       return mustBeInBlock && tx.blockNumber === undefined ? undefined : tx;
     };
-    router.all(base + '/gettransactionbyid', (req, res) => {
-      const p = paramsOf(req);
+    serveRead(router, reads, base + '/gettransactionbyid', (p) => {
       const tx = known(p.value, false);
-      sendJson(res, p, tx ? txJson(tx, isVisible(p)) : {});
+      return tx ? txJson(tx, isVisible(p)) : {};
     });
-    router.all(base + '/gettransactioninfobyid', (req, res) => {
-      const p = paramsOf(req);
+    serveRead(router, reads, base + '/gettransactioninfobyid', (p) => {
       const tx = known(p.value, true);
-      sendJson(res, p, tx ? txInfoJson(tx, isVisible(p)) : {});
+      return tx ? txInfoJson(tx, isVisible(p)) : {};
     });
     // Every transaction info of one block, in block order: a JSON array ([] for a block the view does
     // not have or one without transactions); num <= 0 answers {} (GetTransactionInfoByBlockNumServlet).
-    router.all(base + '/gettransactioninfobyblocknum', (req, res) => {
-      const p = paramsOf(req);
+    serveRead(router, reads, base + '/gettransactioninfobyblocknum', (p) => {
       const num = Number(readInt64(p.num, 'num'));
-      if (num <= 0) return sendJson(res, p, {});
+      if (num <= 0) return {};
       const head = solidity ? node.chain.solidNumber() : node.chain.head().number;
       const block = num <= head ? node.chain.blocks[num] : undefined;
-      sendJson(res, p, (block?.txs ?? []).map((tx) => txInfoJson(tx, isVisible(p))));
+      return (block?.txs ?? []).map((tx) => txInfoJson(tx, isVisible(p)));
     });
   }
 }

@@ -9,9 +9,10 @@ import { assetRoutes } from './routes-assets';
 import { accountRoutes } from './routes-accounts';
 import { blockRoutes } from './routes-blocks';
 import { contractRoutes } from './routes-contracts';
+import { readHandler, type Reads } from './reads';
 import { transactionRoutes } from './routes-transactions';
 
-export function createApp(node: DevnetNode): express.Express {
+export function createApp(node: DevnetNode, reads: Reads): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
@@ -29,10 +30,10 @@ export function createApp(node: DevnetNode): express.Express {
 
   const router = express.Router();
   for (const solidity of [false, true]) {
-    blockRoutes(router, node, solidity);
-    accountRoutes(router, node, solidity);
+    blockRoutes(router, reads, node, solidity);
+    accountRoutes(router, reads, node, solidity);
   }
-  transactionRoutes(router, node);
+  transactionRoutes(router, reads, node);
   contractRoutes(router, node);
   adminRoutes(router, node);
   assetRoutes(router, node);
@@ -53,12 +54,14 @@ export function createApp(node: DevnetNode): express.Express {
   return app;
 }
 
-/** The HTTP server: broadcasts on their own fast path, everything else through express. */
+/** The HTTP server: broadcasts and node reads on their own fast paths, everything else through express. */
 export function createServer(node: DevnetNode): http.Server {
-  const app = createApp(node);
+  const reads: Reads = new Map();
+  const app = createApp(node, reads);
   const broadcast = broadcastHandler(node);
+  const read = readHandler(node, reads);
   return http.createServer((req, res) => {
     if (req.method === 'POST' && req.url === BROADCAST_PATH) broadcast(req, res);
-    else app(req, res);
+    else if (!read(req, res)) app(req, res);
   });
 }

@@ -4,6 +4,9 @@
  * java-tron's revoking store does). Reading walks down the layers; a block becoming solid folds
  * its layer into the bottom one. Values are immutable: writers replace, never mutate.
  */
+/** One layer's writes as key/value pairs (undefined: deleted), in write order: a block's state changes. */
+export type StateChanges = [string, unknown][];
+
 export class Layer {
   readonly entries = new Map<string, unknown>();
 
@@ -18,6 +21,10 @@ export class Layer {
 
   set(key: string, value: unknown): void {
     this.entries.set(key, value);
+  }
+
+  changes(): StateChanges {
+    return [...this.entries];
   }
 
   /** A child layer for tentative changes: merge() keeps them, dropping it forgets them. */
