@@ -11,7 +11,8 @@
  *      batch got two orders, and per receiver: CPU ms by process, statements, commands by type.
  * Receivers are activated once up front (faucet), so the figure is delivery, not activation; every batch
  * has its own receivers. Knobs: BENCH_BATCHES (50), BENCH_RECEIVERS (100), BENCH_POSTS (50), BENCH_BLOCK_MS, BENCH_POOL (pool wallets; one per 100 receivers),
- *   BENCH_EXECUTOR_CONCURRENCY (receivers the executor runs at once; unset: BATCH_EXECUTOR_CONCURRENCY, 256), BENCH_SAMPLE_MS (orders by stage every 5,000 ms).
+ *   BENCH_EXECUTOR_CONCURRENCY (receivers the executor runs at once; unset: BATCH_EXECUTOR_CONCURRENCY, 256), BENCH_SAMPLE_MS (orders by stage every 5,000 ms),
+ *   BENCH_WARM_POSTS (POSTs sent and cancelled before the timed ones, 3; 0 times a fresh process's first POSTs).
  */
 import { Session } from 'node:inspector/promises';
 import { writeFile, mkdir } from 'node:fs/promises';
@@ -20,6 +21,7 @@ import os from 'node:os';
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../services/api/app';
+import { warmUpApi } from '../services/api/warm-up';
 import { commandBusFor } from '../services/platform/command-bus';
 import type { Pool } from '../services/platform/db/pool';
 import { createRuntime } from '../services/platform/runtime';
@@ -106,6 +108,9 @@ async function phases(pool: Pool, posts: Array<{ id: string; sentAt: number; ans
 /** Bursts of the POST step: BENCH_BURST POSTs at once (0: no such step), BENCH_BURST_ROUNDS times. */
 const BURST = Number(process.env.BENCH_BURST ?? 0);
 const BURST_ROUNDS = Number(process.env.BENCH_BURST_ROUNDS ?? 20);
+
+/** POSTs sent (and cancelled) before the timed ones: 0 times a fresh process's first POSTs as a caller meets them. */
+const WARM_POSTS = Number(process.env.BENCH_WARM_POSTS ?? 3);
 
 /** How many of the slowest posts `phases` splits one by one. */
 const SLOWEST = Number(process.env.BENCH_SLOWEST ?? 5);
@@ -202,6 +207,7 @@ async function main(): Promise<void> {
   // per POST) is the API and the processor's, not a contest with the executor working off the batches just
   // posted, nor the idle chain roles' polling (which filled most of the CPU per POST at load 25+).
   const roles = await startRoles(rt, ['processor', 'relay']);
+  await warmUpApi(rt); // as the api role does before it listens (services/roles.ts)
   const api: Server = await new Promise((resolve) => {
     const s = createApp({ rt, bus }).listen(0, '127.0.0.1', () => resolve(s));
   });
@@ -231,7 +237,7 @@ async function main(): Promise<void> {
       const res = await fetch(`${base}/v1/batches`, { method: 'POST', headers: { 'content-type': 'application/json', ...signedHeaders(customer.key, 'POST', '/v1/batches', raw) }, body: raw });
       const body = (await res.json()) as Record<string, unknown>;
       if (res.status !== 202) throw new Error(`POST /v1/batches: ${res.status} ${JSON.stringify(body)}`);
-      return { ms: performance.now() - started, id: body.id as string, sentAt, answeredAt: Date.now() };
+      return { ms: performance.now() - started, id: body.id as string, sentAt, answeredAt: Date.now(), timing: res.headers.get('server-timing') ?? '' };
     };
     // A latency probe's receivers are cancelled once it is answered (not timed): left queued, the executor
     // would work through 100 receivers per probe (3 commands each) ahead of or beside the run.
@@ -247,7 +253,7 @@ async function main(): Promise<void> {
     const sequential: Array<Awaited<ReturnType<typeof post>>> = [];
     // CPU per POST by process (this one holds the API, processor and relay; the posting client's part is small):
     // unlike the answer times, hardly moved by what else the machine runs.
-    for (let i = 0; i < 3; i++) await cancel((await post(`warm-${n++}`, true)).id); // compiled paths, warm pools
+    for (let i = 0; i < WARM_POSTS; i++) await cancel((await post(`warm-${n++}`, true)).id); // compiled paths, warm pools
     await rt.pool.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements').catch(() => undefined);
     const listBefore = LIST_STATEMENTS ? await statementRows(rt.pool) : null;
     const procBefore = cpuSnapshot();
@@ -261,8 +267,10 @@ async function main(): Promise<void> {
     const byGroup = cpuByGroup(procBefore, cpuSnapshot(), classify);
     const statementsAfter = await statementTotals(rt.pool);
     await postProfile.stop();
+    const firsts = sequential.slice(0, 10).map((p) => p.ms.toFixed(1)).join(', ');
     const times = sequential.map((p) => p.ms).sort((a, b) => a - b);
     console.log(`POST /v1/batches with ${RECEIVERS} items: p50 ${percentile(times, 50).toFixed(1)} ms, p99 ${percentile(times, 99).toFixed(1)} ms (${POSTS} sequential, load ${os.loadavg()[0].toFixed(1)})`);
+    console.log(`  first ${Math.min(10, POSTS)} POSTs after ${WARM_POSTS} warm-up POSTs (ms, in order): ${firsts}; the first's Server-Timing: ${sequential[0]?.timing}`);
     console.log(perUnit('POST', POSTS, byGroup, statementsBefore, statementsAfter));
     if (LIST_STATEMENTS) statementList(listBefore, await statementRows(rt.pool), POSTS, 'POST');
     console.log(`  where the time goes: ${await phases(rt.pool, sequential)}`);

@@ -4,6 +4,7 @@
  */
 import type { Server } from 'node:http';
 import { createApp } from './api/app';
+import { warmUpApi } from './api/warm-up';
 import { commandBusFor } from './platform/command-bus';
 import { logger } from './platform/logger';
 import { commandsApplied, outboxPublished } from './platform/metrics';
@@ -121,6 +122,8 @@ export async function startRoles(rt: Runtime, roles: Role[]): Promise<Stoppable[
   if (roles.includes('api')) {
     const bus = commandBusFor(rt);
     await bus.start();
+    // Ready only when warm: what the first requests would open on their path is opened before listening.
+    await warmUpApi(rt);
     const server: Server = await new Promise((resolve) => {
       const s = createApp({ rt, bus }).listen(rt.cfg.API_PORT, rt.cfg.API_HOST, () => resolve(s));
     });

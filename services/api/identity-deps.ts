@@ -2,7 +2,9 @@
 import type { CommandBus, NewCommand } from '../platform/command-bus';
 import type { Runtime } from '../platform/runtime';
 import { isTronAddress } from '../identity/address';
+import type { Response } from 'express';
 import { ApiError } from './errors';
+import { markStage } from './stage-timing';
 import type { RequestValidator } from './validate';
 import type { RateSource } from './views/account-view';
 
@@ -19,9 +21,13 @@ export function checkAddress(value: string, field: string): string {
   return value;
 }
 
-/** Submits a command and answers its body, or throws the processor's error (503 when refused). */
-export async function submitCommand(bus: CommandBus, body: NewCommand): Promise<{ status: number; body: Record<string, unknown> }> {
-  const result = await bus.submit(body);
+/**
+ * Submits a command and answers its body, or throws the processor's error (503 when refused). Given `res`,
+ * marks the Server-Timing stages `append` (acknowledged by the log) and `reply` (the processor's answer).
+ */
+export async function submitCommand(bus: CommandBus, body: NewCommand, res?: Response): Promise<{ status: number; body: Record<string, unknown> }> {
+  const result = await bus.submit(body, undefined, undefined, res && (() => markStage(res, 'append')));
+  if (res) markStage(res, 'reply');
   if (result.outcome !== 'applied' || !result.body) {
     throw result.error ? ApiError.from(result.error) : new ApiError('service_unavailable');
   }

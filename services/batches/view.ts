@@ -1,5 +1,6 @@
 /** The Batch and BatchItem objects of the spec (section 2), derived from the batch row and its orders. */
 import { delegateHashes, type Order } from '../domain/orders';
+import { jsonInt } from '../platform/json';
 import {
   activationStatus, bandwidthOf, batchStatus, chargedSun, itemStatus, summaryOf, trackingId, type Batch, type BatchItem, type ItemStatus,
 } from './rules';
@@ -37,15 +38,29 @@ function attemptsOf(item: BatchItem): number {
   return item.attempts ?? Math.max(1, item.orderIds.length);
 }
 
-export function itemJson(batch: Batch, item: BatchItem, orders: Map<string, Order>): Record<string, unknown> {
-  const own = ordersOfItem(item, orders);
+/** One receiver's orders and status, worked out once for both the summary and its JSON. */
+interface ItemState {
+  item: BatchItem;
+  own: Order[];
+  topUp: Order | undefined;
+  status: ItemStatus;
+}
+
+const NO_ORDERS: Order[] = [];
+
+function itemState(item: BatchItem, orders: Map<string, Order>): ItemState {
+  // A queued receiver has no orders: no lookups and no arrays for the 100 items of a new batch's answer.
+  const own = item.orderIds.length === 0 ? NO_ORDERS : ordersOfItem(item, orders);
   const topUp = topUpOf(item, orders);
+  return { item, own, topUp, status: itemStatus(item, own, topUp) };
+}
+
+function itemJson(batch: Batch, { item, own, topUp, status }: ItemState): Record<string, unknown> {
   const all = topUp ? [topUp, ...own] : own;
-  const status = itemStatus(item, own, topUp);
   const settled = own.filter((o) => o.status !== 'failed' && o.deliveredAmount !== null);
   const failure = item.failure ?? own.find((o) => o.failure)?.failure ?? null;
   // The first order placed carries the activation: the top-up when there is one.
-  const activationTx = all.flatMap((o) => o.allocations).find((a) => a.kind === 'activate');
+  const activationTx = all.length === 0 ? undefined : all.flatMap((o) => o.allocations).find((a) => a.kind === 'activate');
   return {
     receiver: item.receiver,
     tracking_id: trackingId(batch, item.receiver),
@@ -55,8 +70,8 @@ export function itemJson(batch: Batch, item: BatchItem, orders: Map<string, Orde
     tier: item.tier,
     delivered_amount: settled.length ? settled.reduce((n, o) => n + (o.deliveredAmount ?? 0), 0) : null,
     order_ids: item.orderIds,
-    delegate_hashes: own.flatMap(delegateHashes),
-    charged_amount_sun: chargedSun(all),
+    delegate_hashes: own.length === 0 ? [] : own.flatMap(delegateHashes),
+    charged_amount_sun: jsonInt(chargedSun(all)),
     activation: { status: activationStatus(item, all), hash: activationTx?.txId ?? null },
     bandwidth: bandwidthJson(item, topUp),
     attempts: attemptsOf(item),
@@ -67,15 +82,16 @@ export function itemJson(batch: Batch, item: BatchItem, orders: Map<string, Orde
 }
 
 export function batchJson(batch: Batch, orders: Map<string, Order>, receiver?: string): Record<string, unknown> {
-  const statuses = batch.items.map((i) => itemStatusIn(i, orders));
-  const shown = receiver === undefined ? batch.items : batch.items.filter((i) => i.receiver === receiver);
+  const states = batch.items.map((i) => itemState(i, orders));
+  const statuses = states.map((s) => s.status);
+  const shown = receiver === undefined ? states : states.filter((s) => s.item.receiver === receiver);
   return {
     id: batch.id,
     client_batch_id: batch.clientBatchId,
     status: batch.finalStatus ?? batchStatus(statuses),
     items_accepted: batch.items.length,
     summary: summaryOf(statuses),
-    items: shown.map((i) => itemJson(batch, i, orders)),
+    items: shown.map((s) => itemJson(batch, s)),
     created_at: iso(batch.createdAt),
     finished_at: iso(batch.finishedAt),
   };

@@ -283,6 +283,11 @@ export class KafkaLog {
     });
   }
 
+  /** Connects the shared producer now (start-up) instead of on the first send, which would wait for it. */
+  async connectProducer(): Promise<void> {
+    await this.producer();
+  }
+
   async send(topic: string, records: OutgoingRecord[]): Promise<Array<{ partition: number; offset: bigint }>> {
     const made = this.producer();
     const producer = await made;

@@ -85,7 +85,7 @@ export async function createRuntime(cfg: Config, options: RuntimeOptions = {}): 
   logger.level = cfg.LOG_LEVEL;
   const databaseUrl = options.databaseUrl ?? cfg.DATABASE_URL;
   if (options.migrate ?? true) await migrate(databaseUrl);
-  const pool = createPool(databaseUrl, cfg.DATABASE_POOL_MAX);
+  const pool = createPool(databaseUrl, cfg.DATABASE_POOL_MAX, cfg.DATABASE_POOL_MIN);
   const checkIdentity = (options.logIdentity ?? 'check') === 'check';
   if (checkIdentity) await checkNetwork(pool, cfg.NETWORK, databaseUrl).catch(async (err) => {
     await pool.end();

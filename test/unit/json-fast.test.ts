@@ -3,7 +3,7 @@
  * parseOwnJson the same values (int64 beyond 2^53 as bigint, safe integers and fractions as numbers).
  */
 import { isSafeNumber, parse, stringify } from 'lossless-json';
-import { parseJson, parseOwnJson, stringifyJson } from '../../services/platform/json';
+import { jsonInt, parseJson, parseOwnJson, stringifyJson } from '../../services/platform/json';
 
 const samples: unknown[] = [
   { a: 1, b: -2, c: 1.5, d: 0.1, e: 1e21, f: 9_007_199_254_740_991, big: 9_223_372_036_854_775_807n, neg: -12_345_678_901_234_567_890n, small: 5n },
@@ -28,6 +28,24 @@ test('parseOwnJson reads what parseJson reads, int64 exact', () => {
 
 test('stringifyJson refuses what JSON cannot hold', () => {
   expect(() => stringifyJson(undefined)).toThrow(TypeError);
+  // Circular: the fast path's TypeError is not a bigint's; the replacer's pass throws it again.
+  const loop: Record<string, unknown> = {};
+  loop.self = loop;
+  expect(() => stringifyJson(loop)).toThrow(/circular/i);
+});
+
+test('stringifyJson: a bigint deep in a value (the fast path given up part way) writes what lossless-json writes', () => {
+  const late = { items: Array.from({ length: 30 }, (_, k) => ({ k, s: 'x'.repeat(k) })), tail: [1, { sun: 12_345_678_901_234_567_890n }] };
+  expect(stringifyJson(late)).toBe(stringify(late));
+});
+
+test('jsonInt: the same JSON text as the bigint, a number only where exact', () => {
+  for (const v of [0n, 1n, -1n, 9_007_199_254_740_991n, -9_007_199_254_740_991n, 9_007_199_254_740_992n, -9_007_199_254_740_992n, 9_223_372_036_854_775_807n]) {
+    expect(stringifyJson({ v: jsonInt(v) })).toBe(stringifyJson({ v }));
+  }
+  expect(typeof jsonInt(9_007_199_254_740_991n)).toBe('number');
+  expect(typeof jsonInt(9_007_199_254_740_992n)).toBe('bigint');
+  expect(typeof jsonInt(-9_007_199_254_740_992n)).toBe('bigint');
 });
 
 test('parseOwnJson without a 16-digit run (the reviver skipped) reads what parseJson reads', () => {

@@ -57,6 +57,8 @@ export class ApiKeyCache {
   private syncing = false;
   /** One warning per outage of the listening connection, not one per retry. */
   private warned = false;
+  /** The last connect attempt, settled once it listens or failed. */
+  private attempt: Promise<void> = Promise.resolve();
 
   constructor(private readonly pool: Pool) {}
 
@@ -73,6 +75,17 @@ export class ApiKeyCache {
     const row = await findApiKey(this.pool, id);
     if (row && this.listening && started === this.generation) this.keep(row);
     return row;
+  }
+
+  /**
+   * Opens the listening connection now rather than at the first request (start-up: that request would
+   * read its row from the pool while the connection is being opened beside it). True once LISTEN is in
+   * force; false when it failed, and then requests read rows until the retry listens, as ever.
+   */
+  async start(): Promise<boolean> {
+    this.connect();
+    await this.attempt;
+    return this.serving;
   }
 
   /** Stops listening for good (the runtime is closing); requests read rows from then on. */
@@ -149,7 +162,7 @@ export class ApiKeyCache {
       else this.rows.clear();
     });
     this.client = client;
-    void (async () => {
+    this.attempt = (async () => {
       try {
         await client.connect();
         // The listening connection never keeps the process alive by itself.

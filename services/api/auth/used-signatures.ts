@@ -36,10 +36,12 @@ export class UsedSignatures {
   private connection = 0;
   private purgedAt = 0;
   private closed = false;
+  /** The copy of the current connection, settled when Redis answers again or the copy failed (retried). */
+  private copying: Promise<void> = Promise.resolve();
 
   constructor(private readonly rt: Pick<Runtime, 'pool' | 'redis' | 'clock' | 'cfg'>) {
     const { redis } = rt;
-    redis.on('ready', () => void this.backfill(++this.connection));
+    redis.on('ready', () => void (this.copying = this.backfill(++this.connection)));
     redis.on('close', () => {
       this.synced = false;
       this.connection++;
@@ -48,7 +50,16 @@ export class UsedSignatures {
       this.closed = true;
       clearTimeout(this.timer);
     });
-    if (redis.status === 'ready') void this.backfill(++this.connection);
+    if (redis.status === 'ready') this.copying = this.backfill(++this.connection);
+  }
+
+  /**
+   * Waits for the copy into Redis that starts with this guard (start-up: until then each signature goes to
+   * PostgreSQL's fallback, a row insert per signed write). True when Redis answers signatures now.
+   */
+  async start(): Promise<boolean> {
+    await this.copying;
+    return this.redisAnswers;
   }
 
   /** Whether Redis answers (connected, and the window's signatures copied into it); else PostgreSQL does. */

@@ -12,6 +12,7 @@ import { batchRequestHash, duplicateReceiver, mergeItems, queuedBatch, type Batc
 import { batchByRef, listBatches, ordersOfBatches } from '../../batches/store';
 import { accountIdOf, requireAuth } from '../auth/require-auth';
 import { ApiError, sendJson } from '../errors';
+import { markStage } from '../stage-timing';
 import { createdCursorCodec } from '../cursor';
 import { checkAddress, submitCommand } from '../identity-deps';
 import type { RequestValidator } from '../validate';
@@ -74,6 +75,7 @@ export function batchesRouter(deps: BatchRouteDeps): Router {
   const writer = { apiKey: { scope: 'orders.write' as const }, session: { minRole: 'editor' as const } };
 
   router.post('/v1/batches', requireAuth(writer), validator.for('createBatch'), async (req, res) => {
+    markStage(res, 'auth');
     const accountId = accountIdOf(res);
     const body = req.body as { client_batch_id?: string; defaults?: Record<string, any>; items: Array<Record<string, any>> };
     const batchKey = batchKeyOf(req, body.client_batch_id);
@@ -87,11 +89,14 @@ export function batchesRouter(deps: BatchRouteDeps): Router {
     items.forEach((item, k) => checkItem(rt.prices, item, `items[${k}]`));
     const clientBatchId = body.client_batch_id ?? null;
     const requestHash = batchRequestHash(clientBatchId, items);
-    const result = await submitCommand(bus, { type: 'batch.create', accountId, batchKey, clientBatchId, requestHash, items });
+    markStage(res, 'check');
+    const result = await submitCommand(bus, { type: 'batch.create', accountId, batchKey, clientBatchId, requestHash, items }, res);
     const id = String(result.body.id);
     if (result.status === 202) {
       const batch = queuedBatch({ id, accountId, batchKey, clientBatchId, requestHash, createdAt: Number(result.body.created_at) }, items);
-      return sendJson(res, 202, batchJson(batch, new Map()));
+      const json = batchJson(batch, new Map());
+      markStage(res, 'view');
+      return sendJson(res, 202, json);
     }
     // The same request again: the original as it stands now.
     const original = await batchByRef(rt.pool, accountId, id);

@@ -5,7 +5,6 @@
  */
 import { Router, type Request, type Response } from 'express';
 import type { ChainReader } from '../../chain/reads';
-import type { NewCommand } from '../../platform/command-bus';
 import type { CommandBus } from '../../platform/command-bus';
 import { randomId } from '../../domain/ids';
 import { orderDetailJson, orderJson, type OrderStatus } from '../../domain/orders';
@@ -23,7 +22,7 @@ import { BroadcastWatch, placedOrderAnswer } from '../sync-delivery';
 import { ApiError, sendJson } from '../errors';
 import { createdCursorCodec } from '../cursor';
 import { markStage } from '../stage-timing';
-import { checkAddress } from '../identity-deps';
+import { checkAddress, submitCommand } from '../identity-deps';
 import { insertQuote, listOrders, orderByRef, quoteById, type OrderCursor, type OrderFilter } from '../stores/orders';
 import type { RequestValidator } from '../validate';
 import { accountLimits } from '../views/account-view';
@@ -82,14 +81,6 @@ function priced(table: PriceTable, body: { resource: OrderResource; amount?: num
 }
 
 const { encode: encodeCursor, decode: decodeCursor } = createdCursorCodec('ord');
-
-/** Marks the stages `append` (acknowledged by the log) and `reply` (the processor's answer) when given `res`. */
-async function submit(bus: CommandBus, body: NewCommand, res?: Response): Promise<{ status: number; body: Record<string, unknown> }> {
-  const result = await bus.submit(body, undefined, undefined, res && (() => markStage(res, 'append')));
-  if (res) markStage(res, 'reply');
-  if (result.outcome !== 'applied' || !result.body) throw result.error ? ApiError.from(result.error) : new ApiError('service_unavailable');
-  return { status: result.status, body: result.body };
-}
 
 export function ordersRouter(deps: OrderRouteDeps): Router {
   const { rt, bus, validator } = deps;
@@ -169,7 +160,7 @@ export function ordersRouter(deps: OrderRouteDeps): Router {
       paySun, activateSun, source: authOf(res).kind === 'session' ? 'dashboard' : 'api', memo: body.memo ?? null, supplier: rt.cfg.ORDER_SUPPLIER,
     });
     markStage(res, 'price');
-    const result = await submit(bus, command, res);
+    const result = await submitCommand(bus, command, res);
     const answer = await placedOrderAnswer(rt.pool, watch, accountId, result.body, rt.cfg.ORDER_SYNC_WAIT_MS);
     markStage(res, 'sync');
     sendJson(res, result.status, answer);
@@ -219,7 +210,7 @@ export function ordersRouter(deps: OrderRouteDeps): Router {
     const idempotencyKey = idempotencyKeyOf(req);
     const order = await orderByRef(rt.pool, accountId, String(req.params.orderId));
     if (!order) throw new ApiError('not_found', 'No such order.');
-    const result = await submit(bus, {
+    const result = await submitCommand(bus, {
       type: 'order.close', accountId, orderId: order.id, step: 'request', reason: 'reclaimed', txs: [], idempotencyKey, at: rt.clock.now(), replaces: [],
     });
     sendJson(res, result.status, result.body);

@@ -12,13 +12,28 @@ pg.types.setTypeParser(pg.types.builtins.JSON, (text) => parseOwnJson(text));
 export type Pool = pg.Pool;
 export type PoolClient = pg.PoolClient;
 
-export function createPool(databaseUrl: string, max = 10): pg.Pool {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max, application_name: 'energy-rental' });
+/** `min`: connections kept open when idle (pg-pool closes the others after 10 s idle); none are opened here (see openConnections). */
+export function createPool(databaseUrl: string, max = 10, min = 0): pg.Pool {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max, min: Math.min(min, max), application_name: 'energy-rental' });
   // An idle client's error (server restart) must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
   // Nor a checked-out client's (a held LISTEN connection, a transaction): the query in flight fails with it.
   pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
+}
+
+/**
+ * Opens `count` connections at once (up to the pool's max) and hands them back idle: start-up work, so
+ * the first requests find connections ready instead of starting PostgreSQL backends on their path. With
+ * `min` at least `count` they stay open.
+ */
+export async function openConnections(pool: pg.Pool, count: number): Promise<void> {
+  const want = Math.min(count, pool.options.max) - pool.totalCount;
+  if (want <= 0) return;
+  const opened = await Promise.allSettled(Array.from({ length: want }, () => pool.connect()));
+  for (const o of opened) if (o.status === 'fulfilled') o.value.release();
+  const failed = opened.find((o) => o.status === 'rejected');
+  if (failed) throw failed.reason;
 }
 
 /**
