@@ -370,9 +370,10 @@ export class Rebroadcaster {
   /** Transactions sent by sendAhead, with when: kept by `send` until their orders are handed in. */
   private readonly ahead = new Map<string, number>();
   /**
-   * Owners (order_tx_ids) of transactions answered DUP_TRANSACTION, read once per id: a transaction not yet in a
-   * block is re-broadcast every `everyMs` and answered DUP each time (bench/batches: 0.16 to 0.42 single-id
-   * reads per receiver before). An owner never changes once stored; trimmed like `sentAt`.
+   * Owners (order_tx_ids) of transactions: known from sendAhead, or read for a round's DUP_TRANSACTION answers
+   * in one query, once per id. A transaction sent ahead and not in a block `everyMs` later is sent again and
+   * answered DUP (bench/batches: 0.2 to 0.4 single-id reads per receiver before). An owner never changes once
+   * stored; trimmed like `sentAt`.
    */
   private readonly owners = new Map<string, string>();
   /** Refusals (CONTRACT_VALIDATE_ERROR and the like) since the last `refusals()` call. */
@@ -424,11 +425,16 @@ export class Rebroadcaster {
   /**
    * Broadcasts transactions whose orders are not in the work list `send` is given yet (their sets stored
    * and appended, not applied): remembered as sent and accepted until they are, so `send` does not
-   * repeat them at once.
+   * repeat them at once. Only transactions of a set stored for `orderId` (storeSignedSets, signedOnce):
+   * storing a set records every id of it in order_tx_ids for its order or refuses the whole set, so each
+   * one's owner is known here and a later DUP_TRANSACTION needs no lookup.
    */
   async sendAhead(txs: OwnedTx[]): Promise<void> {
     const now = Date.now();
-    for (const t of txs) this.ahead.set(t.txId, now);
+    for (const t of txs) {
+      this.ahead.set(t.txId, now);
+      this.owners.set(t.txId, t.orderId);
+    }
     await this.broadcastDue(txs.filter((t) => !this.dead.has(t.txId) && now - (this.sentAt.get(t.txId) ?? 0) >= this.everyMs));
   }
 

@@ -50,3 +50,15 @@ test('without an owner lookup every duplicate is taken as our own', async () => 
   await sender.send([{ orderId: 'ord_a', txId: 't1', signedTx: 's1' }]);
   expect(sender.wasAccepted('t1')).toBe(true);
 });
+
+test('a transaction sent ahead (its set stored for that order) is answered DUP later without an owner lookup', async () => {
+  const lookups: string[][] = [];
+  const sender = new Rebroadcaster(duplicateWriter(), 0, async (ids) => (lookups.push([...ids]), new Map()));
+  const tx = { orderId: 'ord_a', txId: 't1', signedTx: 's1' };
+  await sender.sendAhead([tx]);
+  await sender.send([tx, { orderId: 'ord_b', txId: 't2', signedTx: 's2' }]);
+  expect(sender.wasAccepted('t1')).toBe(true);
+  // Only the one not sent ahead is looked up (and, stored by no order here, dropped).
+  expect(lookups).toEqual([['t2']]);
+  expect(sender.alive('t2')).toBe(false);
+});
