@@ -364,7 +364,7 @@ async function main(): Promise<void> {
     // Per receiver of the run (the probes posted meanwhile are in it too: a POST and a cancel every ~100 ms).
     const receivers = BATCHES * RECEIVERS;
     console.log(perUnit('receiver of the run', receivers, runCpu, runStatementsBefore, runStatementsAfter));
-    if (LIST_STATEMENTS) statementList(runListBefore, await statementRows(rt.pool), receivers, 'receiver');
+    if (LIST_STATEMENTS) statementList(runListBefore, await statementRows(rt.pool), receivers, 'receiver', 'ms');
     const commands = [...(await commandCounts(rt.pool))].map(([type, n]) => ({ type, n: n - (commandsBefore.get(type) ?? 0) })).filter((c) => c.n > 0).sort((a, b) => b.n - a.n);
     const total = commands.reduce((sum, c) => sum + c.n, 0);
     console.log(`  commands per receiver ${(total / receivers).toFixed(2)}: ${commands.map((c) => `${c.type} ${(c.n / receivers).toFixed(2)}`).join(', ')}`);

@@ -33,7 +33,7 @@ export interface OrderChainDeps extends ChainRoleDeps {
 /** The shared reader, writer and suppliers, and a sender of the role's own (its resend times and refusals are the role's). */
 export function orderChainOf(deps: OrderChainDeps): Pick<ChainClients, 'reader' | 'writer' | 'suppliers'> & { sender: Rebroadcaster } {
   const { reader, writer, suppliers } = deps.chain ?? chainClients(deps.cfg, deps.pool);
-  return { reader, writer, suppliers, sender: new Rebroadcaster(writer, 3_000, (txId) => txOwner(deps.pool, txId)) };
+  return { reader, writer, suppliers, sender: new Rebroadcaster(writer, 3_000, (txIds) => txOwners(deps.pool, txIds)) };
 }
 
 /** A bus for roles that append chain facts only (no replies awaited, so no reply subscription). */
@@ -291,6 +291,15 @@ export async function txOwner(pool: Pool, txId: string): Promise<string | null> 
   return rows[0]?.order_id ?? null;
 }
 
+/** The orders that stored these transaction ids (order_tx_ids: one owner per id, never changed), by id; ids no order stored are absent. */
+export async function txOwners(pool: Pool, txIds: string[]): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  if (txIds.length === 0) return out;
+  const { rows } = await pool.query('SELECT tx_id, order_id FROM order_tx_ids WHERE tx_id = ANY($1::text[])', [txIds]);
+  for (const r of rows as Array<{ tx_id: string; order_id: string }>) out.set(r.tx_id, r.order_id);
+  return out;
+}
+
 /** A delegation of a stored signed set, with its expiration (chain ms) read from its signed bytes once. */
 export interface StoredDelegation {
   from: string;
@@ -361,13 +370,21 @@ export class Rebroadcaster {
   private readonly accepted = new Set<string>();
   /** Transactions sent by sendAhead, with when: kept by `send` until their orders are handed in. */
   private readonly ahead = new Map<string, number>();
+  /**
+   * Owners (order_tx_ids) of transactions: known from sendAhead, or read for a round's DUP_TRANSACTION answers
+   * in one query, once per id. A transaction sent ahead and not in a block `everyMs` later is sent again and
+   * answered DUP (bench/batches 5 x 100: 79 such answers, each a single-id read before, none now). An owner
+   * never changes once stored; trimmed like `sentAt`.
+   */
+  private readonly owners = new Map<string, string>();
   /** Refusals (CONTRACT_VALIDATE_ERROR and the like) since the last `refusals()` call. */
   private refused = new Map<string, { code: string; message: string }>();
 
   constructor(
     private readonly writer: ChainWriter,
     private readonly everyMs = 3_000,
-    private readonly owner: ((txId: string) => Promise<string | null>) | null = null,
+    /** The orders that stored these ids (txOwners); null: every DUP_TRANSACTION is taken as our own. */
+    private readonly ownersOf: ((txIds: string[]) => Promise<Map<string, string>>) | null = null,
   ) {}
 
   /** Refusals seen since the last call (then forgotten). */
@@ -402,22 +419,29 @@ export class Rebroadcaster {
     for (const id of this.sentAt.keys()) if (!kept(id)) this.sentAt.delete(id);
     for (const id of this.dead) if (!kept(id)) this.dead.delete(id);
     for (const id of this.accepted) if (!kept(id)) this.accepted.delete(id);
+    for (const id of this.owners.keys()) if (!kept(id)) this.owners.delete(id);
     await this.broadcastDue(txs.filter((t) => !this.dead.has(t.txId) && now - (this.sentAt.get(t.txId) ?? 0) >= this.everyMs));
   }
 
   /**
    * Broadcasts transactions whose orders are not in the work list `send` is given yet (their sets stored
    * and appended, not applied): remembered as sent and accepted until they are, so `send` does not
-   * repeat them at once.
+   * repeat them at once. Only transactions of a set stored for `orderId` (storeSignedSets, signedOnce):
+   * storing a set records every id of it in order_tx_ids for its order or refuses the whole set, so each
+   * one's owner is known here and a later DUP_TRANSACTION needs no lookup.
    */
   async sendAhead(txs: OwnedTx[]): Promise<void> {
     const now = Date.now();
-    for (const t of txs) this.ahead.set(t.txId, now);
+    for (const t of txs) {
+      this.ahead.set(t.txId, now);
+      this.owners.set(t.txId, t.orderId);
+    }
     await this.broadcastDue(txs.filter((t) => !this.dead.has(t.txId) && now - (this.sentAt.get(t.txId) ?? 0) >= this.everyMs));
   }
 
   private async broadcastDue(due: OwnedTx[]): Promise<void> {
     for (let i = 0; i < due.length; i += BROADCASTS_AT_ONCE) {
+      const duplicates: OwnedTx[] = [];
       await Promise.all(due.slice(i, i + BROADCASTS_AT_ONCE).map(async (t) => {
         const outcome: BroadcastOutcome = await this.writer.broadcast(t.signedTx);
         this.sentAt.set(t.txId, Date.now());
@@ -425,17 +449,29 @@ export class Rebroadcaster {
         if (outcome.kind === 'expired') this.dead.add(t.txId);
         if (outcome.kind === 'refused') this.refused.set(t.txId, { code: outcome.code, message: outcome.message });
         if (outcome.kind === 'expired' || outcome.kind === 'refused') logger.warn({ txId: t.txId, ...outcome }, 'broadcast refused');
-        if (outcome.kind === 'duplicate' && !this.owner) this.accepted.add(t.txId);
-        if (outcome.kind === 'duplicate' && this.owner) {
-          const owner = await this.owner(t.txId);
-          if (owner !== t.orderId) {
-            this.dead.add(t.txId);
-            logger.error({ txId: t.txId, orderId: t.orderId, owner }, 'DUP_TRANSACTION for a transaction this order did not store: dropped');
-          } else {
-            this.accepted.add(t.txId);
-          }
-        }
+        if (outcome.kind === 'duplicate') duplicates.push(t);
       }));
+      await this.judgeDuplicates(duplicates);
+    }
+  }
+
+  /** DUP_TRANSACTION answers of one round of broadcasts: ours (accepted) only when the sending order stored the id. */
+  private async judgeDuplicates(duplicates: OwnedTx[]): Promise<void> {
+    if (duplicates.length === 0) return;
+    if (!this.ownersOf) {
+      for (const t of duplicates) this.accepted.add(t.txId);
+      return;
+    }
+    const unknown = [...new Set(duplicates.filter((t) => !this.owners.has(t.txId)).map((t) => t.txId))];
+    if (unknown.length > 0) for (const [id, order] of await this.ownersOf(unknown)) this.owners.set(id, order);
+    for (const t of duplicates) {
+      const owner = this.owners.get(t.txId) ?? null;
+      if (owner !== t.orderId) {
+        this.dead.add(t.txId);
+        logger.error({ txId: t.txId, orderId: t.orderId, owner }, 'DUP_TRANSACTION for a transaction this order did not store: dropped');
+      } else {
+        this.accepted.add(t.txId);
+      }
     }
   }
 
@@ -445,6 +481,7 @@ export class Rebroadcaster {
       this.dead.delete(id);
       this.accepted.delete(id);
       this.ahead.delete(id);
+      this.owners.delete(id);
     }
   }
 }
