@@ -1,7 +1,8 @@
 /**
  * Webhook delivery on the real stack: credits go through the pipeline (command → processor → outbox →
  * relay → account-events) to the dispatcher, which delivers them to real HTTPS receivers on loopback.
- * The clock runs 20 times faster: the 10 s answer limit is 500 ms, the 15 s retry 750 ms.
+ * The clock runs 20 times faster: the 10 s answer limit is 500 ms, raised to the real floor of
+ * 1,000 ms (services/dispatcher/dispatcher.ts), the 15 s retry 750 ms.
  */
 import { randomUUID } from 'node:crypto';
 import type { CommandBus } from '../../../services/platform/command-bus';
