@@ -285,12 +285,6 @@ export async function storeSignedSets(pool: Pool, purpose: 'allocate', sets: Arr
   return out;
 }
 
-/** The order that stored `txId`, if any. */
-export async function txOwner(pool: Pool, txId: string): Promise<string | null> {
-  const { rows } = await pool.query('SELECT order_id FROM order_tx_ids WHERE tx_id = $1', [txId]);
-  return rows[0]?.order_id ?? null;
-}
-
 /** The orders that stored these transaction ids (order_tx_ids: one owner per id, never changed), by id; ids no order stored are absent. */
 export async function txOwners(pool: Pool, txIds: string[]): Promise<Map<string, string>> {
   const out = new Map<string, string>();
@@ -298,6 +292,11 @@ export async function txOwners(pool: Pool, txIds: string[]): Promise<Map<string,
   const { rows } = await pool.query('SELECT tx_id, order_id FROM order_tx_ids WHERE tx_id = ANY($1::text[])', [txIds]);
   for (const r of rows as Array<{ tx_id: string; order_id: string }>) out.set(r.tx_id, r.order_id);
   return out;
+}
+
+/** The order that stored `txId`, if any. */
+export async function txOwner(pool: Pool, txId: string): Promise<string | null> {
+  return (await txOwners(pool, [txId])).get(txId) ?? null;
 }
 
 /** A delegation of a stored signed set, with its expiration (chain ms) read from its signed bytes once. */

@@ -20,7 +20,7 @@ test('transaction states of settled orders are dropped from the cache', async ()
   const confirmer = new Confirmer({
     cfg: { ORDER_WAIT_WINDOW_MS: 10_000 } as any,
     // order_tx_ids: each transaction stored by its own order (tx_a* by ord_a, tx_b* by ord_b).
-    pool: { query: async (sql: string, params: string[]) => ({ rows: sql.includes('order_tx_ids') ? [{ order_id: `ord_${params[0][3]}` }] : [] }) } as any,
+    pool: { query: async (sql: string, params: string[][]) => ({ rows: sql.includes('order_tx_ids') ? [{ tx_id: params[0][0], order_id: `ord_${params[0][0][3]}` }] : [] }) } as any,
     clock: new SteppedClock(1_000),
     bus: { append: async (c: any[]) => void appended.push(...c) } as any,
     reader: {

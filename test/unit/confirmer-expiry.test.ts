@@ -24,7 +24,7 @@ const order = (id: string): Order => {
 function confirmerOver(chain: { solidTimestamp: number; solidTxs: Set<string> }, calls: string[], appended: any[]) {
   return new Confirmer({
     cfg: { ORDER_WAIT_WINDOW_MS: 10_000 } as any,
-    pool: { query: async (sql: string, params: string[]) => ({ rows: sql.includes('order_tx_ids') ? [{ order_id: `ord_${params[0].slice(7)}` }] : [] }) } as any,
+    pool: { query: async (sql: string, params: string[][]) => ({ rows: sql.includes('order_tx_ids') ? [{ tx_id: params[0][0], order_id: `ord_${params[0][0].slice(7)}` }] : [] }) } as any,
     clock: new SteppedClock(60_000),
     bus: { append: async (c: any[]) => void appended.push(...c) } as any,
     reader: {

@@ -21,7 +21,7 @@ test('a pending transaction is read again only once a solidified block holding i
   const chain = { solid: 10, blocks: new Map<number, string[]>(), landed: new Set<string>(), failRange: false };
   const confirmer = new Confirmer({
     cfg: { ORDER_WAIT_WINDOW_MS: 60_000 } as any,
-    pool: { query: async (sql: string) => ({ rows: sql.includes('order_tx_ids') ? [{ order_id: 'ord_a' }] : [] }) } as any,
+    pool: { query: async (sql: string, params: string[][]) => ({ rows: sql.includes('order_tx_ids') ? [{ tx_id: params[0][0], order_id: 'ord_a' }] : [] }) } as any,
     clock: new SteppedClock(1_000),
     bus: { append: async (c: any[]) => void appended.push(...c) } as any,
     reader: {
