@@ -113,6 +113,9 @@ export async function applyBatch(
   // Follow-ups applied right after their parent (see appliesInline), and those of them this slice must claim.
   const inline = new Set<string>();
   const claimLater: WorkCommand[] = [];
+  // An inline follow-up has no record of its own: it carries its parent's trace.
+  const traces = new Map<string, Record<string, string> | null>();
+  const traceContextOf = (command: Command) => (traces.has(command.commandId) ? (traces.get(command.commandId) ?? null) : traceOfRecord(command));
   const step = (command: WorkCommand): void => {
     const reason = policy.refusalFor(command);
     if (reason) {
@@ -173,8 +176,6 @@ export async function applyBatch(
       step(followUp);
     }
   };
-  const traces = new Map<string, Record<string, string> | null>();
-  const traceContextOf = (command: Command) => (traces.has(command.commandId) ? (traces.get(command.commandId) ?? null) : traceOfRecord(command));
   for (const command of fresh) if (!inline.has(command.commandId)) step(command);
 
   // The ledger's and the orders' writes in one statement (one round trip), before the other stores' (whose
