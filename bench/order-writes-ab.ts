@@ -17,7 +17,7 @@ import { join, resolve } from 'node:path';
 import type { PoolClient } from '../services/platform/db/pool';
 import { dropWorld, newWorld, openRuntime } from '../test/support/world';
 import { median } from './figures';
-import { processTicks } from './proc-cpu';
+import { cpuAround } from './proc-cpu';
 
 const BASE = process.env.BENCH_BASE;
 const BATCH = Number(process.env.BENCH_BATCH ?? 50);
@@ -139,14 +139,11 @@ async function main(): Promise<void> {
         for (let k = 0; k < trees.length; k++) {
           const i = (s + round + k) % trees.length;
           const t = trees[i];
-          const pg0 = processTicks(t.backend);
-          const cpu0 = process.cpuUsage();
           const w0 = performance.now();
-          await slice(t, s % 2 === 1);
+          const cost = await cpuAround(t.backend, () => slice(t, s % 2 === 1));
           spent[i].wall += performance.now() - w0;
-          const cpu = process.cpuUsage(cpu0);
-          spent[i].node += (cpu.user + cpu.system) / 1000;
-          spent[i].pg += (processTicks(t.backend) - pg0) * 10;
+          spent[i].node += cost.nodeMs;
+          spent[i].pg += cost.pgMs;
         }
       }
       const orders = SLICES * BATCH;

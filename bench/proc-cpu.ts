@@ -29,6 +29,15 @@ export function processTicks(pid: number): number {
   return Number(f[11]) + Number(f[12]);
 }
 
+/** What `fn` cost in CPU ms: this process, and one PostgreSQL backend (the connection it works on); with its result. */
+export async function cpuAround<T>(backend: number, fn: () => Promise<T>): Promise<{ result: T; nodeMs: number; pgMs: number }> {
+  const pg0 = processTicks(backend);
+  const cpu0 = process.cpuUsage();
+  const result = await fn();
+  const cpu = process.cpuUsage(cpu0);
+  return { result, nodeMs: (cpu.user + cpu.system) / 1000, pgMs: ((processTicks(backend) - pg0) * 1000) / TICKS_PER_SEC };
+}
+
 function readProcs(): Map<number, Proc> {
   const out = new Map<number, Proc>();
   let pids: string[];

@@ -17,7 +17,7 @@ import { join, resolve } from 'node:path';
 import type { PoolClient } from '../services/platform/db/pool';
 import { dropWorld, newWorld, openRuntime } from '../test/support/world';
 import { median } from './figures';
-import { processTicks } from './proc-cpu';
+import { cpuAround } from './proc-cpu';
 
 const BASE = process.env.BENCH_BASE;
 const ROWS = Number(process.env.BENCH_ROWS ?? 40);
@@ -98,12 +98,10 @@ async function main(): Promise<void> {
           const i = (s + round + k) % trees.length;
           const t = trees[i];
           await write(t);
-          const pg0 = processTicks(t.backend);
-          const cpu0 = process.cpuUsage();
-          spent[i].rows += await publish(t);
-          const cpu = process.cpuUsage(cpu0);
-          spent[i].node += (cpu.user + cpu.system) / 1000;
-          spent[i].pg += (processTicks(t.backend) - pg0) * 10;
+          const cost = await cpuAround(t.backend, () => publish(t));
+          spent[i].rows += cost.result;
+          spent[i].node += cost.nodeMs;
+          spent[i].pg += cost.pgMs;
         }
       }
       for (const [i, t] of trees.entries()) {
