@@ -1,10 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import querystring from 'node:querystring';
 import type { Router } from 'express';
-import { log } from '../log';
 import type { DevnetNode } from '../node';
-import { FormatError } from '../tx/json-values';
 import { MAX_BODY_BYTES, readBody } from './body';
+import { failureAnswer, READS_FAILING } from './failures';
 import { jsonText, paramsFrom, paramsOf, type Params } from './params';
 
 /** A node read: its parameters in, the value answered out (printed by jsonText). */
@@ -52,18 +51,15 @@ export function readHandler(node: DevnetNode, reads: Reads) {
 
     readBody(req, (body) => {
       // fail_reads_ms fault, as the express middleware answers it.
-      if (node.faults.readsFailing(Date.now())) return send(res, 503, JSON.stringify({ Error: 'devnet fault: reads unavailable' }));
+      if (node.faults.readsFailing(Date.now())) return send(res, 503, JSON.stringify(READS_FAILING));
       let text: string;
       try {
         const query = q < 0 ? {} : querystring.parse(url.slice(q + 1));
         const p = paramsFrom(query, body.length ? body.toString('utf8') : undefined);
         text = jsonText(p, read(p));
       } catch (err) {
-        if (err instanceof FormatError || err instanceof SyntaxError) {
-          return send(res, 200, JSON.stringify({ Error: `class java.lang.IllegalArgumentException : ${err.message}` }));
-        }
-        log('error', 'request failed', { path, error: err instanceof Error ? err.stack : String(err) });
-        return send(res, 500, JSON.stringify({ Error: err instanceof Error ? err.message : String(err) }));
+        const { status, body } = failureAnswer(err, path);
+        return send(res, status, JSON.stringify(body));
       }
       send(res, 200, text);
     });

@@ -1,9 +1,8 @@
 import http from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { FormatError } from '../tx/json-values';
-import { log } from '../log';
 import type { DevnetNode } from '../node';
 import { BROADCAST_PATH, broadcastHandler } from './broadcast';
+import { failureAnswer, isBadInput, READS_FAILING } from './failures';
 import { adminRoutes } from './routes-admin';
 import { assetRoutes } from './routes-assets';
 import { accountRoutes } from './routes-accounts';
@@ -22,7 +21,7 @@ export function createApp(node: DevnetNode, reads: Reads): express.Express {
   // fail_reads_ms fault: every node read answers 503 while it lasts; broadcasts still work.
   app.use((req: Request, res: Response, next: NextFunction) => {
     if (/^\/wallet(solidity)?\//.test(req.path) && node.faults.readsFailing(Date.now())) {
-      res.status(503).json({ Error: 'devnet fault: reads unavailable' });
+      res.status(503).json(READS_FAILING);
       return;
     }
     next();
@@ -43,13 +42,12 @@ export function createApp(node: DevnetNode, reads: Reads): express.Express {
     res.status(404).json({ Error: `devnet does not serve ${req.method} ${req.path}` });
   });
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
-    if (err instanceof FormatError || err instanceof SyntaxError) {
-      if (req.path.startsWith('/admin/')) res.status(400).json({ error: err.message });
-      else res.status(200).json({ Error: `class java.lang.IllegalArgumentException : ${err.message}` });
+    if (isBadInput(err) && req.path.startsWith('/admin/')) {
+      res.status(400).json({ error: err.message });
       return;
     }
-    log('error', 'request failed', { path: req.path, error: err instanceof Error ? err.stack : String(err) });
-    res.status(500).json({ Error: err instanceof Error ? err.message : String(err) });
+    const { status, body } = failureAnswer(err, req.path);
+    res.status(status).json(body);
   });
   return app;
 }
