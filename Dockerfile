@@ -20,12 +20,15 @@ FROM node:${NODE_VERSION}-bookworm-slim AS runtime
 ENV NODE_ENV=production
 WORKDIR /app
 # What the program reads at run time: package.json and schemas/ mark the root (services/platform/paths.ts),
-# schemas/ and migrations/ are read from there; dist/ is the build, node_modules the production dependencies.
+# schemas/ and migrations/ are read from there; dist/ is the build, node_modules the production dependencies,
+# web/dist the dashboard's bundle (made by `npm run build`).
 COPY --from=build /app/package.json /app/package-lock.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/schemas ./schemas
 COPY --from=build /app/migrations ./migrations
+# The web dashboard served at `/` (services/api/dashboard.ts reads ../../../web/dist from dist/services/api).
+COPY --from=build /app/web/dist ./web/dist
 # The devnet's chain lives on a volume (docker-compose.yml); owned by the unprivileged user that runs.
 RUN mkdir -p /data/devnet && chown node:node /data/devnet
 USER node

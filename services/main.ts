@@ -15,12 +15,15 @@ import { logger } from './platform/logger';
 import { createRuntime } from './platform/runtime';
 import { startTelemetry, stopTelemetry } from './platform/telemetry';
 import { lowerPriority } from './platform/priority';
+import { configForRoles, WITHHELD_FROM_WORKERS } from './platform/role-secrets';
 import { onReportSignal } from './platform/slice-timing';
 import { backgroundNice, parseRoles, rolesOfProcess, startRoles, type Stoppable } from './roles';
 
 function forkApiWorkers(count: number, isStopping: () => boolean): { stop(): Promise<void> } {
+  // A worker runs the API alone: it inherits the environment without the secrets only other roles read.
+  const env = Object.fromEntries(WITHHELD_FROM_WORKERS.map((name) => [name, undefined]));
   const fork = () => {
-    const worker = cluster.fork();
+    const worker = cluster.fork(env);
     worker.on('exit', (code, signal) => {
       if (isStopping()) return;
       logger.error({ pid: worker.process.pid, code, signal }, 'api worker exited; starting another');
@@ -45,11 +48,14 @@ const STOP_BOUND_MS = 8_000;
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { roles: { type: 'string', default: 'all' } } });
-  const cfg: Config = loadConfig();
+  const loaded: Config = loadConfig();
+  const { here, apiWorkers } = rolesOfProcess(parseRoles(values.roles as string), loaded.API_WORKERS, cluster.isWorker);
+  // Read once into the config; a process whose roles do not use the pool keys keeps none (role-secrets.ts).
+  const cfg = configForRoles(loaded, here);
+  for (const name of WITHHELD_FROM_WORKERS) delete process.env[name];
   logger.level = cfg.LOG_LEVEL;
   configureChaos(cfg.CHAOS_CRASH_POINTS);
   startTelemetry(cfg);
-  const { here, apiWorkers } = rolesOfProcess(parseRoles(values.roles as string), cfg.API_WORKERS, cluster.isWorker);
   // Background-only processes yield the CPU to the answer path (before the runtime opens its clients).
   const nice = backgroundNice(here, cfg.BACKGROUND_NICE);
   if (nice > 0) logger.info({ roles: here, nice, threads: lowerPriority(process.pid, nice) }, 'background roles: priority lowered');

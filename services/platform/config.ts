@@ -3,6 +3,7 @@
  * process.env, so a missing or malformed variable fails the start with one clear message.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
 import { repoRoot } from './paths';
@@ -11,13 +12,33 @@ const boolFromEnv = z
   .enum(['true', 'false', '1', '0'])
   .transform((v) => v === 'true' || v === '1');
 
+/** `10.0.0.1`, `10.0.0.0/8`, `::1`, `fd00::/8`: an address, or one with a prefix length its family allows. */
+export function isAddressOrCidr(entry: string): boolean {
+  const [address, prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
 const hexKey = z.string().regex(/^[0-9a-fA-F]{64}$/, '64 hex characters');
 
 const schema = z.object({
-  NETWORK: z.enum(['mainnet', 'nile']).default('nile'),
+  /** Required outside the local and test profiles (STACK_PROFILE): a deployment says which chain it serves. */
+  NETWORK: z.enum(['mainnet', 'nile']).optional(),
   BRAND: z.string().regex(/^[a-z][a-z0-9-]{1,30}$/, 'lower-case letters, digits and dashes').default('energy'),
   API_PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   API_HOST: z.string().default('127.0.0.1'),
+  /**
+   * Proxies (load balancers) in front of the API, comma-separated addresses and CIDRs (`10.0.0.0/8,::1`).
+   * Only from a peer on this list is X-Forwarded-For read, and its rightmost hop not on the list is the
+   * client (every per-IP budget is keyed by it). Unset: the socket's peer is the client, any header ignored.
+   */
+  TRUSTED_PROXIES: z.string().optional().transform((v, ctx) => {
+    const list = (v ?? '').split(',').map((e) => e.trim()).filter(Boolean);
+    for (const entry of list) if (!isAddressOrCidr(entry)) ctx.addIssue({ code: 'custom', message: `${entry}: not an IP address or CIDR` });
+    return list;
+  }),
   KAFKA_BROKERS: z.string().min(1).default('127.0.0.1:9092'),
   KAFKA_CLIENT_ID: z.string().default('energy-rental'),
   SCHEMA_REGISTRY_URL: z.string().url().default('http://127.0.0.1:8081/apis/ccompat/v7'),
@@ -56,8 +77,8 @@ const schema = z.object({
    * crash-safety tests). Refused on mainnet.
    */
   CHAOS_CRASH_POINTS: z.string().regex(/^([a-z.-]+:(0|1|0?\.\d+))(,[a-z.-]+:(0|1|0?\.\d+))*$/).optional(),
-  /** Host name challenge messages are bound to (TIP-191 personal-sign text). */
-  SERVICE_DOMAIN: z.string().regex(/^[a-z0-9.-]+(:\d+)?$/).default('localhost'),
+  /** Host name challenge messages are bound to (TIP-191 personal-sign text). Unset: localhost, refused on mainnet. */
+  SERVICE_DOMAIN: z.string().regex(/^[a-z0-9.-]+(:\d+)?$/).optional(),
   /**
    * Extended public key at m/44'/195'/0' from which deposit addresses m/44'/195'/0'/0/i are derived; the
    * service never holds the private side. Default (nile/devnet only): the public key of the well-known
@@ -205,7 +226,9 @@ const schema = z.object({
   BACKGROUND_NICE: z.coerce.number().int().min(0).max(19).default(10),
 });
 
-export type Config = Omit<z.infer<typeof schema>, 'DEPOSIT_XPUB' | 'API_KEY_ENCRYPTION_KEY' | 'WEBHOOK_SECRET_KEY' | 'DATABASE_URL'> & {
+export type Config = Omit<z.infer<typeof schema>, 'NETWORK' | 'SERVICE_DOMAIN' | 'DEPOSIT_XPUB' | 'API_KEY_ENCRYPTION_KEY' | 'WEBHOOK_SECRET_KEY' | 'DATABASE_URL'> & {
+  NETWORK: 'mainnet' | 'nile';
+  SERVICE_DOMAIN: string;
   DATABASE_URL: string;
   /** Topic and consumer-group names carry the network, so two worlds never share a topic. */
   topicPrefix: string;
@@ -280,30 +303,45 @@ export function defaultDatabaseUrl(network: string): string {
 
 let cached: Config | undefined;
 
+/**
+ * What a real deployment must say itself rather than get a development default: the network (outside the
+ * local and test profiles, an unset NETWORK would silently mean nile and its public test xpub), and on
+ * mainnet the domain challenges are bound to and the deposit xpub. Every missing one is named at once.
+ */
+function deploymentProblems(env: { NETWORK?: string; SERVICE_DOMAIN?: string; DEPOSIT_XPUB?: string }, localProfile: boolean): string[] {
+  const problems: string[] = [];
+  if (!env.NETWORK && !localProfile) problems.push('NETWORK: required (mainnet or nile) outside the local and test profiles (STACK_PROFILE)');
+  if (env.NETWORK === 'mainnet') {
+    if (!env.SERVICE_DOMAIN) problems.push('SERVICE_DOMAIN: required when NETWORK is mainnet (the host name sign-in messages are bound to)');
+    if (!env.DEPOSIT_XPUB) problems.push('DEPOSIT_XPUB: required when NETWORK is mainnet');
+  }
+  return problems;
+}
+
 export function parseConfig(env: Record<string, string | undefined>): Config {
   const parsed = schema.safeParse(env);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`).join('\n');
     throw new Error(`Invalid configuration:\n${problems}`);
   }
-  const cfg = parsed.data;
-  const localProfile = cfg.STACK_PROFILE === 'local' || cfg.STACK_PROFILE === 'test';
+  const localProfile = parsed.data.STACK_PROFILE === 'local' || parsed.data.STACK_PROFILE === 'test';
+  const cfg = { ...parsed.data, NETWORK: parsed.data.NETWORK ?? 'nile', SERVICE_DOMAIN: parsed.data.SERVICE_DOMAIN ?? 'localhost' };
   if (cfg.WEBHOOK_ALLOW_PRIVATE_TARGETS && (cfg.NETWORK === 'mainnet' || !localProfile)) {
     throw new Error('Invalid configuration:\n  WEBHOOK_ALLOW_PRIVATE_TARGETS: only on the local and test profiles (STACK_PROFILE), never on mainnet');
   }
+  const problems = deploymentProblems(parsed.data, localProfile);
   for (const name of SECRET_KEY_NAMES) {
     const key = cfg[name];
     if (!key) {
-      throw new Error(`Invalid configuration:\n  ${name}: required (64 hex). The local and test profiles generate one under .stack/ (infra/env/keys.sh); a deployment sets its own.`);
-    }
-    if (!realKey(key)) {
-      throw new Error(`Invalid configuration:\n  ${name}: a published or patterned value, not a key; generate one (openssl rand -hex 32)`);
+      problems.push(`${name}: required (64 hex). The local and test profiles generate one under .stack/ (infra/env/keys.sh); a deployment sets its own.`);
+    } else if (!realKey(key)) {
+      problems.push(`${name}: a published or patterned value, not a key; generate one (openssl rand -hex 32)`);
     }
   }
+  if (problems.length > 0) throw new Error(`Invalid configuration:\n${problems.map((p) => `  ${p}`).join('\n')}`);
   if (cfg.NETWORK === 'mainnet' && cfg.CHAOS_CRASH_POINTS) {
     throw new Error('Invalid configuration:\n  CHAOS_CRASH_POINTS: refused when NETWORK is mainnet');
   }
-  if (cfg.NETWORK === 'mainnet' && !cfg.DEPOSIT_XPUB) throw new Error('Invalid configuration:\n  DEPOSIT_XPUB: required when NETWORK is mainnet');
   const topicPrefix = cfg.TOPIC_PREFIX ?? `${cfg.NETWORK}.`;
   if (!topicPrefix.startsWith(`${cfg.NETWORK}.`)) {
     throw new Error(`Invalid configuration:\n  TOPIC_PREFIX: must start with "${cfg.NETWORK}." so topic names carry the network`);

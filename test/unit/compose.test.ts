@@ -117,11 +117,11 @@ test('the service environment names every variable config.ts reads, and a config
   expect(cfg).toMatchObject({ NETWORK: localEnv.NETWORK, API_PORT: Number(localEnv.API_PORT), API_HOST: '0.0.0.0', WEBHOOK_ALLOW_PRIVATE_TARGETS: true, LOG_LEVEL: 'debug' });
   expect(new URL(cfg.DATABASE_URL).pathname).toBe(`/${localEnv.APP_DATABASE}`);
   // Unset in the shell: the service's own default, not an empty string.
-  expect(parseConfig(containerEnv(services.service, keys)).BRAND).toBe(parseConfig(keys).BRAND);
+  expect(parseConfig(containerEnv(services.service, keys)).BRAND).toBe(parseConfig({ ...keys, NETWORK: 'nile' }).BRAND);
 });
 
 test('every URL that means the host in a local run points at a compose service inside', () => {
-  const defaults = parseConfig(keys) as unknown as Record<string, unknown>;
+  const defaults = parseConfig({ ...keys, NETWORK: 'nile' }) as unknown as Record<string, unknown>;
   const hostSide = configVariables.filter((v) => typeof defaults[v] === 'string' && /127\.0\.0\.1/.test(defaults[v] as string) && v !== 'API_HOST');
   expect(hostSide).toEqual(expect.arrayContaining(['KAFKA_BROKERS', 'SCHEMA_REGISTRY_URL', 'DATABASE_URL', 'REDIS_URL', 'TRON_FULL_HOST']));
   const env = containerEnv(services.service, localEnv);
@@ -166,6 +166,14 @@ test('one image, built by the same npm run build, runs the entry points the buil
     expect(existsSync(path.join(root, source))).toBe(true);
   }
   expect(services.service.command!.slice(-2)).toEqual(['--roles', 'all']);
+  // The runtime stage carries the dashboard's bundle where the compiled dashboard.ts looks for it (issue 30 item 8).
+  const runtimeStage = dockerfile.slice(dockerfile.search(/^FROM .* AS runtime/m));
+  const copied = [...runtimeStage.matchAll(/^COPY --from=build \/app\/(\S+) \.\/(\S+)$/gm)].map((m) => [m[1], m[2]]);
+  expect(copied).toContainEqual(['web/dist', 'web/dist']);
+  const fromCompiled = path.posix.resolve('/app/dist/services/api', '../../../web/dist');
+  expect(read('services/api/dashboard.ts')).toContain("'../../../web/dist'");
+  expect(fromCompiled).toBe('/app/web/dist');
+  expect(read('package.json')).toContain('npm run build:web');
   const ignored = read('.dockerignore').split('\n');
   for (const entry of ['node_modules', 'dist', '.git', '.stack']) expect(ignored).toContain(entry);
 });

@@ -5,7 +5,7 @@ import { freshKeys } from './support/keys';
 
 describe('config', () => {
   it('applies defaults and names topics after the network', () => {
-    const cfg = parseConfig({ ...freshKeys() });
+    const cfg = parseConfig({ ...freshKeys(), STACK_PROFILE: 'test' });
     expect(cfg.NETWORK).toBe('nile');
     expect(cfg.topicPrefix).toBe('nile.');
     expect(cfg.API_PORT).toBe(3000);
@@ -39,11 +39,11 @@ describe('config', () => {
   it('reads with the previous key during a rotation; the retired public dev keys only on local and test', () => {
     const keys = freshKeys();
     const previous = freshKeys().API_KEY_ENCRYPTION_KEY;
-    const rotating = parseConfig({ ...keys, API_KEY_ENCRYPTION_KEY_PREVIOUS: previous, STACK_PROFILE: 'nile' });
+    const rotating = parseConfig({ ...keys, API_KEY_ENCRYPTION_KEY_PREVIOUS: previous, STACK_PROFILE: 'nile', NETWORK: 'nile' });
     expect(rotating.API_KEY_DECRYPTION_KEYS).toEqual([keys.API_KEY_ENCRYPTION_KEY, previous]);
     expect(rotating.WEBHOOK_DECRYPTION_KEYS).toEqual([keys.WEBHOOK_SECRET_KEY]);
     expect(parseConfig({ ...keys, STACK_PROFILE: 'local' }).API_KEY_DECRYPTION_KEYS).toHaveLength(2);
-    expect(parseConfig({ ...keys }).API_KEY_DECRYPTION_KEYS).toEqual([keys.API_KEY_ENCRYPTION_KEY]);
+    expect(parseConfig({ ...keys, NETWORK: 'nile' }).API_KEY_DECRYPTION_KEYS).toEqual([keys.API_KEY_ENCRYPTION_KEY]);
   });
 });
 

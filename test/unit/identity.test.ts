@@ -29,7 +29,7 @@ test('deposit addresses derive from the xpub at m/44\'/195\'/0\'/0/i (the test m
 test('mainnet refuses to start without DEPOSIT_XPUB; the secret keys are required everywhere', () => {
   expect(() => parseConfig({ NETWORK: 'mainnet', ...freshKeys() })).toThrow(/DEPOSIT_XPUB/);
   expect(() => parseConfig({ NETWORK: 'nile', WEBHOOK_SECRET_KEY: 'a'.repeat(64) })).toThrow(/API_KEY_ENCRYPTION_KEY/);
-  expect(parseConfig({ ...freshKeys() }).DEPOSIT_XPUB).toBe(devDefaults.DEPOSIT_XPUB);
+  expect(parseConfig({ ...freshKeys(), NETWORK: 'nile' }).DEPOSIT_XPUB).toBe(devDefaults.DEPOSIT_XPUB);
 });
 
 test('addresses need a valid checksum, not only the shape', () => {

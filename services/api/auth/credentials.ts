@@ -44,6 +44,10 @@ export function csrfHeader(req: Request): string | undefined {
   return header(req, 'x-csrf-token');
 }
 
+/**
+ * The caller's address: the socket's peer, or, from a peer in TRUSTED_PROXIES, the rightmost
+ * X-Forwarded-For hop that is not a trusted proxy (express's `trust proxy`, set in app.ts).
+ */
 export function clientIp(req: Request): string | null {
-  return req.socket.remoteAddress ?? null;
+  return req.ip ?? req.socket.remoteAddress ?? null;
 }

@@ -37,9 +37,9 @@ describe('a database knows its log', () => {
     expect(withNewTopics(more, more)).toBeNull();
   });
   it('names the default database after the network', () => {
-    expect(parseConfig({ ...freshKeys() }).DATABASE_URL).toBe('postgres://postgres@127.0.0.1:5432/energy_nile');
-    expect(parseConfig({ ...freshKeys(), NETWORK: 'mainnet', DEPOSIT_XPUB: devDefaults.DEPOSIT_XPUB }).DATABASE_URL).toBe('postgres://postgres@127.0.0.1:5432/energy_mainnet');
-    expect(parseConfig({ ...freshKeys(), DATABASE_URL: 'postgres://x@h:1/mine' }).DATABASE_URL).toBe('postgres://x@h:1/mine');
+    expect(parseConfig({ ...freshKeys(), NETWORK: 'nile' }).DATABASE_URL).toBe('postgres://postgres@127.0.0.1:5432/energy_nile');
+    expect(parseConfig({ ...freshKeys(), NETWORK: 'mainnet', SERVICE_DOMAIN: 'energy.example', DEPOSIT_XPUB: devDefaults.DEPOSIT_XPUB }).DATABASE_URL).toBe('postgres://postgres@127.0.0.1:5432/energy_mainnet');
+    expect(parseConfig({ ...freshKeys(), NETWORK: 'nile', DATABASE_URL: 'postgres://x@h:1/mine' }).DATABASE_URL).toBe('postgres://x@h:1/mine');
   });
 });
 
