@@ -7,6 +7,7 @@ import { createApp } from './api/app';
 import { warmUpApi } from './api/warm-up';
 import { commandBusFor } from './platform/command-bus';
 import { logger } from './platform/logger';
+import { startHeartbeats } from './platform/liveness';
 import { commandsApplied, outboxPublished } from './platform/metrics';
 import type { Runtime } from './platform/runtime';
 import { PROCESSOR_GROUP, startProcessor } from './processor/processor';
@@ -65,6 +66,8 @@ export function rolesOfProcess(roles: Role[], apiWorkers: number, isWorker: bool
 
 export async function startRoles(rt: Runtime, roles: Role[]): Promise<Stoppable[]> {
   const running: Stoppable[] = [];
+  // Where the background roles' progress is written for every reader (liveness.ts): a few times per stall bound.
+  if (roles.some((r) => r !== 'api')) running.push(startHeartbeats(rt.pool, Math.min(5_000, Math.max(250, Math.floor(rt.cfg.ROLE_STALL_MS / 4)))));
   const ctx = { network: rt.cfg.NETWORK, brand: rt.cfg.BRAND };
   // The chain roles append chain facts only (no replies awaited): one bus without a reply subscription,
   // shared so their appends are grouped into the same produce requests.

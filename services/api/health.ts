@@ -1,10 +1,11 @@
-/** Liveness, readiness (every dependency answers) and Prometheus metrics. */
+/** Liveness, readiness (every dependency this instance needs answers; the rest reported) and Prometheus metrics. */
 import { Router } from 'express';
 import type { Runtime } from '../platform/runtime';
 import { metricsRegistry, registerLagGauge } from '../platform/metrics';
 import { storedOffsets } from '../platform/checkpointed-consumer';
 import { PROCESSOR_GROUP } from '../processor/processor';
 import { sendJson } from './errors';
+import { readinessDetails, registerHealthGauges } from './health-details';
 
 const CHECK_TIMEOUT_MS = 2_000;
 
@@ -23,6 +24,10 @@ export async function processorLag(rt: Runtime): Promise<Array<{ topic: string; 
 export function healthRouter(rt: Runtime): Router {
   const router = Router();
   registerLagGauge(() => processorLag(rt));
+  registerHealthGauges(rt);
+  // What this instance needs to serve. Redis is not among them: without it answers come from PostgreSQL and
+  // budgets are counted per process (docs/outages.md), so it is reported, never a reason to take the
+  // instance out of a load balancer.
   const checks: Record<string, () => Promise<unknown>> = {
     kafka: () => rt.log.endOffsets(rt.codec.topicName('accountCommands')),
     schema_registry: async () => {
@@ -34,23 +39,27 @@ export function healthRouter(rt: Runtime): Router {
     postgres: () => rt.pool.query('SELECT 1'),
     redis: () => rt.redis.ping(),
   };
+  const optional = new Set(['redis']);
 
   router.get('/healthz', (_req, res) => {
     res.type('text/plain').send('ok');
   });
   router.get('/readyz', async (_req, res) => {
-    const results = await Promise.all(
-      Object.entries(checks).map(async ([name, check]) => {
-        try {
-          await withTimeout(check());
-          return [name, 'ok'] as const;
-        } catch (err) {
-          return [name, `down: ${(err as Error).message}`] as const;
-        }
-      }),
-    );
-    const ready = results.every(([, state]) => state === 'ok');
-    sendJson(res, ready ? 200 : 503, { ready, checks: Object.fromEntries(results) });
+    const [results, details] = await Promise.all([
+      Promise.all(
+        Object.entries(checks).map(async ([name, check]) => {
+          try {
+            await withTimeout(check());
+            return [name, 'ok'] as const;
+          } catch (err) {
+            return [name, `down: ${(err as Error).message}`] as const;
+          }
+        }),
+      ),
+      readinessDetails(rt),
+    ]);
+    const ready = results.every(([name, state]) => state === 'ok' || optional.has(name));
+    sendJson(res, ready ? 200 : 503, { ready, checks: Object.fromEntries(results), details });
   });
   router.get('/metrics', async (_req, res) => {
     res.type(metricsRegistry.contentType).send(await metricsRegistry.metrics());

@@ -20,6 +20,7 @@ import type { Config } from '../platform/config';
 import type { CommandBus, NewCommand } from '../platform/command-bus';
 import type { Pool } from '../platform/db/pool';
 import { logger } from '../platform/logger';
+import { markProgress } from '../platform/liveness';
 import { orderColumns, orderFromRow } from '../processor/order-store';
 import { accountLimits } from '../api/views/account-view';
 import { balancedChunks, bandwidthPlan, clientOrderIdFor, terminalItem, type BandwidthPlan, type Batch, type BatchItem, type ItemFailure } from './rules';
@@ -83,6 +84,7 @@ export class BatchExecutor {
         } catch (err) {
           if (!(err instanceof Stopped)) logger.warn({ err }, 'batch executor tick failed; retrying');
         }
+        markProgress('batch-executor');
         await sleep(this.deps.cfg.CHAIN_POLL_MS);
       }
     })();

@@ -14,6 +14,7 @@ import type { Config } from '../platform/config';
 import { inTransaction, type Pool, type PoolClient } from '../platform/db/pool';
 import { parseOwnJson, stringifyJson } from '../platform/json';
 import { logger } from '../platform/logger';
+import { markProgress } from '../platform/liveness';
 import { chainClients, type ChainClients, type Runtime } from '../platform/runtime';
 import { orderColumns, orderFromRow } from '../processor/order-store';
 
@@ -578,6 +579,7 @@ export class PollingRole {
         if (err instanceof ChainUnavailable) logger.warn({ err: err.message }, `${this.name}: chain unavailable; retrying`);
         else logger.error({ err }, `${this.name}: pass failed; retrying`);
       }
+      markProgress(this.name);
       const gap = this.gapMs - (performance.now() - started);
       if (gap > 0 && !this.stopped) await new Promise((resolve) => setTimeout(resolve, gap));
       await this.sleep(Math.max(0, this.everyMs - Math.max(0, gap)));

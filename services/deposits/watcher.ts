@@ -19,6 +19,7 @@ import type { Pool } from '../platform/db/pool';
 import { loadWatcherPosition, saveWatcherPosition } from '../platform/db/watcher-position';
 import { crashPoint } from '../platform/chaos';
 import { logger } from '../platform/logger';
+import { markProgress } from '../platform/liveness';
 import { UsdtRateSource, type UsdtRate } from './rate';
 import { readReceipts } from './read-receipts';
 
@@ -91,6 +92,7 @@ export class DepositWatcher {
         if (err instanceof ChainUnavailable) logger[level]({ err: err.message }, 'deposit watcher: chain unavailable; retrying');
         else logger.error({ err }, 'deposit watcher: scan failed; retrying');
       }
+      markProgress('deposit-watcher');
       await new Promise((r) => setTimeout(r, this.deps.cfg.DEPOSIT_POLL_MS));
     }
   }

@@ -219,6 +219,7 @@ export async function startCheckpointedConsumer<T, R>(options: ConsumerOptions<T
   const spec = timings ? markingApplied(options, appliedAt) : options;
   return options.log.runBatchConsumer({
     groupId: options.group,
+    liveness: options.group,
     topics: [options.topic],
     partitionsConcurrently: options.partitionsConcurrently ?? 3,
     handler: async (batch, control) => {

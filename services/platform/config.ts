@@ -224,6 +224,12 @@ const schema = z.object({
    * answer-path role (`--roles all`, as `make up` runs) is never niced. docs/architecture.md.
    */
   BACKGROUND_NICE: z.coerce.number().int().min(0).max(19).default(10),
+  /**
+   * Liveness (services/platform/liveness.ts): a background role whose loop has not turned for this long (real
+   * ms) is reported stalled in /readyz and by role_progress_age_seconds. Above the slowest loop's period
+   * (RECONCILE_EVERY_MS, 10 s by default).
+   */
+  ROLE_STALL_MS: z.coerce.number().int().min(1_000).default(60_000),
 });
 
 export type Config = Omit<z.infer<typeof schema>, 'NETWORK' | 'SERVICE_DOMAIN' | 'DEPOSIT_XPUB' | 'API_KEY_ENCRYPTION_KEY' | 'WEBHOOK_SECRET_KEY' | 'DATABASE_URL'> & {

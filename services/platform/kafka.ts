@@ -4,6 +4,7 @@
  */
 import { ConfigResourceTypes, Kafka, logLevel, Partitioners, type Admin, type Consumer, type IHeaders, type Producer } from 'kafkajs';
 import { logger } from './logger';
+import { markProgress } from './liveness';
 import type { TopicDeclaration } from '../../topics';
 
 export interface OutgoingRecord {
@@ -47,6 +48,8 @@ export interface BatchConsumerOptions {
   /** How many partitions this process handles at once. */
   partitionsConcurrently?: number;
   fromBeginning?: boolean;
+  /** Marks the group's progress at every fetch (liveness.ts), under this name; unset: not watched (a scan). */
+  liveness?: string;
 }
 
 export interface RunningConsumer {
@@ -371,6 +374,9 @@ export class KafkaLog {
     });
     this.consumers.add(consumer);
     consumer.on(consumer.events.CRASH, ({ payload }) => onCrash(consumer, payload.restart, payload.error));
+    // A fetch starts after the batches of the one before are handled: a handler that never returns stops them.
+    const watched = options.liveness;
+    if (watched) consumer.on(consumer.events.FETCH_START, () => markProgress(watched));
     try {
       await consumer.connect();
     } catch (err) {

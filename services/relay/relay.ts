@@ -10,6 +10,7 @@ import { isConnectionError, type Pool, type PoolClient } from '../platform/db/po
 import type { KafkaLog, OutgoingRecord } from '../platform/kafka';
 import { crashPoint } from '../platform/chaos';
 import { logger } from '../platform/logger';
+import { markProgress } from '../platform/liveness';
 import { Waker } from '../platform/waker';
 import type { LogCodec } from '../platform/wire/codec';
 
@@ -52,6 +53,7 @@ export async function startRelay(deps: RelayDeps): Promise<RunningRelay> {
   let leading = false;
   const loop = (async () => {
     while (waker.running) {
+      markProgress('relay');
       try {
         listener ??= await listen();
         if (!leading) {

@@ -18,6 +18,7 @@ import type { CommandBus } from '../platform/command-bus';
 import type { Pool } from '../platform/db/pool';
 import { crashPoint } from '../platform/chaos';
 import { logger } from '../platform/logger';
+import { markProgress } from '../platform/liveness';
 import { Waker } from '../platform/waker';
 import type { Subscription } from './rules';
 import {
@@ -86,6 +87,7 @@ export class SubscriptionWatcher {
       while (waker.running) {
         const at = performance.now();
         await pass().catch((err) => logger.warn({ err }, 'subscription watcher pass failed; retrying'));
+        markProgress('subscription-watcher');
         await waker.sleep(waitMs(performance.now() - at));
       }
     };
