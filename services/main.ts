@@ -16,6 +16,7 @@ import { createRuntime } from './platform/runtime';
 import { startTelemetry, stopTelemetry } from './platform/telemetry';
 import { lowerPriority } from './platform/priority';
 import { configForRoles, WITHHELD_FROM_WORKERS } from './platform/role-secrets';
+import { serveClusterMetrics } from './platform/cluster-metrics';
 import { onReportSignal } from './platform/slice-timing';
 import { backgroundNice, parseRoles, rolesOfProcess, startRoles, type Stoppable } from './roles';
 
@@ -65,7 +66,11 @@ async function main(): Promise<void> {
   const rt = await createRuntime(cfg, { migrate: !cluster.isWorker });
   const running: Stoppable[] = await startRoles(rt, here);
   let stopping = false;
-  if (apiWorkers > 0) running.unshift(forkApiWorkers(apiWorkers, () => stopping));
+  if (apiWorkers > 0) {
+    // A scrape reaching any worker answers for the whole tree: every worker and the primary's roles.
+    serveClusterMetrics();
+    running.unshift(forkApiWorkers(apiWorkers, () => stopping));
+  }
   logger.info({ roles: here, apiWorkers, network: cfg.NETWORK, worker: cluster.isWorker }, 'started');
 
   const stop = async (signal: string) => {

@@ -2,7 +2,7 @@
 import express, { type Express } from 'express';
 import type { CommandBus } from '../platform/command-bus';
 import type { Runtime } from '../platform/runtime';
-import { httpRequests } from '../platform/metrics';
+import { httpDuration, httpRequests } from '../platform/metrics';
 import { publicReadBudget } from './auth/budget';
 import { jsonBody } from './body';
 import { ApiError, errorHandler, sendJson } from './errors';
@@ -52,7 +52,12 @@ export function createApp(deps: ApiDeps): Express {
   // its log context, the caller's trace context (without an exporter no HTTP instrumentation runs: a
   // caller's own trace context still reaches the log), the Server-Timing stages and the answer's count.
   app.use((req, res, next) => {
-    res.on('finish', () => httpRequests.inc({ method: req.method, route: req.route?.path ?? 'unmatched', status: res.statusCode }));
+    const started = performance.now();
+    res.on('finish', () => {
+      const labels = { method: req.method, route: req.route?.path ?? 'unmatched', status: res.statusCode };
+      httpRequests.inc(labels);
+      httpDuration.observe(labels, (performance.now() - started) / 1000);
+    });
     requestId(req, res, () => withCallerTrace(req.headers, () => stageTiming(req, res, next)));
   });
   app.use(jsonBody);

@@ -5,10 +5,9 @@
  * and a stalled processor is not fixed by taking the API out of the load balancer; alerts are
  * (infra/observability/alerts.yml, docs/operations.md).
  */
-import client from 'prom-client';
 import type { Runtime } from '../platform/runtime';
 import { readLiveness } from '../platform/liveness';
-import { metricsRegistry } from '../platform/metrics';
+import { sharedStateGauge } from '../platform/metrics';
 
 const DETAIL_TIMEOUT_MS = 2_000;
 
@@ -39,23 +38,11 @@ export async function readinessDetails(rt: Runtime): Promise<Record<string, unkn
   return { chain, roles };
 }
 
-/** A gauge filled at scrape time; registered once per registry (a second app in one process replaces it). */
-function collectedGauge(name: string, help: string, labelNames: string[], fill: (g: client.Gauge) => Promise<void>): void {
-  metricsRegistry.removeSingleMetric(name);
-  new client.Gauge({
-    name, help, labelNames, registers: [metricsRegistry],
-    async collect() {
-      this.reset();
-      await fill(this).catch(() => undefined);
-    },
-  });
-}
-
 export function registerHealthGauges(rt: Runtime): void {
-  collectedGauge('chain_head_age_seconds', 'Age of the chain node\'s newest block (seconds); absent while the node does not answer.', [], async (g) => {
+  sharedStateGauge('chain_head_age_seconds', 'Age of the chain node\'s newest block (seconds); absent while the node does not answer.', [], async (g) => {
     g.set((await chainHead(rt)).age_seconds);
   });
-  collectedGauge('role_progress_age_seconds', 'Seconds since each background role\'s loop last turned (its freshest instance).', ['role'], async (g) => {
+  sharedStateGauge('role_progress_age_seconds', 'Seconds since each background role\'s loop last turned (its freshest instance).', ['role'], async (g) => {
     for (const r of await bounded(readLiveness(rt.pool, rt.cfg.ROLE_STALL_MS))) g.set({ role: r.role }, r.ageSeconds);
   });
 }

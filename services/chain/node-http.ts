@@ -8,6 +8,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
+import { chainCalls } from '../platform/metrics';
 
 export interface NodeHttpOptions {
   /** Per-call limit: a slow node counts as an unavailable one, never a hung role. */
@@ -27,8 +28,20 @@ export class NodeHttp {
     this.agent = new this.transport.Agent({ keepAlive: true, maxSockets: options.maxSockets ?? 64, maxFreeSockets: 16 });
   }
 
-  /** POSTs `body` (already JSON text) to `path` under the node URL; answers the parsed JSON. */
+  /** POSTs `body` (already JSON text) to `path` under the node URL; answers the parsed JSON. Timed per path (chainCalls). */
   post(path: string, body: string): Promise<unknown> {
+    const started = performance.now();
+    const observe = (outcome: string) => chainCalls.observe({ method: path, outcome }, (performance.now() - started) / 1000);
+    return this.send(path, body).then(
+      (answer) => (observe('ok'), answer),
+      (err: unknown) => {
+        observe('error');
+        throw err;
+      },
+    );
+  }
+
+  private send(path: string, body: string): Promise<unknown> {
     return new Promise((resolve, reject) => {
       const payload = Buffer.from(body, 'utf8');
       const req = this.transport.request({

@@ -19,6 +19,7 @@ import type { Pool } from '../platform/db/pool';
 import { loadWatcherPosition, saveWatcherPosition } from '../platform/db/watcher-position';
 import { crashPoint } from '../platform/chaos';
 import { logger } from '../platform/logger';
+import { depositBlockLag } from '../platform/metrics';
 import { markProgress } from '../platform/liveness';
 import { UsdtRateSource, type UsdtRate } from './rate';
 import { readReceipts } from './read-receipts';
@@ -118,6 +119,7 @@ export class DepositWatcher {
       await saveWatcherPosition(pool, WATCHER_NAME, next);
       this.deps.onScanned?.(next, appended);
     }
+    depositBlockLag.set(Math.max(0, head.number - next));
     await this.releasePendingRates();
   }
 

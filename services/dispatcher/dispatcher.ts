@@ -22,6 +22,7 @@ import { derivedId } from '../domain/ids';
 import { signedRequest } from '../webhooks/signing';
 import { cachingResolver, systemResolver, type Resolver } from '../webhooks/url-check';
 import { EVENT_VERSION } from '../domain/events';
+import { webhookAttemptSeconds, webhookAttempts } from '../platform/metrics';
 import {
   failoverCandidate, insertDeliveries, nextDueAt, sendCycle, type AttemptOutcomeRow, type ClaimedDelivery, type CycleResult, type IncomingEvent,
 } from './store';
@@ -154,6 +155,7 @@ function startSender(deps: DispatcherDeps): { wake: () => void; stop: () => Prom
       timestampSeconds: Math.floor(deps.clock.now() / 1000), userAgent: deps.userAgent,
     });
     crashPoint('dispatcher.before-send');
+    const sentAt = performance.now();
     const answer = await sendAttempt(d.url, request, { allowPrivate: deps.allowPrivate, answerLimitMs, agent, ca: deps.ca, resolve });
     crashPoint('dispatcher.after-send');
     const now = deps.clock.now();
@@ -163,6 +165,8 @@ function startSender(deps: DispatcherDeps): { wake: () => void; stop: () => Prom
       { ok: answer.ok },
       now,
     );
+    webhookAttempts.inc({ outcome: step.state });
+    webhookAttemptSeconds.observe({ outcome: step.state }, (performance.now() - sentAt) / 1000);
     return { delivery: d, step, answer, now };
   };
 

@@ -31,6 +31,7 @@ export function registerLagGauge(collect: () => Promise<Array<{ topic: string; p
     help: 'Records on the log not yet applied by the ledger processor, per partition.',
     labelNames: ['topic', 'partition'],
     registers: [metricsRegistry],
+    aggregator: 'first',
     async collect() {
       this.reset();
       for (const row of await collect()) this.set({ topic: row.topic, partition: String(row.partition) }, Number(row.lag));
@@ -59,3 +60,72 @@ export const reconcilePassSeconds = new client.Gauge({
   labelNames: ['check'],
   registers: [metricsRegistry],
 });
+
+/** RED for HTTP: every answer's duration by route and status (the request's whole time in this process). */
+export const httpDuration = new client.Histogram({
+  name: 'http_request_duration_seconds',
+  help: 'HTTP answer durations by method, route and status.',
+  labelNames: ['method', 'route', 'status'],
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  registers: [metricsRegistry],
+});
+
+/** Events the relay published, by destination topic and event type (order.* types: orders by transition). */
+export const eventsPublished = new client.Counter({
+  name: 'relay_events_published_total',
+  help: 'Outbox rows published, by destination and event type (order events: orders by transition).',
+  labelNames: ['destination', 'type'],
+  registers: [metricsRegistry],
+});
+
+/** Chain node calls (reads, broadcasts) by method, with their latency and failures. */
+export const chainCalls = new client.Histogram({
+  name: 'chain_call_duration_seconds',
+  help: 'Chain node HTTP calls by method and outcome (ok, error).',
+  labelNames: ['method', 'outcome'],
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  registers: [metricsRegistry],
+});
+
+export const webhookAttempts = new client.Counter({
+  name: 'webhook_attempts_total',
+  help: 'Webhook delivery attempts by outcome (delivered, failed, dead).',
+  labelNames: ['outcome'],
+  registers: [metricsRegistry],
+});
+
+export const webhookAttemptSeconds = new client.Histogram({
+  name: 'webhook_attempt_duration_seconds',
+  help: 'Duration of one webhook delivery attempt (send to answer), by outcome.',
+  labelNames: ['outcome'],
+  buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  registers: [metricsRegistry],
+});
+
+export const budgetRefusals = new client.Counter({
+  name: 'budget_refusals_total',
+  help: 'Requests refused 429 1020 by a budget, per budget.',
+  labelNames: ['budget'],
+  registers: [metricsRegistry],
+});
+
+export const depositBlockLag = new client.Gauge({
+  name: 'deposit_watcher_block_lag',
+  help: 'Blocks between the chain head and the deposit watcher\'s scanned position.',
+  registers: [metricsRegistry],
+});
+
+/**
+ * A gauge filled at scrape time from state every process sees the same (the database, the chain): across
+ * cluster workers it is taken once (`first`), not summed. Registered again, it replaces the earlier one.
+ */
+export function sharedStateGauge(name: string, help: string, labelNames: string[], fill: (g: client.Gauge) => Promise<void>): void {
+  metricsRegistry.removeSingleMetric(name);
+  new client.Gauge({
+    name, help, labelNames, registers: [metricsRegistry], aggregator: 'first',
+    async collect() {
+      this.reset();
+      await fill(this).catch(() => undefined);
+    },
+  });
+}

@@ -10,6 +10,7 @@ import { isConnectionError, type Pool, type PoolClient } from '../platform/db/po
 import type { KafkaLog, OutgoingRecord } from '../platform/kafka';
 import { crashPoint } from '../platform/chaos';
 import { logger } from '../platform/logger';
+import { eventsPublished } from '../platform/metrics';
 import { markProgress } from '../platform/liveness';
 import { Waker } from '../platform/waker';
 import type { LogCodec } from '../platform/wire/codec';
@@ -123,5 +124,6 @@ export async function publishOnce(deps: RelayDeps, client?: PoolClient): Promise
   crashPoint('relay.after-send');
   await db.query('UPDATE outbox SET published_at = now() WHERE id = ANY($1::bigint[])', [rows.map((r) => r.id)]);
   deps.onPublished?.(rows.length);
+  for (const row of rows) eventsPublished.inc({ destination: row.destination, type: String((row.payload as { type?: unknown }).type ?? 'unknown') });
   return rows.length;
 }

@@ -9,6 +9,7 @@
 import type { RequestHandler } from 'express';
 import type { Runtime } from '../../platform/runtime';
 import { luaScript, withRedis } from '../../platform/redis';
+import { budgetRefusals } from '../../platform/metrics';
 import { ApiError } from '../errors';
 import { clientIp } from './credentials';
 
@@ -32,6 +33,7 @@ export function budgetSlot(rt: Runtime, budget: string, subject: string, limit: 
 /** 429 1020 with Retry-After when `used` (the count after this spend) is past the slot's limit. */
 export function checkBudget(slot: BudgetSlot, used: number): void {
   if (used > slot.limit) {
+    budgetRefusals.inc({ budget: slot.budget });
     const retryAfter = Math.max(1, Math.ceil((slot.windowEndsAt - slot.now) / 1000));
     throw new ApiError('rate_limited', 'Too many requests; retry later.', { budget: slot.budget, limit: slot.limit, retry_after: retryAfter }, { 'Retry-After': String(retryAfter) });
   }
