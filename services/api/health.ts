@@ -32,7 +32,7 @@ export function processorLag(rt: Runtime): Promise<Array<{ topic: string; partit
 /** Every consumer group that keeps its position in PostgreSQL, and the topic it reads. */
 const CONSUMER_GROUPS: Array<[string, TopicKey]> = [[PROCESSOR_GROUP, 'accountCommands'], [DISPATCHER_GROUP, 'accountEvents'], [STATS_GROUP, 'orderEvents']];
 
-function registerBacklogGauges(rt: Runtime): void {
+export function registerBacklogGauges(rt: Runtime): void {
   sharedStateGauge('consumer_group_lag_records', 'Records on the log not yet applied, per consumer group and partition.', ['group', 'topic', 'partition'], async (g) => {
     for (const [group, key] of CONSUMER_GROUPS) {
       for (const row of await groupLag(rt, group, key)) g.set({ group, topic: row.topic, partition: String(row.partition) }, Number(row.lag));
