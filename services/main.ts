@@ -7,6 +7,8 @@
  * in the primary, so partition ownership and the chain clients are not multiplied. A worker that dies is
  * replaced.
  */
+// First: the tracing SDK starts before the modules it instruments load (telemetry-start.ts).
+import './platform/telemetry-start';
 import cluster from 'node:cluster';
 import { parseArgs } from 'node:util';
 import { configureChaos } from './platform/chaos';

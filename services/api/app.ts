@@ -18,7 +18,9 @@ import { batchesRouter } from './routes/batches';
 import { subscriptionsRouter } from './routes/subscriptions';
 import { buildDocument } from './openapi/document';
 import { requestId } from './request-id';
-import { withCallerTrace } from '../platform/telemetry';
+import { activeTraceIds, withCallerTrace } from '../platform/telemetry';
+import { logger } from '../platform/logger';
+import type { AuthContext } from './auth/context';
 import { stageTiming } from './stage-timing';
 import { dashboardStatic } from './dashboard';
 import { RequestValidator } from './validate';
@@ -53,12 +55,22 @@ export function createApp(deps: ApiDeps): Express {
   // caller's own trace context still reaches the log), the Server-Timing stages and the answer's count.
   app.use((req, res, next) => {
     const started = performance.now();
+    let trace: ReturnType<typeof activeTraceIds>;
     res.on('finish', () => {
       const labels = { method: req.method, route: req.route?.path ?? 'unmatched', status: res.statusCode };
+      const seconds = (performance.now() - started) / 1000;
       httpRequests.inc(labels);
-      httpDuration.observe(labels, (performance.now() - started) / 1000);
+      httpDuration.observe(labels, seconds);
+      // One line per request: what a customer's X-Request-Id is looked up by.
+      logger.info({
+        ...labels, duration_ms: Math.round(seconds * 10_000) / 10, request_id: res.locals.requestId,
+        account_id: (res.locals.auth as AuthContext | undefined)?.accountId ?? undefined, ...trace,
+      }, 'request');
     });
-    requestId(req, res, () => withCallerTrace(req.headers, () => stageTiming(req, res, next)));
+    requestId(req, res, () => withCallerTrace(req.headers, () => {
+      trace = activeTraceIds();
+      stageTiming(req, res, next);
+    }));
   });
   app.use(jsonBody);
   // First: the hot path (POST /v1/orders, GET /v1/orders/{id} polling) then matches without walking the 36

@@ -4,6 +4,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pino from 'pino';
+import { activeTraceIds } from './telemetry';
 
 const context = new AsyncLocalStorage<Record<string, unknown>>();
 
@@ -18,7 +19,8 @@ export const logger = pino({
   base: { service: 'energy-rental', pid: process.pid },
   timestamp: pino.stdTimeFunctions.isoTime,
   redact: { paths: redactedPaths, censor: '[redacted]' },
-  mixin: () => context.getStore() ?? {},
+  // The request's fields, and the active trace's ids (telemetry.ts) so a trace and its log lines find each other.
+  mixin: () => ({ ...context.getStore(), ...activeTraceIds() }),
   formatters: { level: (label) => ({ level: label }) },
 });
 

@@ -10,7 +10,7 @@
  * (`withCallerTrace` in the API, `traceHeaders` at the append).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { context, propagation } from '@opentelemetry/api';
+import { context, propagation, ROOT_CONTEXT, SpanKind, trace } from '@opentelemetry/api';
 import type { Config } from './config';
 
 let sdk: { shutdown(): Promise<void> } | undefined;
@@ -30,8 +30,10 @@ export function startTelemetry(cfg: Config): void {
   const { ExpressInstrumentation } = require('@opentelemetry/instrumentation-express') as typeof import('@opentelemetry/instrumentation-express');
   const { PgInstrumentation } = require('@opentelemetry/instrumentation-pg') as typeof import('@opentelemetry/instrumentation-pg');
   /* eslint-enable @typescript-eslint/no-require-imports */
-  const spanProcessors =
-    cfg.OTEL_TRACES_EXPORTER === 'console' ? [new tracing.SimpleSpanProcessor(new tracing.ConsoleSpanExporter())] : [];
+  // otlp: OTLP/HTTP (JSON) to OTEL_EXPORTER_OTLP_ENDPOINT, batched off the request path.
+  const spanProcessors = cfg.OTEL_TRACES_EXPORTER === 'console'
+    ? [new tracing.SimpleSpanProcessor(new tracing.ConsoleSpanExporter())]
+    : [new tracing.BatchSpanProcessor(otlpExporter(cfg.OTEL_EXPORTER_OTLP_ENDPOINT), { scheduledDelayMillis: 500 })];
   const started = new NodeSDK({
     serviceName: `energy-rental-${cfg.NETWORK}`,
     spanProcessors,
@@ -39,6 +41,35 @@ export function startTelemetry(cfg: Config): void {
   });
   started.start();
   sdk = started;
+}
+
+function otlpExporter(endpoint: string) {
+  /* eslint-disable-next-line @typescript-eslint/no-require-imports */
+  const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
+  return new OTLPTraceExporter({ url: `${endpoint.replace(/\/+$/, '')}/v1/traces` });
+}
+
+/**
+ * A span of work done for a traced request after it left the API (the processor applying its command, the
+ * relay publishing its events): a child of the context carried in `carrier` (traceparent headers), from
+ * `startMs` to `endMs` (epoch ms). Nothing without the SDK or without a carried context.
+ */
+export function recordSpan(name: string, carrier: Record<string, string> | null | undefined, startMs: number, endMs: number, attributes: Record<string, string | number> = {}): void {
+  if (!sdk || !carrier?.traceparent) return;
+  const parent = propagation.extract(ROOT_CONTEXT, carrier);
+  trace.getTracer('energy-rental').startSpan(name, { startTime: startMs, attributes, kind: SpanKind.CONSUMER }, parent).end(endMs);
+}
+
+/** The trace and span ids of the active context (the SDK's span, or the caller's traceparent without it), for log lines. */
+export function activeTraceIds(): { trace_id: string; span_id: string } | undefined {
+  if (sdk) {
+    const span = trace.getSpan(context.active())?.spanContext();
+    return span && span.traceId !== '00000000000000000000000000000000' ? { trace_id: span.traceId, span_id: span.spanId } : undefined;
+  }
+  const caller = callerTrace.getStore()?.traceparent;
+  if (!caller) return undefined;
+  const [, traceId, spanId] = caller.split('-');
+  return { trace_id: traceId, span_id: spanId };
 }
 
 export async function stopTelemetry(): Promise<void> {

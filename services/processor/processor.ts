@@ -20,6 +20,7 @@ import { registerReport, SliceTimings } from '../platform/slice-timing';
 import { unstorableField } from '../identity/text-rules';
 import type { LogCodec } from '../platform/wire/codec';
 import { applyBatch, refuseUnprocessable, type AppliedCommand, type RefusalPolicy } from './apply-batch';
+import { recordSpan } from '../platform/telemetry';
 
 export const PROCESSOR_GROUP = 'ledger-processor';
 
@@ -61,10 +62,19 @@ export function applyCommands(
   client: PoolClient, items: Item<Command>[], ctx: ApplyContext, policy: RefusalPolicy, tail?: WriteGroup,
 ): Promise<AppliedCommand[]> {
   const traces = new Map(items.flatMap((d) => (d.record.headers.traceparent ? [[d.value.commandId, d.record.headers]] : [])));
-  return applyBatch(client, items.map((d) => d.value), ctx, policy, (c) => {
+  const traceOf = (c: Command) => {
     const h = traces.get(c.commandId);
     return h ? { traceparent: h.traceparent, ...(h.tracestate ? { tracestate: h.tracestate } : {}) } : null;
-  }, tail);
+  };
+  const startedAt = Date.now();
+  return applyBatch(client, items.map((d) => d.value), ctx, policy, traceOf, tail).then((applied) => {
+    // Each traced command's span: from the slice's start to its results (the commit follows in the same round trip).
+    if (traces.size > 0) {
+      const endedAt = Date.now();
+      for (const { command } of applied) recordSpan(`processor apply ${command.type}`, traceOf(command), startedAt, endedAt, { 'command.id': command.commandId, 'command.type': command.type });
+    }
+    return applied;
+  });
 }
 
 /** The processor's part of the checkpointed-consumer protocol: apply, and refuse a poison command. */

@@ -11,6 +11,7 @@ import type { KafkaLog, OutgoingRecord } from '../platform/kafka';
 import { crashPoint } from '../platform/chaos';
 import { logger } from '../platform/logger';
 import { eventsPublished } from '../platform/metrics';
+import { recordSpan } from '../platform/telemetry';
 import { markProgress } from '../platform/liveness';
 import { Waker } from '../platform/waker';
 import type { LogCodec } from '../platform/wire/codec';
@@ -120,7 +121,10 @@ export async function publishOnce(deps: RelayDeps, client?: PoolClient): Promise
     byTopic.set(topic, list);
   }
   crashPoint('relay.before-send');
+  const sendStarted = Date.now();
   for (const [topic, records] of byTopic) await deps.log.send(topic, records);
+  const sent = Date.now();
+  for (const row of rows) recordSpan(`relay publish ${row.destination}`, row.trace_context, sendStarted, sent, { 'message.destination': row.destination });
   crashPoint('relay.after-send');
   await db.query('UPDATE outbox SET published_at = now() WHERE id = ANY($1::bigint[])', [rows.map((r) => r.id)]);
   deps.onPublished?.(rows.length);
