@@ -56,8 +56,8 @@ const schema = z.object({
   CLOCK_ORIGIN_MS: z.coerce.number().int().positive().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   OTEL_TRACES_EXPORTER: z.enum(['none', 'console', 'otlp']).default('none'),
-  /** OTLP/HTTP collector base URL for OTEL_TRACES_EXPORTER=otlp; spans are POSTed to <url>/v1/traces. */
-  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().default('http://127.0.0.1:4318'),
+  /** OTLP/HTTP collector base URL, required with OTEL_TRACES_EXPORTER=otlp; spans are POSTed to <url>/v1/traces. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: boolFromEnv.default(false),
   /** Webhook deliveries in flight at once per dispatcher process. */
   WEBHOOK_SEND_CONCURRENCY: z.coerce.number().int().min(1).max(512).default(32),
@@ -316,9 +316,12 @@ let cached: Config | undefined;
  * local and test profiles, an unset NETWORK would silently mean nile and its public test xpub), and on
  * mainnet the domain challenges are bound to and the deposit xpub. Every missing one is named at once.
  */
-function deploymentProblems(env: { NETWORK?: string; SERVICE_DOMAIN?: string; DEPOSIT_XPUB?: string }, localProfile: boolean): string[] {
+function deploymentProblems(
+  env: { NETWORK?: string; SERVICE_DOMAIN?: string; DEPOSIT_XPUB?: string; OTEL_TRACES_EXPORTER?: string; OTEL_EXPORTER_OTLP_ENDPOINT?: string }, localProfile: boolean,
+): string[] {
   const problems: string[] = [];
   if (!env.NETWORK && !localProfile) problems.push('NETWORK: required (mainnet or nile) outside the local and test profiles (STACK_PROFILE)');
+  if (env.OTEL_TRACES_EXPORTER === 'otlp' && !env.OTEL_EXPORTER_OTLP_ENDPOINT) problems.push('OTEL_EXPORTER_OTLP_ENDPOINT: required when OTEL_TRACES_EXPORTER is otlp (the collector\'s base URL)');
   if (env.NETWORK === 'mainnet') {
     if (!env.SERVICE_DOMAIN) problems.push('SERVICE_DOMAIN: required when NETWORK is mainnet (the host name sign-in messages are bound to)');
     if (!env.DEPOSIT_XPUB) problems.push('DEPOSIT_XPUB: required when NETWORK is mainnet');

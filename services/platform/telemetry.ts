@@ -33,7 +33,7 @@ export function startTelemetry(cfg: Config): void {
   // otlp: OTLP/HTTP (JSON) to OTEL_EXPORTER_OTLP_ENDPOINT, batched off the request path.
   const spanProcessors = cfg.OTEL_TRACES_EXPORTER === 'console'
     ? [new tracing.SimpleSpanProcessor(new tracing.ConsoleSpanExporter())]
-    : [new tracing.BatchSpanProcessor(otlpExporter(cfg.OTEL_EXPORTER_OTLP_ENDPOINT), { scheduledDelayMillis: 500 })];
+    : [new tracing.BatchSpanProcessor(otlpExporter(cfg.OTEL_EXPORTER_OTLP_ENDPOINT!), { scheduledDelayMillis: 500 })];
   const started = new NodeSDK({
     serviceName: `energy-rental-${cfg.NETWORK}`,
     spanProcessors,

@@ -42,3 +42,8 @@ test('only the roles that sign or read the pool keep POOL_PRIVATE_KEYS', () => {
   // The rest of the configuration is untouched.
   expect(configForRoles(cfg, ['api'])).toEqual({ ...cfg, POOL_PRIVATE_KEYS: undefined });
 });
+
+test('the OTLP exporter needs its collector named', () => {
+  expect(() => parseConfig({ ...keys, NETWORK: 'nile', OTEL_TRACES_EXPORTER: 'otlp' })).toThrow(/OTEL_EXPORTER_OTLP_ENDPOINT: required/);
+  expect(parseConfig({ ...keys, NETWORK: 'nile', OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: 'https://otel.example:4318' }).OTEL_EXPORTER_OTLP_ENDPOINT).toBe('https://otel.example:4318');
+});
