@@ -23,6 +23,7 @@ import { startPromoGranter } from './promo/granter';
 import { startForwardWatcher } from './promo/forward-watcher';
 import { startStatsProjection } from './stats/consumer';
 import { startReconciler } from './reconciler/reconciler';
+import { startPurger } from './ops/purge';
 import { startBatchExecutor } from './batches/executor';
 import { startSubscriptionWatcher } from './subscriptions/watcher';
 
@@ -82,6 +83,8 @@ export async function startRoles(rt: Runtime, roles: Role[]): Promise<Stoppable[
   if (roles.includes('promo-granter')) running.push(await startPromoGranter({ cfg: rt.cfg, pool: rt.pool, bus: appendBus, clock: rt.clock, reader: rt.chain.reader, writer: rt.chain.writer }));
   if (roles.includes('promo-forward-watcher')) running.push(await startForwardWatcher({ cfg: rt.cfg, pool: rt.pool, bus: appendBus, clock: rt.clock, chain: rt.chain.trc10 }));
   if (roles.includes('reconciler')) running.push(await startReconciler({ cfg: rt.cfg, pool: rt.pool, clock: rt.clock, reader: rt.chain.reader }));
+  // The retention purge (services/ops/purge.ts) rides with the reconciler: one per deployment, hourly.
+  if (roles.includes('reconciler')) running.push(startPurger({ pool: rt.pool, clock: rt.clock }));
   if (roles.includes('batch-executor')) {
     // Waits for the answers of the orders it places, so its bus subscribes to replies.
     const bus = commandBusFor(rt);

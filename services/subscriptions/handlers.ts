@@ -11,6 +11,7 @@ import { eventIdFor, type DomainEvent } from '../domain/events';
 import { createOrder } from '../domain/handlers/orders';
 import { derivedId } from '../domain/ids';
 import { orderCommandFrom } from '../domain/order-command';
+import { sameRequest } from '../domain/orders';
 import { noEffects, rejected, type Handler, type Outcome, type StateView } from '../domain/outcome';
 import {
   MAX_LIVE_SUBSCRIPTIONS, refillBlocker, refillInFlight, refillsOn, suspensionCleared, utcDay,
@@ -43,7 +44,7 @@ export const createSubscription: Handler<CommandOf<'subscription.create'>> = (st
   if (c.clientSubscriptionId !== null) {
     const existing = view.byClientId(c.accountId, c.clientSubscriptionId);
     if (existing) {
-      if (existing.requestHash !== c.requestHash) {
+      if (!sameRequest(existing.requestHash, c.requestHash)) {
         return rejected(domainError('idempotency_conflict', 'This client_subscription_id was used with a different request.', { field: 'client_subscription_id' }));
       }
       return unchanged(existing, c.issuedAt);

@@ -13,7 +13,7 @@ import { derivedId } from '../ids';
 import { ledgerAccounts, revenueJournal, transferJournal, type Journal } from '../ledger';
 import { routingFeeOf, routingFeeRefunded } from '../routing-fee';
 import {
-  activationOf, closesAfterEnd, delegateHashes, delivered, IDEMPOTENCY_TTL_MS, moveRefusal, orderJson, partialRefund,
+  activationOf, closesAfterEnd, delegateHashes, delivered, IDEMPOTENCY_TTL_MS, moveRefusal, orderJson, partialRefund, sameRequest,
   type IdempotencyRecord, type Order,
 } from '../orders';
 import type { Tier } from '../pricing';
@@ -50,7 +50,7 @@ export const createOrder: Handler<CommandOf<'order.create'>> = (state, c) => {
 
   const record = liveRecord(view, c.accountId, c.idempotencyKey, c.issuedAt);
   if (record) {
-    if (record.scope !== 'create' || record.requestHash !== c.requestHash) {
+    if (record.scope !== 'create' || !sameRequest(record.requestHash, c.requestHash)) {
       return rejected(domainError('idempotency_conflict', 'This Idempotency-Key was used with a different request.'));
     }
     return applied(record.status as 200 | 201, view.byId(record.orderId) as Order);
@@ -58,7 +58,7 @@ export const createOrder: Handler<CommandOf<'order.create'>> = (state, c) => {
   if (c.clientOrderId !== null) {
     const existing = view.byClientId(c.accountId, c.clientOrderId);
     if (existing) {
-      if (existing.requestHash !== c.requestHash) {
+      if (!sameRequest(existing.requestHash, c.requestHash)) {
         return rejected(domainError('idempotency_conflict', 'This client_order_id was used with a different request.', { field: 'client_order_id' }));
       }
       return applied(200, existing);

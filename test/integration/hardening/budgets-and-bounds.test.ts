@@ -3,7 +3,7 @@
  * challenge budget from other IPs do not lock its owner out, and are still stopped (item 2); promo reads
  * and promo challenges spend a per-IP budget before any database or chain read (item 3).
  */
-import { newWallet, sign, signUp, startIdentityStack, type Customer, type IdentityStack } from '../../support/identity';
+import { newWallet, sign, signedHeaders, signUp, startIdentityStack, type Customer, type IdentityStack } from '../../support/identity';
 import { callFrom } from '../../support/from-ip';
 import { signedGet } from '../../support/stats';
 
@@ -91,3 +91,24 @@ test('GET /v1/promo and the redemption read are budgeted per IP (429 1020 with R
     await new Promise((r) => setTimeout(r, 1_100));
   }
 });
+
+test('deep JSON is a 400 2000 naming the body, before any schema, at any depth past the bound', async () => {
+  const paths = ['/v1/accounts/challenge', '/v1/orders', '/v1/batches', '/v1/webhooks'];
+  const shallow = await postRaw('/v1/orders', '{"receiver":[[[[1]]]]}');
+  expect(shallow.body.error.details.field).not.toBe('body');
+  for (const depth of [40, 1_000, 2_000, 3_000, 4_000, 50_000]) {
+    const deep = '['.repeat(depth) + ']'.repeat(depth);
+    for (const path of paths) {
+      for (const raw of [`{"address":${deep}}`, `{"items":${deep}}`, `{"items":[{"receiver":${deep}}]}`]) {
+        const r = await postRaw(path, raw);
+        expect({ path, depth, status: r.status, code: r.body?.error?.code }).toEqual({ path, depth, status: 400, code: 2000 });
+      }
+    }
+  }
+});
+
+/** Signed with the owner's key, so a route that authenticates first still reaches its validation. */
+async function postRaw(path: string, raw: string) {
+  const res = await fetch(stack.base + path, { method: 'POST', headers: { 'content-type': 'application/json', ...signedHeaders(owner.key, 'POST', path, raw) }, body: raw });
+  return { status: res.status, body: (await res.json().catch(() => null)) as any };
+}
