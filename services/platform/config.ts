@@ -101,6 +101,13 @@ const schema = z.object({
   BUDGET_PROOFS_PER_IP_PER_MIN: z.coerce.number().int().min(1).default(30),
   /** Public reads without credentials (prices, the OpenAPI document): per IP per second. */
   BUDGET_PUBLIC_READS_PER_IP_PER_SEC: z.coerce.number().int().min(1).default(50),
+  /**
+   * Credentials that match nothing (unknown API key, bootstrap token or session cookie), per IP per minute;
+   * past it the IP's credentials are refused before any lookup (docs/security.md).
+   */
+  BUDGET_CREDENTIAL_MISSES_PER_IP_PER_MIN: z.coerce.number().int().min(1).default(120),
+  /** An account's reads and writes per second, as a multiple of one caller's budget: keys and sessions share it. */
+  BUDGET_ACCOUNT_CALLERS: z.coerce.number().int().min(1).default(3),
   /** Orders: JSON price rows overriding the network's defaults (services/domain/pricing.ts). */
   ORDER_PRICES: z.string().optional(),
   /** Orders: SUN charged to activate an inactive receiver; default per network (pricing.ts). */
