@@ -114,7 +114,7 @@ export async function startRoles(rt: Runtime, roles: Role[]): Promise<Stoppable[
     running.push(
       await startDispatcher({
         log: rt.log, codec: rt.codec, pool: rt.pool, clock: rt.clock, secrets: webhookSecretBox(rt.cfg),
-        allowPrivate: rt.cfg.WEBHOOK_ALLOW_PRIVATE_TARGETS, concurrency: rt.cfg.WEBHOOK_SEND_CONCURRENCY,
+        allowPrivate: rt.cfg.WEBHOOK_ALLOW_PRIVATE_TARGETS, concurrency: rt.cfg.WEBHOOK_SEND_CONCURRENCY, perEndpoint: rt.cfg.WEBHOOK_PER_ENDPOINT_CONCURRENCY,
         userAgent: `${rt.cfg.BRAND}-webhook/1`, groupId: DISPATCHER_GROUP, maxBatch: rt.cfg.DISPATCHER_MAX_BATCH,
       }),
     );

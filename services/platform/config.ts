@@ -38,6 +38,8 @@ const schema = z.object({
   WEBHOOK_ALLOW_PRIVATE_TARGETS: boolFromEnv.default(false),
   /** Webhook deliveries in flight at once per dispatcher process. */
   WEBHOOK_SEND_CONCURRENCY: z.coerce.number().int().min(1).max(512).default(32),
+  /** Of those, at most this many to one endpoint at once, so a slow endpoint waits alone (docs/security.md). */
+  WEBHOOK_PER_ENDPOINT_CONCURRENCY: z.coerce.number().int().min(1).max(512).default(4),
   /**
    * 32-byte key (64 hex) encrypting webhook secrets at rest. Required everywhere: the local and test
    * profiles get per-installation keys generated under .stack/ (infra/env/keys.sh); nothing in the
