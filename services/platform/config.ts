@@ -130,6 +130,8 @@ const schema = z.object({
    * answering `allocating` instead of `active` with its hash (spec section 3, synchronous delivery). 0: never waits.
    */
   ORDER_SYNC_WAIT_MS: z.coerce.number().int().min(0).max(30_000).default(1_500),
+  /** Rows of one GET /v1/orders?format=csv answer at most; X-Next-Cursor continues (docs/security.md). */
+  ORDERS_CSV_MAX_ROWS: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
   /** Orders: how often the broadcaster, confirmer and scheduler look for work (real ms). */
   CHAIN_POLL_MS: z.coerce.number().int().min(20).default(500),
   /**
