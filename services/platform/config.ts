@@ -90,6 +90,15 @@ const schema = z.object({
   DEX_POOL_ADDRESS: z.string().regex(/^T[1-9A-HJ-NP-Za-km-z]{33}$/).optional(),
   /** USDT deposit bounds in base units (6 decimals): held below (held_below_min) and above (held_for_review). */
   USDT_MIN: z.coerce.bigint().min(0n).default(5_000_000n),
+  /**
+   * dex_v3 deposits are credited at the pool price averaged over this many solidified blocks (1: the price
+   * of the newest block); until the watcher has seen the whole window, USDT deposits wait (pending_rate).
+   */
+  USDT_TWAP_BLOCKS: z.coerce.number().int().min(1).max(1_000).default(20),
+  /** TRX per 1 USDT (decimal) the deposit rate must stay near; unset: no band. */
+  USDT_REFERENCE_RATE: z.string().regex(/^\d{1,12}(\.\d{1,6})?$/, 'a decimal string, at most 6 decimals').optional(),
+  /** Outside this many basis points of USDT_REFERENCE_RATE a USDT deposit is held for review, not credited. */
+  USDT_RATE_BAND_BPS: z.coerce.number().int().min(1).max(10_000).default(1_000),
   USDT_MAX: z.coerce.bigint().min(1n).default(2_000_000_000n),
   /** Deposit watcher: real ms between polls of the chain; first block scanned when no position is stored. */
   DEPOSIT_POLL_MS: z.coerce.number().int().min(20).default(1_000),
