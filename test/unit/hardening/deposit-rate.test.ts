@@ -25,7 +25,8 @@ describe('blockWeightedRate', () => {
 
 it('keptSamples keeps the window and the sample just before it', () => {
   const samples = [s(1, 1n), s(2, 2n), s(6, 6n), s(9, 9n)];
-  expect(keptSamples(samples, 10, 5)).toEqual([s(2, 2n), s(6, 6n), s(9, 9n)]);
+  expect(keptSamples(samples, 10, 5)).toEqual([s(6, 6n), s(9, 9n)]);
+  expect(keptSamples(samples, 7, 5)).toEqual([s(2, 2n), s(6, 6n)].concat([s(9, 9n)]));
   expect(blockWeightedRate(keptSamples(samples, 10, 5), 10, 5)).toBe(blockWeightedRate(samples, 10, 5));
 });
 
