@@ -5,6 +5,7 @@
 import type { Server } from 'node:http';
 import { createApp } from './api/app';
 import { warmUpApi } from './api/warm-up';
+import { startMetricsServer } from './api/health';
 import { commandBusFor } from './platform/command-bus';
 import { logger } from './platform/logger';
 import { commandsApplied, outboxPublished } from './platform/metrics';
@@ -131,8 +132,10 @@ export async function startRoles(rt: Runtime, roles: Role[]): Promise<Stoppable[
       const s = createApp({ rt, bus }).listen(rt.cfg.API_PORT, rt.cfg.API_HOST, () => resolve(s));
     });
     logger.info({ url: `http://${rt.cfg.API_HOST}:${rt.cfg.API_PORT}/v1` }, 'api listening');
+    const metrics = rt.cfg.METRICS_PORT > 0 ? startMetricsServer(rt) : null;
     running.push({
       stop: async () => {
+        if (metrics?.listening) await new Promise((resolve) => metrics.close(resolve));
         await new Promise((resolve) => server.close(resolve));
         await bus.stop();
       },

@@ -18,6 +18,14 @@ const schema = z.object({
   BRAND: z.string().regex(/^[a-z][a-z0-9-]{1,30}$/, 'lower-case letters, digits and dashes').default('energy'),
   API_PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   API_HOST: z.string().default('127.0.0.1'),
+  /**
+   * Prometheus metrics on a listener of their own (METRICS_HOST:METRICS_PORT), off the public port: they
+   * name routes, queues and lag, and each scrape costs a pass over every series. 0: on the API's port
+   * (the test profile, whose many service processes would otherwise contend for one port).
+   */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+  /** Unset: API_HOST. */
+  METRICS_HOST: z.string().optional(),
   KAFKA_BROKERS: z.string().min(1).default('127.0.0.1:9092'),
   KAFKA_CLIENT_ID: z.string().default('energy-rental'),
   SCHEMA_REGISTRY_URL: z.string().url().default('http://127.0.0.1:8081/apis/ccompat/v7'),

@@ -1,13 +1,25 @@
 /**
  * Issue 31: budgets per key no longer multiply with keys (an account-level ceiling, item 7), and credentials
- * that match nothing are counted per IP, refused before any lookup once spent (item 3).
+ * that match nothing are counted per IP, refused before any lookup once spent, and /metrics is on a
+ * listener of its own, off the public port (item 3).
  */
 import { call, signedCall, signedHeaders, signUp, startIdentityStack, type IdentityStack } from '../../support/identity';
+import net from 'node:net';
+import { startMetricsServer } from '../../../services/api/health';
 import { callFrom } from '../../support/from-ip';
 
 let stack: IdentityStack;
+let metricsPort: number;
 beforeAll(async () => {
-  stack = await startIdentityStack('acctbudget', { BUDGET_READS_PER_SEC: '4', BUDGET_ACCOUNT_CALLERS: '2', BUDGET_CREDENTIAL_MISSES_PER_IP_PER_MIN: '5' });
+  metricsPort = await new Promise<number>((resolve) => {
+    const probe = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+  stack = await startIdentityStack('acctbudget', {
+    BUDGET_READS_PER_SEC: '4', BUDGET_ACCOUNT_CALLERS: '2', BUDGET_CREDENTIAL_MISSES_PER_IP_PER_MIN: '5', METRICS_PORT: String(metricsPort),
+  });
 });
 afterAll(async () => {
   await stack?.stop();
@@ -59,4 +71,18 @@ test('unknown credentials from one IP: five answered, then 429 before any lookup
   expect((await callFrom(ip, stack.base, 'GET', path, { headers: signedHeaders(owner.key, 'GET', path) })).status).toBe(200);
   // Another IP's bogus cookie is still answered 401.
   expect((await callFrom('127.0.4.2', stack.base, 'GET', '/v1/account', { headers: { cookie: 'session=nope' } })).status).toBe(401);
+});
+
+test('with METRICS_PORT set, /metrics answers on its own listener and not on the public one', async () => {
+  const metrics = startMetricsServer(stack.rt);
+  try {
+    await new Promise((r) => (metrics.listening ? r(null) : metrics.once('listening', r)));
+    expect((await fetch(`${stack.base}/metrics`)).status).toBe(404);
+    const scraped = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
+    expect(scraped.status).toBe(200);
+    expect(await scraped.text()).toContain('http_requests_total');
+    expect((await fetch(`${stack.base}/healthz`)).status).toBe(200);
+  } finally {
+    await new Promise((r) => metrics.close(r));
+  }
 });

@@ -27,6 +27,8 @@ async function roomInMinute(ms: number): Promise<void> {
 }
 
 test('stats: a `to` in year 9999 answers 400 2000 on `to` within 100 ms; a day ahead is still answered', async () => {
+  // The route warm (its first answer opens the key cache and the statement plans), then the far range timed.
+  expect((await signedGet(stack.base, owner.key, '/v1/account/stats')).status).toBe(200);
   const started = performance.now();
   const far = await signedGet(stack.base, owner.key, '/v1/account/stats?from=2000-01-01T00:00:00Z&to=9999-12-31T00:00:00Z');
   const elapsed = performance.now() - started;
@@ -112,3 +114,4 @@ async function postRaw(path: string, raw: string) {
   const res = await fetch(stack.base + path, { method: 'POST', headers: { 'content-type': 'application/json', ...signedHeaders(owner.key, 'POST', path, raw) }, body: raw });
   return { status: res.status, body: (await res.json().catch(() => null)) as any };
 }
+
