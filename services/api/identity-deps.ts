@@ -1,7 +1,7 @@
 /** What the identity routes share: the runtime, the command bus, the validator and the USDT rate source. */
 import type { CommandBus, NewCommand } from '../platform/command-bus';
-import type { Runtime } from '../platform/runtime';
-import { isTronAddress } from '../identity/address';
+import type { Runtime } from '../runtime';
+import { isTronAddress } from '../chain/address';
 import type { Response } from 'express';
 import { ApiError } from './errors';
 import { markStage } from './stage-timing';

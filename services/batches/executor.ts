@@ -10,7 +10,7 @@ import { ChainReader } from '../chain/reads';
 import type { CommandResult } from '../domain/command-result';
 import { errorCatalog } from '../domain/errors';
 import { derivedId } from '../domain/ids';
-import type { Order } from '../domain/orders';
+import type { Order } from '../domain/orders/rules';
 import { orderCommandFrom } from '../domain/order-command';
 import { chargeFor, priceTable, tierSeconds, type DelegatedResource, type PriceRow, type PriceTable, type Tier } from '../domain/pricing';
 import { routingFeeTable, type RoutingFeeTable } from '../domain/routing-fee';
@@ -22,11 +22,11 @@ import type { Pool } from '../platform/db/pool';
 import { logger } from '../platform/logger';
 import { orderColumns, orderFromRow } from '../processor/order-store';
 import { accountLimits } from '../api/views/account-view';
-import { balancedChunks, bandwidthPlan, clientOrderIdFor, terminalItem, type BandwidthPlan, type Batch, type BatchItem, type ItemFailure } from './rules';
-import type { ItemStepEntry } from './commands';
+import { balancedChunks, bandwidthPlan, clientOrderIdFor, terminalItem, type BandwidthPlan, type Batch, type BatchItem, type ItemFailure } from '../domain/batches/rules';
+import type { ItemStepEntry } from '../domain/batches/commands';
 import { executorWork, OpenBatchesCache, ordersOfBatches, readOpenBatches } from './store';
 import { OrderPacer, openOrders } from './pacing';
-import { itemChargedSun, itemStatusIn } from './view';
+import { itemChargedSun, itemStatusIn } from '../domain/batches/view';
 
 export interface BatchExecutorDeps {
   cfg: Config;

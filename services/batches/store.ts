@@ -4,15 +4,15 @@
  * the executor. Only the processor writes the table.
  */
 import type { Command } from '../domain/commands';
-import type { Order } from '../domain/orders';
+import type { Order } from '../domain/orders/rules';
 import type { BatchView } from '../domain/outcome';
 import type { WriteGroup } from '../platform/db/bulk';
 import type { Pool, PoolClient } from '../platform/db/pool';
 import { parseOwnJson, stringifyJson } from '../platform/json';
 import { KeyedRows } from '../processor/keyed-rows';
 import { orderColumns, orderFromRow } from '../processor/order-store';
-import { batchCommandTypes } from './commands';
-import { itemFromStored, storedForm, type Batch } from './rules';
+import { batchCommandTypes } from '../domain/batches/commands';
+import { itemFromStored, storedForm, type Batch } from '../domain/batches/rules';
 
 type Queryable = Pick<Pool, 'query'>;
 

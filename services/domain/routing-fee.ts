@@ -4,7 +4,7 @@
  * entered dev code, this decides the basis points in force and the fee in SUN.
  */
 import { parseJson } from '../platform/json';
-import type { Order, Supplier } from './orders';
+import type { Order, Supplier } from './orders/rules';
 
 export const BPS = 10_000n;
 const DAY_MS = 86_400_000;

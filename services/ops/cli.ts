@@ -10,7 +10,7 @@ import { promoOff, promoOptions, promoSet, promoSetOptions } from './promo';
 import { loadConfig } from '../platform/config';
 import { stringifyJson } from '../platform/json';
 import { logger } from '../platform/logger';
-import { createRuntime, type Runtime } from '../platform/runtime';
+import { createRuntime, type Runtime } from '../runtime';
 import { replayAndVerify } from './replay';
 import { rotateDepositAddress } from './rotate-deposit-address';
 import { creditHeldDeposit } from './credit-held';

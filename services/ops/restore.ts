@@ -12,7 +12,7 @@ import type { Config } from '../platform/config';
 import { databaseName, checkOrStamp } from '../platform/log-identity';
 import type { Pool } from '../platform/db/pool';
 import { dropDatabase } from '../platform/db/databases';
-import { createRuntime, currentLogIdentity, type Runtime } from '../platform/runtime';
+import { createRuntime, currentLogIdentity, type Runtime } from '../runtime';
 import { storedOffsets } from '../platform/checkpointed-consumer';
 import { applyPartitionSlice, decodeRecords, processorSpec, PROCESSOR_GROUP } from '../processor/processor';
 import type { RefusalPolicy } from '../processor/apply-batch';

@@ -16,7 +16,7 @@ import { createRedis, replyChannel, type Redis } from './redis';
 import { traceHeaders } from './telemetry';
 import { readResults } from './db/command-results';
 import type { LogCodec } from './wire/codec';
-import type { Runtime } from './runtime';
+import type { Runtime } from '../runtime';
 import { AppendBatcher } from './append-batcher';
 
 /** Extra wait past the deadline before giving up, so a result committed right at the deadline is still seen. */

@@ -4,7 +4,7 @@
  * batch's own changes on top, and writes the changes back. Also the row mapping the API reads with.
  */
 import type { Command } from '../domain/commands';
-import { heldStake, type IdempotencyRecord, type Order } from '../domain/orders';
+import { heldStake, type IdempotencyRecord, type Order } from '../domain/orders/rules';
 import type { OrderView } from '../domain/outcome';
 import type { TypedColumns, WriteGroup } from '../platform/db/bulk';
 import type { PoolClient } from '../platform/db/pool';

@@ -22,8 +22,8 @@ import type { CommandBus } from '../platform/command-bus';
 import type { Config } from '../platform/config';
 import type { Pool } from '../platform/db/pool';
 import { logger } from '../platform/logger';
-import { PollingRole, txLifetimeMs } from '../broadcaster/work';
-import type { Redemption } from './rules';
+import { PollingRole, txLifetimeMs } from '../delivery/work';
+import type { Redemption } from '../domain/promo/rules';
 import { openRedemptions } from './store';
 
 export interface GranterDeps {

@@ -5,7 +5,7 @@
  */
 import type { Pool } from '../platform/db/pool';
 import { routingFeeBps, routingFeeSun, VOLUME_WINDOW_DAYS, type EnteredCode, type RoutingFee, type RoutingFeeTable } from '../domain/routing-fee';
-import type { Supplier } from '../domain/orders';
+import type { Supplier } from '../domain/orders/rules';
 
 const DAY_MS = 86_400_000;
 type Queryable = Pick<Pool, 'query'>;

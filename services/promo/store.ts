@@ -8,7 +8,7 @@ import type { PromoView } from '../domain/outcome';
 import { upsertRows } from '../platform/db/bulk';
 import { KeyedRows } from '../processor/keyed-rows';
 import type { Pool, PoolClient } from '../platform/db/pool';
-import { utcDay, type DevCode, type PromoConfig, type Redemption } from './rules';
+import { utcDay, type DevCode, type PromoConfig, type Redemption } from '../domain/promo/rules';
 
 type Queryable = Pick<Pool, 'query'>;
 

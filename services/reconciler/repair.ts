@@ -18,8 +18,8 @@ import type { CommandBus } from '../platform/command-bus';
 import type { Config } from '../platform/config';
 import type { Pool } from '../platform/db/pool';
 import type { Clock } from '../platform/clock';
-import type { NonceSource } from '../broadcaster/nonces';
-import { txLifetimeMs } from '../broadcaster/work';
+import type { NonceSource } from '../chain/nonces';
+import { txLifetimeMs } from '../delivery/work';
 import { isFinding, type ReconcileRow } from './check';
 
 export interface RepairDeps {

@@ -4,13 +4,13 @@
  * reads of the API and the watcher. Only the processor writes the table.
  */
 import type { Command } from '../domain/commands';
-import type { Order } from '../domain/orders';
+import type { Order } from '../domain/orders/rules';
 import { upsertRows } from '../platform/db/bulk';
 import type { Pool, PoolClient } from '../platform/db/pool';
 import { KeyedRows } from '../processor/keyed-rows';
 import { orderColumns, orderFromRow } from '../processor/order-store';
-import { subscriptionCommandTypes } from './commands';
-import type { Subscription, SubscriptionView } from './rules';
+import { subscriptionCommandTypes } from '../domain/subscriptions/commands';
+import type { Subscription, SubscriptionView } from '../domain/subscriptions/rules';
 
 type Queryable = Pick<Pool, 'query'>;
 

@@ -10,7 +10,7 @@ import { ChainUnavailable } from '../chain/errors';
 import type { Block, ChainReader } from '../chain/reads';
 import type { Command } from '../domain/commands';
 import { derivedId } from '../domain/ids';
-import type { Order } from '../domain/orders';
+import type { Order } from '../domain/orders/rules';
 import type { PriceTable } from '../domain/pricing';
 import type { Clock } from '../platform/clock';
 import type { Config } from '../platform/config';
@@ -19,7 +19,7 @@ import type { Pool } from '../platform/db/pool';
 import { crashPoint } from '../platform/chaos';
 import { logger } from '../platform/logger';
 import { Waker } from '../platform/waker';
-import type { Subscription } from './rules';
+import type { Subscription } from '../domain/subscriptions/rules';
 import {
   orderStatuses, plansToUndelegate, subscriptionsOfReceivers, subscriptionsThatMayAct, watchedThresholds, type WatchedSubscription, type WatchedThreshold,
 } from './store';

@@ -2,15 +2,15 @@
  * The confirmer's cache of final transaction states is bounded: an answer is kept only while its order
  * is still in a work list (allocating or closing) and dropped once the order is settled or closed.
  */
-import type { Order } from '../../services/domain/orders';
+import type { Order } from '../../services/domain/orders/rules';
 import { SteppedClock } from '../../services/platform/clock';
 
 const lists: Record<string, Order[]> = { allocating: [], closing: [] };
-jest.mock('../../services/broadcaster/work', () => ({
-  ...jest.requireActual('../../services/broadcaster/work'),
+jest.mock('../../services/delivery/work', () => ({
+  ...jest.requireActual('../../services/delivery/work'),
   workList: async (_pool: unknown, list: string) => lists[list] ?? [],
 }));
-import { Confirmer } from '../../services/confirmer/confirmer';
+import { Confirmer } from '../../services/delivery/confirmer';
 import { order } from './confirmer-order';
 
 

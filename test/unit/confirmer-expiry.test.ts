@@ -3,15 +3,15 @@
  * delegation in a head block that is not solidified yet is pending in the solidified view, and an order
  * failed on the head's time left that stake delegated to no open order once the block solidified.
  */
-import type { Order } from '../../services/domain/orders';
+import type { Order } from '../../services/domain/orders/rules';
 import { SteppedClock } from '../../services/platform/clock';
 
 const lists: Record<string, Order[]> = { allocating: [], closing: [] };
-jest.mock('../../services/broadcaster/work', () => ({
-  ...jest.requireActual('../../services/broadcaster/work'),
+jest.mock('../../services/delivery/work', () => ({
+  ...jest.requireActual('../../services/delivery/work'),
   workList: async (_pool: unknown, list: string) => lists[list] ?? [],
 }));
-import { Confirmer } from '../../services/confirmer/confirmer';
+import { Confirmer } from '../../services/delivery/confirmer';
 import { order as allocatingOrder } from './confirmer-order';
 
 const EXPIRATION = 50_000;

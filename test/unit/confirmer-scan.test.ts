@@ -3,15 +3,15 @@
  * a transaction read as pending once is not read again until a block it is in has been read, and a read
  * of the blocks that fails sends it back to one read per transaction.
  */
-import type { Order } from '../../services/domain/orders';
+import type { Order } from '../../services/domain/orders/rules';
 import { SteppedClock } from '../../services/platform/clock';
 
 const lists: Record<string, Order[]> = { allocating: [], closing: [] };
-jest.mock('../../services/broadcaster/work', () => ({
-  ...jest.requireActual('../../services/broadcaster/work'),
+jest.mock('../../services/delivery/work', () => ({
+  ...jest.requireActual('../../services/delivery/work'),
   workList: async (_pool: unknown, list: string) => lists[list] ?? [],
 }));
-import { Confirmer } from '../../services/confirmer/confirmer';
+import { Confirmer } from '../../services/delivery/confirmer';
 import { order } from './confirmer-order';
 
 

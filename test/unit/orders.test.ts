@@ -2,7 +2,7 @@
 import { emptyIdentity, emptyTotals, type Account } from '../../services/domain/account';
 import { applyCommand } from '../../services/domain/apply';
 import type { Command } from '../../services/domain/commands';
-import { canMove, partialRefund, type IdempotencyRecord, type Order } from '../../services/domain/orders';
+import { canMove, partialRefund, type IdempotencyRecord, type Order } from '../../services/domain/orders/rules';
 import type { OrderView, StateView } from '../../services/domain/outcome';
 import { chargeFor, priceFor, priceTable } from '../../services/domain/pricing';
 import { csvCell } from '../../services/api/views/orders-csv';

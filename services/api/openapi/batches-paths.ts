@@ -1,6 +1,6 @@
 /** Batches (spec section 4, Batches; section 2, Batch and BatchItem). */
 import { allTiers, orderResources } from '../../domain/pricing';
-import { itemStatuses } from '../../batches/rules';
+import { itemStatuses } from '../../domain/batches/rules';
 import type { Operation } from './document';
 import { ref, json, obj, errors, nullable, dateTime } from './builders';
 

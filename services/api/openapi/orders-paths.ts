@@ -1,6 +1,6 @@
 /** Prices, quotes and orders (spec section 4 Orders; contract.md section 3). */
 import { allTiers, orderResources } from '../../domain/pricing';
-import { orderStatuses } from '../../domain/orders';
+import { orderStatuses } from '../../domain/orders/rules';
 import type { Operation } from './document';
 import { ref, json, obj, errors, nullable, dateTime } from './builders';
 

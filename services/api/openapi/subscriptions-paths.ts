@@ -1,6 +1,6 @@
 /** Subscriptions (contract.md section 9): auto-refill and plans. */
 import { allTiers } from '../../domain/pricing';
-import { pauseReasons, subscriptionKinds, subscriptionStatuses, suspendReasons } from '../../subscriptions/rules';
+import { pauseReasons, subscriptionKinds, subscriptionStatuses, suspendReasons } from '../../domain/subscriptions/rules';
 import type { Operation } from './document';
 import { ref, json, obj, errors, nullable, dateTime } from './builders';
 

@@ -5,10 +5,10 @@
  */
 import { Router, type Request } from 'express';
 import type { CommandBus } from '../../platform/command-bus';
-import type { Runtime } from '../../platform/runtime';
+import type { Runtime } from '../../runtime';
 import type { PriceTable } from '../../domain/pricing';
-import { batchJson } from '../../batches/view';
-import { batchRequestHash, duplicateReceiver, mergeItems, queuedBatch, type Batch, type ItemInput, type ItemSpec } from '../../batches/rules';
+import { batchJson } from '../../domain/batches/view';
+import { batchRequestHash, duplicateReceiver, mergeItems, queuedBatch, type Batch, type ItemInput, type ItemSpec } from '../../domain/batches/rules';
 import { batchByRef, listBatches, ordersOfBatches } from '../../batches/store';
 import { accountIdOf, requireAuth } from '../auth/require-auth';
 import { ApiError, sendJson } from '../errors';

@@ -7,12 +7,12 @@ import { Router, type Request, type Response } from 'express';
 import type { ChainReader } from '../../chain/reads';
 import type { CommandBus } from '../../platform/command-bus';
 import { randomId } from '../../domain/ids';
-import { orderDetailJson, orderJson, type OrderStatus } from '../../domain/orders';
+import { orderDetailJson, orderJson, type OrderStatus } from '../../domain/orders/rules';
 import { orderCommandFrom } from '../../domain/order-command';
 import {
   chargeFor, planRowJson, priceFor, priceRowJson, quoteMatches, QUOTE_TTL_MS, tierSeconds, type DelegatedResource, type OrderResource, type PriceTable, type Tier,
 } from '../../domain/pricing';
-import type { Runtime } from '../../platform/runtime';
+import type { Runtime } from '../../runtime';
 import { routingFeeTable } from '../../domain/routing-fee';
 import { routingFeeFor } from '../../promo/routing-fee-reads';
 import { publicReadBudget } from '../auth/budget';

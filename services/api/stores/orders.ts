@@ -1,5 +1,5 @@
 /** Order reads for the API (the processor writes orders; the API only reads them) and quotes (API-written). */
-import type { Order, OrderStatus } from '../../domain/orders';
+import type { Order, OrderStatus } from '../../domain/orders/rules';
 import type { Pool } from '../../platform/db/pool';
 import { orderColumns, orderFromRow } from '../../processor/order-store';
 

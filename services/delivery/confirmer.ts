@@ -16,11 +16,11 @@ import { ChainReader, MAX_BLOCK_RANGE, type ChainTx } from '../chain/reads';
 import { expirationOf } from '../chain/writes';
 import type { Command } from '../domain/commands';
 import { derivedId } from '../domain/ids';
-import type { Allocation, Order } from '../domain/orders';
+import type { Allocation, Order } from '../domain/orders/rules';
 import { logger } from '../platform/logger';
-import { openStake, stakeKey } from '../broadcaster/open-stake';
-import { chainResource } from '../broadcaster/suppliers';
-import { PollingRole, storedCommands, txOwner, workList, WorkListCache, type ChainRoleDeps } from '../broadcaster/work';
+import { openStake, stakeKey } from './open-stake';
+import { chainResource } from '../chain/suppliers';
+import { PollingRole, storedCommands, txOwner, workList, WorkListCache, type ChainRoleDeps } from './work';
 
 export interface ConfirmerDeps extends ChainRoleDeps {
   reader?: ChainReader;

@@ -2,25 +2,25 @@
  * The connections every role shares in one process: PostgreSQL, Redis, Kafka and the schema registry,
  * opened once, with topics ensured and schemas registered before any role starts.
  */
-import { topicName, topics, partitionsOf, type TopicKey } from '../../topics';
-import { scaledClock, type Clock } from './clock';
-import type { Config } from './config';
-import { migrate } from './db/migrate';
-import { createPool, type Pool } from './db/pool';
-import { KafkaLog } from './kafka';
-import { fetchLogMetadata } from './kafka-topic-ids';
-import { retentionConfigNames, retentionProblems, retentionRefusal, type TopicRetention } from './topic-retention';
-import { checkNetwork, checkOrStamp, type LogIdentity } from './log-identity';
-import { logger } from './logger';
-import { createRedis, type Redis } from './redis';
-import { LogCodec } from './wire/codec';
-import { createRegistryClient, registerTopicSchemas } from './wire/registry';
+import { topicName, topics, partitionsOf, type TopicKey } from '../topics';
+import { scaledClock, type Clock } from './platform/clock';
+import type { Config } from './platform/config';
+import { migrate } from './platform/db/migrate';
+import { createPool, type Pool } from './platform/db/pool';
+import { KafkaLog } from './platform/kafka';
+import { fetchLogMetadata } from './platform/kafka-topic-ids';
+import { retentionConfigNames, retentionProblems, retentionRefusal, type TopicRetention } from './platform/topic-retention';
+import { checkNetwork, checkOrStamp, type LogIdentity } from './platform/log-identity';
+import { logger } from './platform/logger';
+import { createRedis, type Redis } from './platform/redis';
+import { LogCodec } from './platform/wire/codec';
+import { createRegistryClient, registerTopicSchemas } from './platform/wire/registry';
 import type { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
-import { priceTable, type PriceTable } from '../domain/pricing';
-import { ChainReader } from '../chain/reads';
-import { ChainWriter } from '../chain/writes';
-import { Trc10Reader } from '../chain/trc10';
-import { orderSuppliers, type Suppliers } from '../broadcaster/suppliers';
+import { priceTable, type PriceTable } from './domain/pricing';
+import { ChainReader } from './chain/reads';
+import { ChainWriter } from './chain/writes';
+import { Trc10Reader } from './chain/trc10';
+import { orderSuppliers, type Suppliers } from './chain/suppliers';
 
 /**
  * The chain clients of a process, each built on first use and shared by every role and route: one reader,

@@ -2,7 +2,7 @@
  * Subscription commands. On the wire they share one Avro record (`SubscriptionStep`: kind, subscription id,
  * JSON payload with int64 kept exact), as batch commands do, so a new step needs no schema change.
  */
-import { parseJson, stringifyJson } from '../platform/json';
+import { parseJson, stringifyJson } from '../../platform/json';
 import type { SubscriptionSpec } from './rules';
 
 /** A plan's day as the API or the watcher priced it: the fee, and the receiver's activation read from the chain. */

@@ -7,14 +7,14 @@
 import { ChainUnavailable } from '../chain/errors';
 import { expirationOf, type BroadcastOutcome, type ChainWriter } from '../chain/writes';
 import type { Command } from '../domain/commands';
-import type { Order } from '../domain/orders';
+import type { Order } from '../domain/orders/rules';
 import type { Clock } from '../platform/clock';
 import { commandBusFor, type CommandBus } from '../platform/command-bus';
 import type { Config } from '../platform/config';
 import { inTransaction, type Pool, type PoolClient } from '../platform/db/pool';
 import { parseOwnJson, stringifyJson } from '../platform/json';
 import { logger } from '../platform/logger';
-import { chainClients, type ChainClients, type Runtime } from '../platform/runtime';
+import { chainClients, type ChainClients, type Runtime } from '../runtime';
 import { orderColumns, orderFromRow } from '../processor/order-store';
 
 export interface ChainRoleDeps {

@@ -2,7 +2,7 @@
  * Batch commands. On the wire they share one Avro record (`BatchStep`: kind, batch id, JSON payload with
  * int64 kept exact), so a new batch step needs no schema change.
  */
-import { parseOwnJson, stringifyJson } from '../platform/json';
+import { parseOwnJson, stringifyJson } from '../../platform/json';
 import { specFromStored, storedForm, type BandwidthPlan, type ItemFailure, type ItemSpec, type ItemStatus } from './rules';
 
 /** POST /v1/batches: the merged items; the batch id derives from the command id. */

@@ -3,7 +3,7 @@
  * Shared by the processor's handler (the deciding copy: one writer, so the daily cap is exact), the API's
  * GET /v1/promo and its early eligibility answers.
  */
-import type { ErrorSlug } from '../domain/errors';
+import type { ErrorSlug } from '../errors';
 
 export const DAY_MS = 86_400_000;
 

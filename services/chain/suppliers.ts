@@ -4,11 +4,11 @@
  * test-drivable stand-in: it fills from one staked address of its own, which a real provider's API
  * client would replace. Both sign every transaction of an order against one reference block.
  */
-import { lessInFlight, planDelegation, type Ratio } from '../chain/allocation';
-import { poolSigners, type Signer } from '../chain/pool-keys';
-import { uniqueRef, type ChainResource, type ChainWriter, type RefBlock } from '../chain/writes';
+import { lessInFlight, planDelegation, type Ratio } from './allocation';
+import { poolSigners, type Signer } from './pool-keys';
+import { uniqueRef, type ChainResource, type ChainWriter, type RefBlock } from './writes';
 import type { SignedTxFact } from '../domain/commands';
-import type { Order } from '../domain/orders';
+import type { Order } from '../domain/orders/rules';
 import type { Config } from '../platform/config';
 import type { Pool } from '../platform/db/pool';
 import { SequenceNonces, type NonceSource } from './nonces';

@@ -15,9 +15,9 @@ import { routingFeeOf, routingFeeRefunded } from '../routing-fee';
 import {
   activationOf, closesAfterEnd, delegateHashes, delivered, IDEMPOTENCY_TTL_MS, moveRefusal, orderJson, partialRefund,
   type IdempotencyRecord, type Order,
-} from '../orders';
+} from './rules';
 import type { Tier } from '../pricing';
-import { isPlanOrder } from '../../subscriptions/rules';
+import { isPlanOrder } from '../subscriptions/rules';
 import { noEffects, rejected, type Effects, type Handler, type Outcome, type OrderView, type StateView } from '../outcome';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());

@@ -4,9 +4,9 @@
  * batch status are derived from that and from the orders' own states, never stored twice.
  */
 import { createHash } from 'node:crypto';
-import { jsonInt } from '../platform/json';
-import type { Order, OrderStatus } from '../domain/orders';
-import type { OrderResource, Tier } from '../domain/pricing';
+import { jsonInt } from '../../platform/json';
+import type { Order, OrderStatus } from '../orders/rules';
+import type { OrderResource, Tier } from '../pricing';
 
 export const itemStatuses = ['queued', 'processing', 'completed', 'partial', 'failed', 'insufficient_funds', 'cancelled'] as const;
 export type ItemStatus = (typeof itemStatuses)[number];

@@ -22,10 +22,10 @@ import type { ChainReader } from '../chain/reads';
 import { expirationOf, type ChainResource, type ChainWriter, type RefBlock } from '../chain/writes';
 import type { Command, SignedTxFact } from '../domain/commands';
 import { derivedId } from '../domain/ids';
-import type { Order, Undelegation } from '../domain/orders';
-import { openStake, stakeKey } from '../broadcaster/open-stake';
-import { chainResource, type Suppliers } from '../broadcaster/suppliers';
-import { orderChainOf, PollingRole, Rebroadcaster, signedOnce, txLifetimeMs, workList, WorkListCache, type OrderChainDeps } from '../broadcaster/work';
+import type { Order, Undelegation } from '../domain/orders/rules';
+import { openStake, stakeKey } from './open-stake';
+import { chainResource, type Suppliers } from '../chain/suppliers';
+import { orderChainOf, PollingRole, Rebroadcaster, signedOnce, txLifetimeMs, workList, WorkListCache, type OrderChainDeps } from './work';
 import { stakeLeft, type StakePart } from './stake-left';
 
 /** Due orders signed at the same time. */

@@ -5,7 +5,7 @@
 import type { CommandOf } from '../commands';
 import { domainError } from '../errors';
 import { noEffects, rejected, type Handler, type Outcome, type PromoView } from '../outcome';
-import { claimRefusal, devCodeView, entryRefusal, redemptionView, utcDay, type DevCode, type PromoConfig, type Redemption } from '../../promo/rules';
+import { claimRefusal, devCodeView, entryRefusal, redemptionView, utcDay, type DevCode, type PromoConfig, type Redemption } from './rules';
 
 const promoOf = (view: PromoView | undefined): PromoView => {
   if (!view) throw new Error('promo state not loaded for a promo command');

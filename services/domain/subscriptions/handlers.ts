@@ -4,14 +4,14 @@
  * itself, so it is reserved, charged and delivered like any order) and the subscription counts it, or the
  * subscription is suspended with its reason, both in one transaction with the command.
  */
-import { availableSun } from '../domain/account';
-import type { CommandOf } from '../domain/commands';
-import { domainError } from '../domain/errors';
-import { eventIdFor, type DomainEvent } from '../domain/events';
-import { createOrder } from '../domain/handlers/orders';
-import { derivedId } from '../domain/ids';
-import { orderCommandFrom } from '../domain/order-command';
-import { noEffects, rejected, type Handler, type Outcome, type StateView } from '../domain/outcome';
+import { availableSun } from '../account';
+import type { CommandOf } from '../commands';
+import { domainError } from '../errors';
+import { eventIdFor, type DomainEvent } from '../events';
+import { createOrder } from '../orders/handlers';
+import { derivedId } from '../ids';
+import { orderCommandFrom } from '../order-command';
+import { noEffects, rejected, type Handler, type Outcome, type StateView } from '../outcome';
 import {
   MAX_LIVE_SUBSCRIPTIONS, refillBlocker, refillInFlight, refillsOn, suspensionCleared, utcDay,
   type Subscription, type SubscriptionView,

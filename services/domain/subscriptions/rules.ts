@@ -3,8 +3,8 @@
  * the canonical request of a creation, the UTC day a refill counts against, when a refill is in flight,
  * and why a refill cannot run (the suspend reasons).
  */
-import { requestHash, awaitingDelivery, type Order } from '../domain/orders';
-import type { DelegatedResource, Tier } from '../domain/pricing';
+import { requestHash, awaitingDelivery, type Order } from '../orders/rules';
+import type { DelegatedResource, Tier } from '../pricing';
 
 export const subscriptionKinds = ['refill', 'plan'] as const;
 export type SubscriptionKind = (typeof subscriptionKinds)[number];

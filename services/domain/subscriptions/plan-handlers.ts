@@ -5,14 +5,14 @@
  * A day that cannot be charged pauses the plan (`billing_failed`) and takes the delegation back through an
  * `order.close` follow-up; a day the pool could not deliver pauses it (`reserve_exhausted`).
  */
-import type { Command, CommandMeta, CommandOf } from '../domain/commands';
-import { domainError } from '../domain/errors';
-import { eventIdFor, type DomainEvent } from '../domain/events';
-import { createOrder } from '../domain/handlers/orders';
-import { derivedId } from '../domain/ids';
-import { orderCommandFrom } from '../domain/order-command';
-import { noEffects, rejected, type ApplyContext, type Handler, type Outcome, type StateView } from '../domain/outcome';
-import { PLAN_SECONDS } from '../domain/pricing';
+import type { Command, CommandMeta, CommandOf } from '../commands';
+import { domainError } from '../errors';
+import { eventIdFor, type DomainEvent } from '../events';
+import { createOrder } from '../orders/handlers';
+import { derivedId } from '../ids';
+import { orderCommandFrom } from '../order-command';
+import { noEffects, rejected, type ApplyContext, type Handler, type Outcome, type StateView } from '../outcome';
+import { PLAN_SECONDS } from '../pricing';
 import type { PlanPricing } from './commands';
 import { PLAN_ORDER_MEMO, planName, type Subscription } from './rules';
 import { subscriptionJson } from './view';

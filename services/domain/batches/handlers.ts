@@ -3,11 +3,11 @@
  * nothing (receivers are billed one by one when their orders execute); completion emits batch.completed
  * once, from the statuses the executor read, which travel in the command so a replay decides the same.
  */
-import type { CommandOf } from '../domain/commands';
-import { domainError } from '../domain/errors';
-import { eventIdFor } from '../domain/events';
-import { derivedId } from '../domain/ids';
-import { noEffects, rejected, type BatchView, type Handler, type Outcome, type StateView } from '../domain/outcome';
+import type { CommandOf } from '../commands';
+import { domainError } from '../errors';
+import { eventIdFor } from '../events';
+import { derivedId } from '../ids';
+import { noEffects, rejected, type BatchView, type Handler, type Outcome, type StateView } from '../outcome';
 import type { ItemStepEntry } from './commands';
 import { batchStatus, queuedBatch, summaryOf, type Batch, type BatchItem } from './rules';
 

@@ -15,9 +15,9 @@ import { MAX_BLOCK_RANGE, type ChainReader } from '../chain/reads';
 import type { ChainWriter, RefBlock } from '../chain/writes';
 import type { Command } from '../domain/commands';
 import { derivedId } from '../domain/ids';
-import type { Order } from '../domain/orders';
+import type { Order } from '../domain/orders/rules';
 import { mayAwaitBroadcast, syncWaitHorizonMs } from '../domain/sync-wait';
-import { chainResource, type Suppliers } from './suppliers';
+import { chainResource, type Suppliers } from '../chain/suppliers';
 import {
   activationClaimants, orderChainOf, PollingRole, Rebroadcaster, signedOnce, storedCommands, StoredDelegationsCache, storeSignedSets, txLifetimeMs,
   workList, WorkListCache, type OrderChainDeps, type OwnedTx,

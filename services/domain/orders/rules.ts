@@ -3,9 +3,9 @@
  * the customer-facing JSON (spec section 2, Order and order detail). Pure.
  */
 import { createHash } from 'node:crypto';
-import { domainError, type DomainError } from './errors';
-import type { OrderResource, Tier } from './pricing';
-import { routingFeeOf } from './routing-fee';
+import { domainError, type DomainError } from '../errors';
+import type { OrderResource, Tier } from '../pricing';
+import { routingFeeOf } from '../routing-fee';
 
 export const orderStatuses = ['created', 'paid', 'allocating', 'delegated', 'confirmed', 'active', 'expired', 'reclaimed', 'failed', 'refunded'] as const;
 export type OrderStatus = (typeof orderStatuses)[number];
@@ -128,7 +128,7 @@ export function closesAfterEnd(order: Pick<Order, 'status' | 'resource' | 'recla
 }
 
 /**
- * The stake an order holds on chain while it counts toward its receiver's (services/broadcaster/open-stake.ts):
+ * The stake an order holds on chain while it counts toward its receiver's (services/delivery/open-stake.ts):
  * the landed (or stranded) delegations of a delivered order, and of an order that ended with its money back
  * until its stake is taken back (`reclaimedAt`). Keyed `from|receiver|ENERGY` or `from|receiver|BANDWIDTH`.
  * The processor keeps the sum over all orders in `order_stake` by applying the difference of this between an
