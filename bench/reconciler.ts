@@ -21,7 +21,7 @@ import { inTransaction } from '../services/platform/db/pool';
 import { createRuntime } from '../services/runtime';
 import { accountColumns, accountToRow } from '../services/processor/account-rows';
 import { isFinding } from '../services/reconciler/check';
-import { openStake } from '../services/delivery/open-stake';
+import { openStake } from '../services/orders/open-stake';
 import { ordersStakeCheck } from '../services/reconciler/orders-check';
 import { startDevnet } from '../test/devnet/start-devnet';
 import { dropWorld, newWorld } from '../test/support/world';

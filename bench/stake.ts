@@ -39,7 +39,7 @@ type OpenStake = (pool: Pool, q?: { receivers?: string[]; excludeOrder?: string;
 interface Side { name: 'A' | 'B'; openStake: OpenStake; OrderState: any }
 
 async function side(name: 'A' | 'B', root: string): Promise<Side> {
-  const { openStake } = await import(path.join(root, 'services/delivery/open-stake.ts'));
+  const { openStake } = await import(path.join(root, 'services/orders/open-stake.ts'));
   const { OrderState } = await import(path.join(root, 'services/processor/order-store.ts'));
   return { name, openStake, OrderState };
 }

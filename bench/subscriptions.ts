@@ -26,7 +26,7 @@ import { TronWeb } from 'tronweb';
 import type { Command } from '../services/domain/commands';
 import { randomId } from '../services/domain/ids';
 import { startBroadcaster } from '../services/delivery/broadcaster';
-import { appendOnlyBus } from '../services/delivery/work';
+import { appendOnlyBus } from '../services/delivery/chain-deps';
 import { commandBusFor } from '../services/platform/command-bus';
 import { parseJson } from '../services/platform/json';
 import { createRuntime } from '../services/runtime';

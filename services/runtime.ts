@@ -3,72 +3,20 @@
  * opened once, with topics ensured and schemas registered before any role starts.
  */
 import { topicName, topics, partitionsOf, type TopicKey } from '../topics';
-import { scaledClock, type Clock } from './platform/clock';
+import { scaledClock } from './platform/clock';
 import type { Config } from './platform/config';
 import { migrate } from './platform/db/migrate';
-import { createPool, type Pool } from './platform/db/pool';
+import { createPool } from './platform/db/pool';
 import { KafkaLog } from './platform/kafka';
 import { fetchLogMetadata } from './platform/kafka-topic-ids';
 import { retentionConfigNames, retentionProblems, retentionRefusal, type TopicRetention } from './platform/topic-retention';
 import { checkNetwork, checkOrStamp, type LogIdentity } from './platform/log-identity';
 import { logger } from './platform/logger';
-import { createRedis, type Redis } from './platform/redis';
+import { createRedis } from './platform/redis';
 import { LogCodec } from './platform/wire/codec';
 import { createRegistryClient, registerTopicSchemas } from './platform/wire/registry';
-import type { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
-import { priceTable, type PriceTable } from './domain/pricing';
-import { ChainReader } from './chain/reads';
-import { ChainWriter } from './chain/writes';
-import { Trc10Reader } from './chain/trc10';
-import { orderSuppliers, type Suppliers } from './chain/suppliers';
-
-/**
- * The chain clients of a process, each built on first use and shared by every role and route: one reader,
- * one writer, one TRC-10 reader, and the order suppliers (the pool keys parsed once; the broadcaster
- * allocates with them, the scheduler signs undelegations). Per-role state (a role's sender, its resend
- * times and refusals) stays in the role.
- */
-export interface ChainClients {
-  readonly reader: ChainReader;
-  readonly writer: ChainWriter;
-  readonly trc10: Trc10Reader;
-  readonly suppliers: Suppliers;
-}
-
-export function chainClients(cfg: Config, pool: Pool): ChainClients {
-  let reader: ChainReader | undefined;
-  let writer: ChainWriter | undefined;
-  let trc10: Trc10Reader | undefined;
-  let suppliers: Suppliers | undefined;
-  return {
-    get reader() {
-      return (reader ??= ChainReader.fromConfig(cfg));
-    },
-    get writer() {
-      return (writer ??= ChainWriter.fromConfig(cfg));
-    },
-    get trc10() {
-      return (trc10 ??= Trc10Reader.fromConfig(cfg));
-    },
-    get suppliers() {
-      return (suppliers ??= orderSuppliers(cfg, this.writer, pool));
-    },
-  };
-}
-
-export interface Runtime {
-  cfg: Config;
-  clock: Clock;
-  pool: Pool;
-  redis: Redis;
-  log: KafkaLog;
-  registry: SchemaRegistry;
-  codec: LogCodec;
-  /** The price table in force, parsed once from the config (not per request). */
-  prices: PriceTable;
-  chain: ChainClients;
-  close(): Promise<void>;
-}
+import { priceTable } from './domain/pricing';
+import { chainClients, type Runtime } from './chain/clients';
 
 export interface RuntimeOptions {
   migrate?: boolean;
@@ -158,3 +106,4 @@ async function checkRetention(log: KafkaLog, prefix: string): Promise<void> {
     if (problems.length > 0) throw new Error(retentionRefusal(name, problems));
   }
 }
+export type { Runtime } from './chain/clients';

@@ -10,7 +10,7 @@
 import { orderJson, type Order } from '../domain/orders/rules';
 import type { Pool } from '../platform/db/pool';
 import { logger } from '../platform/logger';
-import { orderById, ordersByIds } from './stores/orders';
+import { orderById, ordersByIds } from '../orders/account-reads';
 
 /** How often the waiting orders are read (real ms): one query for all of them, however many wait. */
 const POLL_MS = 50;

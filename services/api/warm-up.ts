@@ -18,11 +18,11 @@ import type { Command } from '../domain/commands';
 import { openConnections } from '../platform/db/pool';
 import { stringifyJson } from '../platform/json';
 import { logger } from '../platform/logger';
-import type { Runtime } from '../runtime';
+import type { Runtime } from '../chain/clients';
 import { apiKeyCache } from './auth/key-cache';
 import { checkSecretKeys } from './auth/key-secrets';
 import { usedSignatures } from './auth/used-signatures';
-import { accountLimits } from './views/account-view';
+import { accountLimits } from '../domain/account';
 
 /** Longest one step may take before the API listens without it. */
 const STEP_BOUND_MS = 5_000;

@@ -20,12 +20,13 @@ import type { Config } from '../platform/config';
 import type { CommandBus, NewCommand } from '../platform/command-bus';
 import type { Pool } from '../platform/db/pool';
 import { logger } from '../platform/logger';
-import { orderColumns, orderFromRow } from '../processor/order-store';
-import { accountLimits } from '../api/views/account-view';
+import { ordersById } from '../orders/reads';
+import { accountLimits } from '../domain/account';
 import { balancedChunks, bandwidthPlan, clientOrderIdFor, terminalItem, type BandwidthPlan, type Batch, type BatchItem, type ItemFailure } from '../domain/batches/rules';
 import type { ItemStepEntry } from '../domain/batches/commands';
 import { executorWork, OpenBatchesCache, ordersOfBatches, readOpenBatches } from './store';
-import { OrderPacer, openOrders } from './pacing';
+import { OrderPacer } from './pacing';
+import { openOrders } from '../orders/reads';
 import { itemChargedSun, itemStatusIn } from '../domain/batches/view';
 
 export interface BatchExecutorDeps {
@@ -328,8 +329,7 @@ export class BatchExecutor {
     if (!orderId) return false;
     const until = Date.now() + ACTIVATION_WAIT_MS;
     while (Date.now() < until && !this.stopped) {
-      const { rows } = await this.deps.pool.query(`SELECT ${orderColumns.join(', ')} FROM orders WHERE id = $1`, [orderId]);
-      const order: Order | undefined = rows[0] ? orderFromRow(rows[0]) : undefined;
+      const order: Order | undefined = (await ordersById(this.deps.pool, [orderId])).get(orderId);
       const tx = order?.allocations.find((a) => a.kind === 'activate');
       if (order?.status === 'failed' || tx?.landed === false) return false;
       if (tx?.landed === true || (order && order.status !== 'allocating' && order.status !== 'created' && order.status !== 'paid')) return true;

@@ -18,10 +18,12 @@ import { derivedId } from '../domain/ids';
 import type { Order } from '../domain/orders/rules';
 import { mayAwaitBroadcast, syncWaitHorizonMs } from '../domain/sync-wait';
 import { chainResource, type Suppliers } from '../chain/suppliers';
-import {
-  activationClaimants, orderChainOf, PollingRole, Rebroadcaster, signedOnce, storedCommands, StoredDelegationsCache, storeSignedSets, txLifetimeMs,
-  workList, WorkListCache, type OrderChainDeps, type OwnedTx,
-} from './work';
+import { PollingRole } from '../platform/polling-role';
+import type { OwnedTx, Rebroadcaster } from '../chain/rebroadcaster';
+import { WorkListCache } from '../orders/work-lists';
+import { orderChainOf, storeOf, txLifetimeMs, type OrderChainDeps } from './chain-deps';
+import { StoredDelegationsCache } from './signed-sets';
+import type { DeliveryStore } from './store';
 
 /** Orders of one pass signed side by side (their stake promised before any await). */
 const SIGN_AT_ONCE = 32;
@@ -59,8 +61,11 @@ export class Broadcaster {
   private readonly storedSets = new Map<string, Command>();
   private readonly appendedAt = new Map<string, number>();
 
+  private readonly store: DeliveryStore;
+
   constructor(private readonly deps: BroadcasterDeps) {
     ({ writer: this.writer, reader: this.reader, suppliers: this.suppliers, sender: this.sender } = orderChainOf(deps));
+    this.store = storeOf(deps);
   }
 
   async tick(): Promise<void> {
@@ -69,15 +74,15 @@ export class Broadcaster {
   }
 
   private async allocate(): Promise<void> {
-    const { pool, clock, cfg } = this.deps;
-    const orders = await workList(pool, 'needs-allocation', clock.now(), 200, this.unallocated);
+    const { clock, cfg } = this.deps;
+    const orders = await this.store.workList('needs-allocation', clock.now(), 200, this.unallocated);
     const ids = new Set(orders.map((o) => o.id));
     for (const id of this.storedSets.keys()) if (!ids.has(id)) this.storedSets.delete(id);
     for (const id of this.appendedAt.keys()) if (!ids.has(id)) this.appendedAt.delete(id);
     if (orders.length === 0) return;
     // Sets stored in an earlier pass (appended again: a crash between store and append); each read once.
     const unknown = orders.filter((o) => !this.storedSets.has(o.id)).map((o) => o.id);
-    for (const [id, command] of await storedCommands(pool, unknown, 'allocate')) this.storedSets.set(id, command);
+    for (const [id, command] of await this.store.storedCommands(unknown, 'allocate')) this.storedSets.set(id, command);
     const unsigned = orders.filter((o) => !this.storedSets.has(o.id));
     const realNow = Date.now();
     const commands: Command[] = orders.flatMap((o) => {
@@ -99,7 +104,7 @@ export class Broadcaster {
    * commands to append.
    */
   private async signPass(orders: Order[], ref: RefBlock): Promise<Command[]> {
-    const { pool, clock } = this.deps;
+    const { clock } = this.deps;
     // In flight before the delegatable stake is read: one landing in between is then subtracted twice
     // (this pass fills less), never not at all.
     // The chain's ratios are read side by side with the in-flight stake and the receivers' activation.
@@ -137,11 +142,11 @@ export class Broadcaster {
           if (command) plain.push({ orderId: order.id, command });
           return;
         }
-        const command = await signedOnce(pool, order.id, 'allocate', () => make(order, true), order.receiver);
+        const command = await this.store.signedOnce(order.id, 'allocate', () => make(order, true), order.receiver);
         if (command) out.push(command);
       }));
     }
-    for (const command of (await storeSignedSets(pool, 'allocate', plain)).values()) if (command) out.push(command);
+    for (const command of (await this.store.storeSignedSets('allocate', plain)).values()) if (command) out.push(command);
     return out;
   }
 
@@ -171,7 +176,7 @@ export class Broadcaster {
    */
   private async inactiveReceivers(orders: Order[]): Promise<Map<string, string | null>> {
     const receivers = [...new Set(orders.filter((o) => o.activateSun > 0n).map((o) => o.receiver))];
-    const claimants = await activationClaimants(this.deps.pool, receivers);
+    const claimants = await this.store.activationClaimants(receivers);
     const out = new Map<string, string | null>();
     for (let i = 0; i < receivers.length; i += 16) {
       await Promise.all(receivers.slice(i, i + 16).map(async (r) => {
@@ -201,7 +206,7 @@ export class Broadcaster {
    * produced since the last); at the first pass, or one far behind, by asking about each delegation.
    */
   private async inFlight(ref: RefBlock): Promise<Map<string, bigint>> {
-    const [stored, scanned] = await Promise.all([this.stored.read(this.deps.pool), this.scanHead(ref)]);
+    const [stored, scanned] = await Promise.all([this.store.storedDelegations(this.stored), this.scanHead(ref)]);
     const live = new Set(stored.map((d) => d.txId));
     for (const id of this.inBlock) if (!live.has(id)) this.inBlock.delete(id);
     for (const d of stored) if (this.headSeen.has(d.txId)) this.inBlock.add(d.txId);
@@ -243,7 +248,7 @@ export class Broadcaster {
   }
 
   private async broadcast(): Promise<void> {
-    const orders = await workList(this.deps.pool, 'allocated', this.deps.clock.now(), 500, this.allocatedOrders);
+    const orders = await this.store.workList('allocated', this.deps.clock.now(), 500, this.allocatedOrders);
     const live = new Set(orders.flatMap((o) => o.allocations.map((a) => a.txId)));
     for (const id of this.activated) if (!live.has(id)) this.activated.delete(id);
     const txs: OwnedTx[] = [];

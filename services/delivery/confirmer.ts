@@ -18,9 +18,12 @@ import type { Command } from '../domain/commands';
 import { derivedId } from '../domain/ids';
 import type { Allocation, Order } from '../domain/orders/rules';
 import { logger } from '../platform/logger';
-import { openStake, stakeKey } from './open-stake';
+import { stakeKey } from '../orders/open-stake';
 import { chainResource } from '../chain/suppliers';
-import { PollingRole, storedCommands, txOwner, workList, WorkListCache, type ChainRoleDeps } from './work';
+import { PollingRole } from '../platform/polling-role';
+import { WorkListCache } from '../orders/work-lists';
+import { storeOf, type ChainRoleDeps } from './chain-deps';
+import type { DeliveryStore } from './store';
 
 export interface ConfirmerDeps extends ChainRoleDeps {
   reader?: ChainReader;
@@ -79,8 +82,11 @@ export class Confirmer {
    */
   private readonly evaluated = new Map<string, { order: Order; solid: number | null }>();
 
+  private readonly store: DeliveryStore;
+
   constructor(private readonly deps: ConfirmerDeps) {
     this.reader = deps.reader ?? ChainReader.fromConfig(deps.cfg);
+    this.store = storeOf(deps);
   }
 
   async tick(): Promise<void> {
@@ -159,7 +165,7 @@ export class Confirmer {
       return 'pending';
     }
     // Only a transaction this order itself stored can deliver it (order_tx_ids: one owner per id).
-    const owner = this.owners.has(txId) ? (this.owners.get(txId) as string) : await txOwner(this.deps.pool, txId);
+    const owner = this.owners.has(txId) ? (this.owners.get(txId) as string) : ((await this.store.txOwners([txId])).get(txId) ?? null);
     const wrong = tx.contractRet !== 'SUCCESS' ? `result ${tx.contractRet}` : owner !== orderId ? `stored by ${owner ?? 'no order'}` : expect ? expect(tx) : null;
     if (wrong && tx.contractRet === 'SUCCESS') logger.error({ orderId, txId, wrong }, 'confirmer: a hash of this order landed but does not deliver it; never confirmed on it');
     const state: TxState = wrong ? 'failed' : 'landed';
@@ -228,9 +234,9 @@ export class Confirmer {
   }
 
   private async settle(): Promise<Command[]> {
-    const { pool, clock } = this.deps;
+    const { clock } = this.deps;
     const now = clock.now();
-    const orders = await workList(pool, 'allocating', now, 500, this.awaiting);
+    const orders = await this.store.workList('allocating', now, 500, this.awaiting);
     // "Can no longer land" is judged against the newest SOLIDIFIED block, read BEFORE the transactions: states
     // are read from the solidified view, and a transaction in a head block not yet solidified is still pending
     // there. With the head's time (or a solid head read after the states) an order failed while its delegation
@@ -241,12 +247,12 @@ export class Confirmer {
     // leaving: no scan of the staying ones), read on first need. The orders settled here are awaiting
     // delivery, which openStake never counts, so leaving each out (as a per-order read did) changes nothing.
     let staying: Promise<Map<string, bigint>> | undefined;
-    const stayingOnce = () => (staying ??= openStake(pool, { receivers: [...new Set(orders.map((o) => o.receiver))], leavingAt: now }));
+    const stayingOnce = () => (staying ??= this.store.openStake({ receivers: [...new Set(orders.map((o) => o.receiver))], leavingAt: now }));
     // An order past its window with no set applied fails (5004) only when no set is stored for it either:
     // a stored set is on its way to the processor (the broadcaster appends it again until applied) and may
     // have been broadcast before it is applied (Broadcaster.sendAhead); it is settled once applied.
     const unallocated = orders.filter((o) => o.allocations.length === 0 && this.windowOver(o, now)).map((o) => o.id);
-    const signed = await storedCommands(pool, unallocated, 'allocate');
+    const signed = await this.store.storedCommands(unallocated, 'allocate');
     // Orders are independent: ORDERS_AT_ONCE of them read the chain at the same time.
     const out: Array<Command | null> = [];
     const open = orders.filter((o) => !signed.has(o.id));
@@ -293,8 +299,7 @@ export class Confirmer {
     this.owners = new Map();
     const ids = open.flatMap((o) => o.allocations.filter((a) => this.solidTxs.has(a.txId) && !this.known.has(`${o.id}:${a.txId}`)).map((a) => a.txId));
     if (ids.length === 0) return;
-    const { rows } = await this.deps.pool.query('SELECT tx_id, order_id FROM order_tx_ids WHERE tx_id = ANY($1::text[])', [ids]);
-    for (const r of rows as Array<{ tx_id: string; order_id: string }>) this.owners.set(r.tx_id, r.order_id);
+    this.owners = await this.store.txOwners(ids);
   }
 
   private windowOver(order: Order, now: number): boolean {
@@ -323,8 +328,8 @@ export class Confirmer {
   }
 
   private async closes(): Promise<Command[]> {
-    const { pool, clock } = this.deps;
-    const closing = await workList(pool, 'closing', clock.now(), 500, this.closingOrders);
+    const { clock } = this.deps;
+    const closing = await this.store.workList('closing', clock.now(), 500, this.closingOrders);
     const out: Array<Command | null> = [];
     for (let i = 0; i < closing.length; i += ORDERS_AT_ONCE) {
       out.push(...(await Promise.all(closing.slice(i, i + ORDERS_AT_ONCE).map(async (order): Promise<Command | null> => {

@@ -23,9 +23,13 @@ import { expirationOf, type ChainResource, type ChainWriter, type RefBlock } fro
 import type { Command, SignedTxFact } from '../domain/commands';
 import { derivedId } from '../domain/ids';
 import type { Order, Undelegation } from '../domain/orders/rules';
-import { openStake, stakeKey } from './open-stake';
+import { stakeKey } from '../orders/open-stake';
 import { chainResource, type Suppliers } from '../chain/suppliers';
-import { orderChainOf, PollingRole, Rebroadcaster, signedOnce, txLifetimeMs, workList, WorkListCache, type OrderChainDeps } from './work';
+import { PollingRole } from '../platform/polling-role';
+import type { Rebroadcaster } from '../chain/rebroadcaster';
+import { WorkListCache } from '../orders/work-lists';
+import { orderChainOf, storeOf, txLifetimeMs, type OrderChainDeps } from './chain-deps';
+import type { DeliveryStore } from './store';
 import { stakeLeft, type StakePart } from './stake-left';
 
 /** Due orders signed at the same time. */
@@ -43,13 +47,16 @@ export class Scheduler {
   /** The closing orders, read every pass, each changed row fetched and parsed once. */
   private readonly closingOrders = new WorkListCache();
 
+  private readonly store: DeliveryStore;
+
   constructor(private readonly deps: SchedulerDeps) {
     ({ writer: this.writer, reader: this.reader, suppliers: this.suppliers, sender: this.sender } = orderChainOf(deps));
+    this.store = storeOf(deps);
   }
 
   async tick(): Promise<void> {
     await this.sign();
-    const closing = await workList(this.deps.pool, 'closing', this.deps.clock.now(), 500, this.closingOrders);
+    const closing = await this.store.workList('closing', this.deps.clock.now(), 500, this.closingOrders);
     await this.resolve(closing);
     await this.sender.send(closing.flatMap((o) => o.undelegations.map((u) => ({ orderId: o.id, txId: u.txId, signedTx: u.signedTx }))));
   }
@@ -69,7 +76,7 @@ export class Scheduler {
    */
   private async left(order: Order, own: StakePart[], pending: StakePart[]): Promise<StakePart[]> {
     const resource: ChainResource = chainResource(order);
-    const staying = await openStake(this.deps.pool, { receivers: [order.receiver], excludeOrder: order.id, leavingAt: this.deps.clock.now() });
+    const staying = await this.store.openStake({ receivers: [order.receiver], excludeOrder: order.id, leavingAt: this.deps.clock.now() });
     const onChain = new Map<string, bigint>();
     for (const from of new Set(own.map((p) => p.from))) onChain.set(from, (await this.reader.delegated(from, order.receiver, 'full'))[resource]);
     const others = (from: string) =>
@@ -78,14 +85,14 @@ export class Scheduler {
   }
 
   private async sign(): Promise<void> {
-    const { pool, clock, cfg } = this.deps;
-    const due = await workList(pool, 'due-close', clock.now(), 200);
+    const { clock, cfg } = this.deps;
+    const due = await this.store.workList('due-close', clock.now(), 200);
     if (due.length === 0) return;
     const ref = await this.writer.refBlock(txLifetimeMs(cfg, clock));
     const commands: Array<Command | null> = [];
     // Orders are independent (each signs its own parts, each transaction its own nonce): a few at a time.
     for (let i = 0; i < due.length; i += ORDERS_AT_ONCE) {
-      commands.push(...(await Promise.all(due.slice(i, i + ORDERS_AT_ONCE).map((order) => signedOnce(pool, order.id, 'close', async () => {
+      commands.push(...(await Promise.all(due.slice(i, i + ORDERS_AT_ONCE).map((order) => this.store.signedOnce(order.id, 'close', async () => {
         // A failed order's stranded delegations (landed, not counted) are its stake too.
         const landed = order.allocations.filter((a) => a.kind === 'delegate' && (a.landed === true || a.stranded === true));
         const parts = await this.left(order, landed.map((a) => ({ from: a.from, sun: a.sun })), []);
@@ -110,7 +117,7 @@ export class Scheduler {
 
   /** Undelegations that expired unlanded or were refused: resolved against the chain, never sent again as they are. */
   private async resolve(closing: Order[]): Promise<void> {
-    const { pool, clock, cfg } = this.deps;
+    const { clock, cfg } = this.deps;
     const refused = this.sender.refusals();
     const live = new Set(closing.flatMap((o) => o.undelegations.map((u) => u.txId)));
     for (const id of this.inBlock) if (!live.has(id)) this.inBlock.delete(id);
@@ -124,7 +131,7 @@ export class Scheduler {
       if (stuck.length === 0) continue;
       for (const u of stuck) this.sender.drop(u.txId);
       const replaced = stuck.map((u) => u.txId);
-      const command = await signedOnce(pool, order.id, `close:${replaced[0]}`, async () => {
+      const command = await this.store.signedOnce(order.id, `close:${replaced[0]}`, async () => {
         const kept = order.undelegations
           .filter((u) => !replaced.includes(u.txId))
           .map((u) => ({ kind: 'undelegate' as const, from: u.from, amount: 0, sun: u.sun, txId: u.txId, signedTx: u.signedTx }));

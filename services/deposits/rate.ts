@@ -5,7 +5,7 @@
  */
 import { TronWeb } from 'tronweb';
 import { sunPerUsdtFromDecimal, sunPerUsdtFromSqrtPrice, trxPerUsdtDecimal } from '../domain/deposits';
-import type { RateNow, RateSource } from '../api/views/account-view';
+import type { RateNow, RateSource } from '../domain/deposits';
 import type { ChainReader } from '../chain/reads';
 import type { Clock } from '../platform/clock';
 import type { Config } from '../platform/config';

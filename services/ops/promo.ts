@@ -7,7 +7,7 @@ import type { ConfigurePromoCommand } from '../domain/commands';
 import { PROMO_KEY } from '../domain/commands';
 import { isTronAddress } from '../chain/address';
 import type { CommandBus } from '../platform/command-bus';
-import type { Runtime } from '../runtime';
+import type { Runtime } from '../chain/clients';
 import { Trc10Reader } from '../chain/trc10';
 import { loadPromoConfig } from '../promo/store';
 

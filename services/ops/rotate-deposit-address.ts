@@ -6,7 +6,7 @@ import type { CommandResult } from '../domain/command-result';
 import { depositAddressAt } from '../chain/deposit-derivation';
 import { nextDepositIndex } from '../api/stores/accounts';
 import type { CommandBus } from '../platform/command-bus';
-import type { Runtime } from '../runtime';
+import type { Runtime } from '../chain/clients';
 
 export async function rotateDepositAddress(rt: Runtime, bus: CommandBus, accountId: string): Promise<CommandResult> {
   const index = await nextDepositIndex(rt.pool);

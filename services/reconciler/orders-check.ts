@@ -10,7 +10,7 @@
  */
 import { ChainReader } from '../chain/reads';
 import type { Pool } from '../platform/db/pool';
-import { openStake, stakeKey } from '../delivery/open-stake';
+import { openStake, stakeKey } from '../orders/open-stake';
 import type { ReconcileCheck, ReconcileRow } from './check';
 
 const RESOURCES = ['ENERGY', 'BANDWIDTH'] as const;

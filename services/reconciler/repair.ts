@@ -19,7 +19,7 @@ import type { Config } from '../platform/config';
 import type { Pool } from '../platform/db/pool';
 import type { Clock } from '../platform/clock';
 import type { NonceSource } from '../chain/nonces';
-import { txLifetimeMs } from '../delivery/work';
+import { txLifetimeMs } from '../delivery/chain-deps';
 import { isFinding, type ReconcileRow } from './check';
 
 export interface RepairDeps {

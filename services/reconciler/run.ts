@@ -6,7 +6,7 @@ import { ChainReader } from '../chain/reads';
 import { ChainWriter } from '../chain/writes';
 import type { CommandBus } from '../platform/command-bus';
 import { stringifyJson } from '../platform/json';
-import type { Runtime } from '../runtime';
+import type { Runtime } from '../chain/clients';
 import { SequenceNonces } from '../chain/nonces';
 import { formatResults, isFinding, runChecks, type CheckResult } from './check';
 import { reconcileChecks } from './checks';

@@ -20,9 +20,8 @@ import { crashPoint } from '../platform/chaos';
 import { logger } from '../platform/logger';
 import { Waker } from '../platform/waker';
 import type { Subscription } from '../domain/subscriptions/rules';
-import {
-  orderStatuses, plansToUndelegate, subscriptionsOfReceivers, subscriptionsThatMayAct, watchedThresholds, type WatchedSubscription, type WatchedThreshold,
-} from './store';
+import { ordersById, plansToUndelegate } from '../orders/reads';
+import { subscriptionsOfReceivers, subscriptionsThatMayAct, watchedThresholds, type WatchedSubscription, type WatchedThreshold } from './store';
 import { stakeCovers, supplierAddresses } from './pool-cover';
 import { freeOf, planAction, refillPrice, touchedBy, watchAction, type FreeResources } from './watch-rules';
 
@@ -255,7 +254,7 @@ export class SubscriptionWatcher {
   private async act(all: WatchedSubscription[], full: boolean): Promise<void> {
     const now = this.deps.clock.now();
     const subs = all.filter((s) => this.mayAct(s));
-    const orders = await orderStatuses(this.deps.pool, subs.flatMap((s) => (s.lastOrderId ? [s.lastOrderId] : [])));
+    const orders = await ordersById(this.deps.pool, subs.flatMap((s) => (s.lastOrderId ? [s.lastOrderId] : [])));
     const activeOf = await this.knowActive(subs.map((s) => s.receiver));
     const covered = await this.knowCover(subs.filter((s) => planAction(s, s.lastOrderId ? orders.get(s.lastOrderId) : undefined, now)?.kind === 'charge'));
     const commands: Command[] = [];

@@ -1,5 +1,5 @@
 import { activationStatus, balancedChunks, bandwidthOf, bandwidthPlan, DEFAULT_BANDWIDTH_AMOUNT, batchRequestHash, batchStatus, chargedSun, chunkAmounts, clientOrderIdFor, duplicateReceiver, itemFromStored, itemStatus, mergeItems, specFromStored, storedForm, summaryOf, trackingId, type BatchItem, type ItemOrder } from '../../services/domain/batches/rules';
-import { batchStepFromWire, batchStepToWire } from '../../services/domain/batches/commands';
+import { batchStepFromWire, batchStepToWire } from '../../services/platform/wire/batch-steps';
 import { parseOwnJson, stringifyJson } from '../../services/platform/json';
 
 const item = (over: Partial<BatchItem> = {}): BatchItem => ({

@@ -56,7 +56,7 @@ test('price rows: sold, switched off, retired never listed, bounds', () => {
   expect(priceFor(table, 'energy', '3d', 65_000, 10_000_000)).toMatchObject({ ok: false, slug: 'tier_unavailable' });
   expect(priceFor(table, 'energy', '5m', 20_000_000, 10_000_000)).toMatchObject({ ok: false, slug: 'amount_out_of_range' });
   expect(chargeFor(40n, 65_000, false, 1_500_000n)).toEqual({ priceSunPerUnit: 40n, paySun: 2_600_000n, activateSun: 1_500_000n, totalSun: 4_100_000n });
-  const custom = priceTable('nile', JSON.stringify([{ resource: 'energy', tier: '30d', price_sun_per_unit: 1, min_amount: 1, max_amount: 2, available: true }]));
+  const custom = priceTable('nile', [{ resource: 'energy', tier: '30d', price_sun_per_unit: 1, min_amount: 1, max_amount: 2, available: true }]);
   expect(custom.rows).toEqual([]);
 });
 

@@ -9,7 +9,7 @@ import type { Command } from '../../services/domain/commands';
 import type { Order } from '../../services/domain/orders/rules';
 import type { OrderView, StateView } from '../../services/domain/outcome';
 import { priceTable } from '../../services/domain/pricing';
-import { subscriptionStepFromWire, subscriptionStepToWire } from '../../services/domain/subscriptions/commands';
+import { subscriptionStepFromWire, subscriptionStepToWire } from '../../services/platform/wire/subscription-steps';
 import { subscriptionRequestHash, type Subscription, type SubscriptionSpec, type SubscriptionView } from '../../services/domain/subscriptions/rules';
 import { stakeCovers } from '../../services/subscriptions/pool-cover';
 import { freeOf, planAction, refillPrice, touchedBy, watchAction } from '../../services/subscriptions/watch-rules';

@@ -6,7 +6,7 @@
  */
 import { recoverSigner } from '../../chain/address';
 import type { ChallengePurpose } from '../../identity/challenge-message';
-import type { Runtime } from '../../runtime';
+import type { Runtime } from '../../chain/clients';
 import { ApiError } from '../errors';
 import { consumeChallenge } from '../stores/challenges';
 

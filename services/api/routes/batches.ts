@@ -5,7 +5,7 @@
  */
 import { Router, type Request } from 'express';
 import type { CommandBus } from '../../platform/command-bus';
-import type { Runtime } from '../../runtime';
+import type { Runtime } from '../../chain/clients';
 import type { PriceTable } from '../../domain/pricing';
 import { batchJson } from '../../domain/batches/view';
 import { batchRequestHash, duplicateReceiver, mergeItems, queuedBatch, type Batch, type ItemInput, type ItemSpec } from '../../domain/batches/rules';
@@ -16,7 +16,7 @@ import { markStage } from '../stage-timing';
 import { createdCursorCodec } from '../cursor';
 import { checkAddress, submitCommand } from '../identity-deps';
 import type { RequestValidator } from '../validate';
-import { accountLimits } from '../views/account-view';
+import { accountLimits } from '../../domain/account';
 
 export interface BatchRouteDeps {
   rt: Runtime;

@@ -12,7 +12,7 @@ import { orderCommandFrom } from '../../domain/order-command';
 import {
   chargeFor, planRowJson, priceFor, priceRowJson, quoteMatches, QUOTE_TTL_MS, tierSeconds, type DelegatedResource, type OrderResource, type PriceTable, type Tier,
 } from '../../domain/pricing';
-import type { Runtime } from '../../runtime';
+import type { Runtime } from '../../chain/clients';
 import { routingFeeTable } from '../../domain/routing-fee';
 import { routingFeeFor } from '../../promo/routing-fee-reads';
 import { publicReadBudget } from '../auth/budget';
@@ -23,9 +23,10 @@ import { ApiError, sendJson } from '../errors';
 import { createdCursorCodec } from '../cursor';
 import { markStage } from '../stage-timing';
 import { checkAddress, submitCommand } from '../identity-deps';
-import { insertQuote, listOrders, orderByRef, quoteById, type OrderCursor, type OrderFilter } from '../stores/orders';
+import { listOrders, orderByRef, type OrderCursor, type OrderFilter } from '../../orders/account-reads';
+import { insertQuote, quoteById } from '../stores/quotes';
 import type { RequestValidator } from '../validate';
-import { accountLimits } from '../views/account-view';
+import { accountLimits } from '../../domain/account';
 import { csvHeader, csvLine } from '../views/orders-csv';
 
 export interface OrderRouteDeps {

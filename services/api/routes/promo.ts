@@ -8,7 +8,7 @@ import { Router } from 'express';
 import { PROMO_KEY } from '../../domain/commands';
 import { toIso } from '../../platform/clock';
 import type { CommandBus } from '../../platform/command-bus';
-import type { Runtime } from '../../runtime';
+import type { Runtime } from '../../chain/clients';
 import { ChainUnavailable } from '../../chain/errors';
 import { DropLog } from '../../promo/drop-log';
 import { claimRefusal, DAY_MS, DEV_CODE_DAYS, DEV_CODE_FEE_BPS, promoView, redemptionView, utcDay, type PromoConfig } from '../../domain/promo/rules';

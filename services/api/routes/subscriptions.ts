@@ -5,7 +5,7 @@
  */
 import { Router, type Response } from 'express';
 import type { CommandBus } from '../../platform/command-bus';
-import type { Runtime } from '../../runtime';
+import type { Runtime } from '../../chain/clients';
 import { priceFor, type DelegatedResource, type Tier } from '../../domain/pricing';
 import type { PlanPricing, UpdateSubscriptionCommand } from '../../domain/subscriptions/commands';
 import { receiverActivation } from '../receiver-activation';
@@ -17,7 +17,7 @@ import { ApiError, sendJson } from '../errors';
 import { createdCursorCodec } from '../cursor';
 import { checkAddress, submitCommand } from '../identity-deps';
 import type { RequestValidator } from '../validate';
-import { accountLimits } from '../views/account-view';
+import { accountLimits } from '../../domain/account';
 
 export interface SubscriptionRouteDeps {
   rt: Runtime;

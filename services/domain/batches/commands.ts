@@ -2,8 +2,7 @@
  * Batch commands. On the wire they share one Avro record (`BatchStep`: kind, batch id, JSON payload with
  * int64 kept exact), so a new batch step needs no schema change.
  */
-import { parseOwnJson, stringifyJson } from '../../platform/json';
-import { specFromStored, storedForm, type BandwidthPlan, type ItemFailure, type ItemSpec, type ItemStatus } from './rules';
+import { type BandwidthPlan, type ItemFailure, type ItemSpec, type ItemStatus } from './rules';
 
 /** POST /v1/batches: the merged items; the batch id derives from the command id. */
 export interface CreateBatchCommand {
@@ -82,25 +81,3 @@ export interface CompleteBatchCommand {
 
 export type BatchCommand = CreateBatchCommand | CancelBatchCommand | BatchItemCommand | CompleteBatchCommand | BatchItemsCommand;
 export const batchCommandTypes: ReadonlySet<string> = new Set(['batch.create', 'batch.cancel', 'batch.item', 'batch.complete', 'batch.items']);
-
-export interface BatchStepWire {
-  kind: string;
-  batch_id: string | null;
-  payload: string;
-}
-
-export function batchStepToWire(body: BatchCommand): BatchStepWire {
-  const { type, ...rest } = body;
-  // batch.create: each spec without its null fields (specFromStored fills them back).
-  const payload = body.type === 'batch.create' ? { ...rest, items: body.items.map(storedForm) } : rest;
-  return { kind: type, batch_id: 'batchId' in body ? body.batchId : null, payload: stringifyJson(payload) };
-}
-
-export function batchStepFromWire(wire: BatchStepWire): BatchCommand {
-  const rest = parseOwnJson(wire.payload) as Record<string, any>;
-  if (wire.kind === 'batch.create') {
-    rest.items = (rest.items as Array<Record<string, any>>).map(specFromStored);
-  }
-  if (wire.kind === 'batch.complete') rest.chargedSun = BigInt(rest.chargedSun);
-  return { type: wire.kind, ...rest } as BatchCommand;
-}

@@ -4,7 +4,7 @@
  * batch status are derived from that and from the orders' own states, never stored twice.
  */
 import { createHash } from 'node:crypto';
-import { jsonInt } from '../../platform/json';
+import { jsonInt } from '../json-int';
 import type { Order, OrderStatus } from '../orders/rules';
 import type { OrderResource, Tier } from '../pricing';
 

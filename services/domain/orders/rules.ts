@@ -117,18 +117,52 @@ export const awaitingDelivery: readonly OrderStatus[] = ['created', 'paid', 'all
 export const delivered: readonly OrderStatus[] = ['confirmed', 'active'];
 export const terminal: readonly OrderStatus[] = ['expired', 'reclaimed', 'failed', 'refunded'];
 
+/*
+ * Status rules the roles also ask PostgreSQL, each with its SQL twin right beside it, built from the same
+ * lists so the two cannot drift (test/integration/orders/status-twins.test.ts holds each pair to the same
+ * answer for every status). `alias` is the orders table's alias in the caller's query (`o.`), or ''.
+ */
+const statusIn = (statuses: readonly OrderStatus[], alias: string) => `${alias}status IN (${statuses.map((s) => `'${s}'`).join(', ')})`;
+
+/** awaitingDelivery in SQL. */
+export const awaitingDeliverySql = (alias = ''): string => statusIn(awaitingDelivery, alias);
+
+/**
+ * In the delivery roles' hands: signed or not, broadcast (`delegated`) or not, until settled. The statuses
+ * before it (`created`, `paid`) are awaitingDelivery too, but no role has anything to do for them.
+ */
+export const inDeliveryStatuses: readonly OrderStatus[] = ['allocating', 'delegated'];
+export const inDelivery = (order: Pick<Order, 'status'>): boolean => inDeliveryStatuses.includes(order.status);
+export const inDeliverySql = (alias = ''): string => statusIn(inDeliveryStatuses, alias);
+
+/**
+ * Ended with its money back (refunded, or failed) while a delegation of it landed (or was stranded), and
+ * that stake not yet taken back (`reclaimedAt`).
+ */
+export function endedWithStake(order: Pick<Order, 'status' | 'reclaimedAt' | 'allocations'>): boolean {
+  return (order.status === 'refunded' || order.status === 'failed') && order.reclaimedAt === null
+    && order.allocations.some((a) => a.kind === 'delegate' && (a.landed === true || a.stranded === true));
+}
+export const endedWithStakeSql = (alias = ''): string => `(${statusIn(['refunded', 'failed'], alias)} AND ${alias}reclaimed_at IS NULL
+  AND (${alias}allocations @> '[{"kind": "delegate", "landed": true}]'::jsonb OR ${alias}allocations @> '[{"kind": "delegate", "stranded": true}]'::jsonb))`;
+
+/** Undelegations stored and not yet landed: a delivered order closing, or one that ended with stake. */
+export function closing(order: Pick<Order, 'status' | 'reclaimedAt' | 'allocations' | 'undelegations'>): boolean {
+  return (delivered.includes(order.status) || endedWithStake(order)) && order.undelegations.length > 0;
+}
+export const closingSql = (alias = ''): string => `(${statusIn(delivered, alias)} OR ${endedWithStakeSql(alias)}) AND ${alias}undelegations <> '[]'::jsonb`;
+
 /**
  * An order that ended with its money back (refunded, or failed) while a delegation of its landed: that
  * stake is still on chain and is taken back (a refunded order's at `expires_at`, a failed one's at once)
  * without moving the order, which stays terminal. `reclaimedAt` marks that close done.
  */
 export function closesAfterEnd(order: Pick<Order, 'status' | 'resource' | 'reclaimedAt' | 'allocations'>): boolean {
-  return (order.status === 'refunded' || order.status === 'failed') && order.resource !== 'activation' && order.reclaimedAt === null
-    && order.allocations.some((a) => a.kind === 'delegate' && (a.landed === true || a.stranded === true));
+  return order.resource !== 'activation' && endedWithStake(order);
 }
 
 /**
- * The stake an order holds on chain while it counts toward its receiver's (services/delivery/open-stake.ts):
+ * The stake an order holds on chain while it counts toward its receiver's (services/orders/open-stake.ts):
  * the landed (or stranded) delegations of a delivered order, and of an order that ended with its money back
  * until its stake is taken back (`reclaimedAt`). Keyed `from|receiver|ENERGY` or `from|receiver|BANDWIDTH`.
  * The processor keeps the sum over all orders in `order_stake` by applying the difference of this between an

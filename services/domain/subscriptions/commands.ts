@@ -2,7 +2,6 @@
  * Subscription commands. On the wire they share one Avro record (`SubscriptionStep`: kind, subscription id,
  * JSON payload with int64 kept exact), as batch commands do, so a new step needs no schema change.
  */
-import { parseJson, stringifyJson } from '../../platform/json';
 import type { SubscriptionSpec } from './rules';
 
 /** A plan's day as the API or the watcher priced it: the fee, and the receiver's activation read from the chain. */
@@ -87,25 +86,3 @@ export const subscriptionCommandTypes: ReadonlySet<string> = new Set([
   'subscription.create', 'subscription.update', 'subscription.end', 'subscription.refill', 'subscription.resume',
   'subscription.charge', 'subscription.pause',
 ]);
-
-export interface SubscriptionStepWire {
-  kind: string;
-  subscription_id: string | null;
-  payload: string;
-}
-
-export function subscriptionStepToWire(body: SubscriptionCommand): SubscriptionStepWire {
-  const { type, ...rest } = body;
-  return { kind: type, subscription_id: 'subscriptionId' in body ? body.subscriptionId : null, payload: stringifyJson(rest) };
-}
-
-const big = (v: unknown): bigint | null => (v === null || v === undefined ? null : BigInt(v as number | bigint));
-
-export function subscriptionStepFromWire(wire: SubscriptionStepWire): SubscriptionCommand {
-  const rest = parseJson(wire.payload) as Record<string, any>;
-  for (const part of [rest, rest.changes, rest.plan]) {
-    if (!part) continue;
-    for (const k of ['maxPriceSun', 'priceSunPerUnit', 'paySun', 'activateSun', 'dailyFeeSun']) if (k in part) part[k] = big(part[k]);
-  }
-  return { type: wire.kind, ...rest } as SubscriptionCommand;
-}

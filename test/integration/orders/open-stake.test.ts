@@ -9,7 +9,7 @@
  * (the migration's backfill query) with no zero rows. Seeded: a failure prints its seed (STAKE_SEED).
  */
 import { randomBytes } from 'node:crypto';
-import { openStake, stakeKey, type OpenStakeQuery } from '../../../services/delivery/open-stake';
+import { openStake, stakeKey, type OpenStakeQuery } from '../../../services/orders/open-stake';
 import { emptyIdentity, emptyTotals, type Account } from '../../../services/domain/account';
 import type { Command } from '../../../services/domain/commands';
 import type { Allocation, Order, OrderStatus } from '../../../services/domain/orders/rules';
