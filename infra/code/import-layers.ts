@@ -9,7 +9,8 @@
  *
  * An import from a lower layer into a higher one "runs back up". Type-only imports count: they tie the
  * files together for a reader as much as value imports do. A circle is a strongly connected set of two or
- * more files (or a file importing itself).
+ * more files (or a file importing itself), looked for in the layered tree and in the two programs beside
+ * it, the devnet (infra/devnet/src/) and the dashboard (web/src/).
  *
  *   npx tsx infra/code/import-layers.ts          prints every back-up import and circle; exit 1 past the bounds
  *   npx tsx infra/code/import-layers.ts --json   the same as JSON
@@ -68,16 +69,20 @@ function resolveImport(root: string, from: string, specifier: string): string | 
   return undefined;
 }
 
-/** Every relative import (value, type-only, re-export, dynamic) between the layered files. */
+/** The folders whose files are read: the layered tree, then the programs checked for circles only. */
+const FOLDERS = ['services', 'topics', 'infra/devnet/src', 'web/src'];
+
+/** Every relative import (value, type-only, re-export, dynamic) between the files read. */
 export function importEdges(root: string): { files: string[]; edges: ImportEdge[] } {
-  const files = [...sourceFiles(root, 'services'), ...sourceFiles(root, 'topics')].sort();
+  const files = FOLDERS.flatMap((folder) => sourceFiles(root, folder)).sort();
+  const known = new Set(files);
   const edges: ImportEdge[] = [];
   for (const from of files) {
     const info = ts.preProcessFile(readFileSync(join(root, from), 'utf8'), true, true);
     const targets = new Set<string>();
     for (const ref of info.importedFiles) {
       const to = resolveImport(root, from, ref.fileName);
-      if (to !== undefined && layerOf(to) !== undefined) targets.add(to);
+      if (to !== undefined && known.has(to)) targets.add(to);
     }
     for (const to of targets) edges.push({ from, to });
   }
@@ -123,7 +128,8 @@ export function circlesOf(files: string[], edges: ImportEdge[]): string[][] {
 
 export function importReport(root: string): ImportReport {
   const { files, edges } = importEdges(root);
-  const backUp = edges.filter(({ from, to }) => layerOf(from)! < layerOf(to)!);
+  const layered = ({ from, to }: ImportEdge) => layerOf(from) !== undefined && layerOf(to) !== undefined;
+  const backUp = edges.filter((e) => layered(e) && layerOf(e.from)! < layerOf(e.to)!);
   return { files: files.length, edges: edges.length, backUp, circles: circlesOf(files, edges) };
 }
 

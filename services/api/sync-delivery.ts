@@ -7,7 +7,8 @@
  * that an answer may still be waiting (domain/sync-wait.ts: past the processor's deadline plus this wait,
  * none is); other orders go from `allocating` straight to `confirmed`.
  */
-import { orderJson, type Order } from '../domain/orders/rules';
+import { orderJson } from '../domain/orders/view';
+import { type Order } from '../domain/orders/rules';
 import type { Pool } from '../platform/db/pool';
 import { logger } from '../platform/logger';
 import { orderById, ordersByIds } from '../orders/account-reads';

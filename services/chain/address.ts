@@ -65,3 +65,13 @@ export function recoverSigner(message: string, signature: string): string | null
 export function tronAddressFromEvmHex(evm: string): string {
   return TronWeb.address.fromHex(`41${evm.slice(2)}`);
 }
+
+/** A base58 address from its 41-prefixed hex form (as the node's JSON writes owners and receivers). */
+export function tronAddressFromHex(hex41: string): string {
+  return TronWeb.address.fromHex(hex41);
+}
+
+/** The 41-prefixed hex form of a base58 address. */
+export function tronAddressToHex(address: string): string {
+  return TronWeb.address.toHex(address);
+}

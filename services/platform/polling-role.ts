@@ -1,5 +1,5 @@
 /** The loop every polling role runs on (the delivery roles, the promo roles, the reconciler, the watchers). */
-import { ChainUnavailable } from '../chain/errors';
+import { errorCatalog, type ErrorSlug } from '../domain/errors';
 import type { Pool, PoolClient } from './db/pool';
 import { logger } from './logger';
 
@@ -7,6 +7,12 @@ import { logger } from './logger';
  * Runs `tick` every CHAIN_POLL_MS until stopped; a failed pass is logged and retried. With `wakeOn`, a
  * NOTIFY on the channel starts the next pass at once (one arriving during a pass: right after it).
  */
+/** An error of a dependency that is away for now (the chain's ChainUnavailable, slug code 5003): a warning, not a failure. */
+function isOutage(err: unknown): boolean {
+  const slug = (err as { slug?: unknown } | null)?.slug;
+  return typeof slug === 'string' && slug in errorCatalog && errorCatalog[slug as ErrorSlug].http === 503;
+}
+
 export class PollingRole {
   private stopped = false;
   private loop: Promise<void> | undefined;
@@ -93,7 +99,7 @@ export class PollingRole {
       try {
         await this.tick();
       } catch (err) {
-        if (err instanceof ChainUnavailable) logger.warn({ err: err.message }, `${this.name}: chain unavailable; retrying`);
+        if (isOutage(err)) logger.warn({ err: (err as Error).message }, `${this.name}: ${(err as { slug: string }).slug.replace('_', ' ')}; retrying`);
         else logger.error({ err }, `${this.name}: pass failed; retrying`);
       }
       const gap = this.gapMs - (performance.now() - started);

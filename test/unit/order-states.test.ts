@@ -7,7 +7,8 @@
 import { emptyIdentity, emptyTotals, type Account } from '../../services/domain/account';
 import { applyCommand } from '../../services/domain/apply';
 import type { Command } from '../../services/domain/commands';
-import { canMove, closesAfterEnd, fillPriceSun, fillsOf, moveRefusal, orderStatuses, type Order, type OrderStatus } from '../../services/domain/orders/rules';
+import { canMove, closesAfterEnd, moveRefusal, orderStatuses, type Order, type OrderStatus } from '../../services/domain/orders/rules';
+import { fillPriceSun, fillsOf } from '../../services/domain/orders/view';
 import type { Outcome, OrderView, StateView } from '../../services/domain/outcome';
 import { placedOrderJson } from '../../services/api/sync-delivery';
 

@@ -7,7 +7,8 @@ import { Router, type Request, type Response } from 'express';
 import type { ChainReader } from '../../chain/reads';
 import type { CommandBus } from '../../platform/command-bus';
 import { randomId } from '../../domain/ids';
-import { orderDetailJson, orderJson, type OrderStatus } from '../../domain/orders/rules';
+import { orderDetailJson, orderJson } from '../../domain/orders/view';
+import { type OrderStatus } from '../../domain/orders/rules';
 import { orderCommandFrom } from '../../domain/order-command';
 import {
   chargeFor, planRowJson, priceFor, priceRowJson, quoteMatches, QUOTE_TTL_MS, tierSeconds, type DelegatedResource, type OrderResource, type PriceTable, type Tier,

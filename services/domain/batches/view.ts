@@ -1,5 +1,6 @@
 /** The Batch and BatchItem objects of the spec (section 2), derived from the batch row and its orders. */
-import { delegateHashes, type Order } from '../orders/rules';
+import { delegateHashes } from '../orders/view';
+import { type Order } from '../orders/rules';
 import { jsonInt } from '../json-int';
 import {
   activationStatus, bandwidthOf, batchStatus, chargedSun, itemStatus, summaryOf, trackingId, type Batch, type BatchItem, type ItemStatus,

@@ -12,10 +12,8 @@ import { eventIdFor, type DomainEvent } from '../events';
 import { derivedId } from '../ids';
 import { ledgerAccounts, revenueJournal, transferJournal, type Journal } from '../ledger';
 import { routingFeeOf, routingFeeRefunded } from '../routing-fee';
-import {
-  activationOf, closesAfterEnd, delegateHashes, delivered, IDEMPOTENCY_TTL_MS, moveRefusal, orderJson, partialRefund,
-  type IdempotencyRecord, type Order,
-} from './rules';
+import { activationOf, delegateHashes, orderJson } from './view';
+import { closesAfterEnd, delivered, IDEMPOTENCY_TTL_MS, moveRefusal, partialRefund, type IdempotencyRecord, type Order } from './rules';
 import type { Tier } from '../pricing';
 import { isPlanOrder } from '../subscriptions/rules';
 import { noEffects, rejected, type Effects, type Handler, type Outcome, type OrderView, type StateView } from '../outcome';

@@ -7,7 +7,7 @@ import { field, h, put } from '../dom';
 import { num, short, trx, when } from '../format';
 import { can } from '../state';
 import { badge, busy, errorText, notice, section, table } from '../ui';
-import type { Page } from '../main';
+import type { Page } from '../page';
 import { CursorList } from '../cursor-list';
 
 const STATUSES = ['allocating', 'delegated', 'confirmed', 'active', 'expired', 'reclaimed', 'failed', 'refunded'];
