@@ -2,6 +2,7 @@
 import type { Order, OrderStatus } from '../domain/orders/rules';
 import type { Pool } from '../platform/db/pool';
 import { orderColumns, orderFromRow } from './rows';
+import { storedStatusesShownAs } from '../domain/orders/view';
 
 const columns = orderColumns.join(', ');
 
@@ -48,7 +49,7 @@ export async function listOrders(pool: Pool, accountId: string, filter: OrderFil
     params.push(value);
     where.push(sql.replace('?', `$${params.length}`));
   };
-  if (filter.status?.length) add('status = ANY(?::text[])', filter.status);
+  if (filter.status?.length) add('status = ANY(?::text[])', storedStatusesShownAs(filter.status));
   if (filter.resource) add('resource = ?', filter.resource);
   if (filter.receiver) add('receiver = ?', filter.receiver);
   if (filter.clientOrderId) add('client_order_id = ?', filter.clientOrderId);

@@ -137,3 +137,21 @@ test('csv cells: formula prefix, quoting, arrays space-separated', () => {
   expect(csvCell(['x', 'y'])).toBe('x y');
   expect(csvCell(null)).toBe('');
 });
+
+test('order.confirmed names the batch or subscription the order was placed for, as its order-events twin does', () => {
+  const w = world(10_000_000n);
+  const tx = (id: string) => ({ kind: 'delegate', from: 'TP', amount: 65_000, sun: 1n, txId: id, signedTx: '{}' });
+  for (const [extra, ids] of [
+    [{ source: 'batch', batchId: 'bat_1' }, { batch_id: 'bat_1', subscription_id: null }],
+    [{ source: 'subscription', subscriptionId: 'sub_1' }, { batch_id: null, subscription_id: 'sub_1' }],
+    [{}, { batch_id: null, subscription_id: null }],
+  ] as const) {
+    const placed = w.run(create(extra)) as any;
+    const txId = `t_${placed.body.id}`;
+    w.run({ type: 'order.allocate', orderId: placed.body.id, txs: [tx(txId)], ratioLimit: 1n, ratioWeight: 1n });
+    const settled = w.run({ type: 'order.settle', orderId: placed.body.id, landedTxIds: [txId], deliveredAt: 5_000 }) as any;
+    expect(settled.effects.events[0]).toMatchObject({ type: 'order.confirmed', data: ids });
+    const twin = (settled.effects.orderEvents ?? []).find((e: { type: string }) => e.type === 'order.confirmed');
+    expect(twin.order).toMatchObject(ids);
+  }
+});

@@ -3,7 +3,7 @@ import { delegateHashes } from '../orders/view';
 import { type Order } from '../orders/rules';
 import { jsonInt } from '../json-int';
 import {
-  activationStatus, bandwidthOf, batchStatus, chargedSun, itemStatus, summaryOf, trackingId, type Batch, type BatchItem, type ItemStatus,
+  activationStatus, bandwidthOf, batchStatus, chargedSun, type BatchStatus, itemStatus, summaryOf, trackingId, type Batch, type BatchItem, type ItemStatus,
 } from './rules';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -82,6 +82,18 @@ function itemJson(batch: Batch, { item, own, topUp, status }: ItemState): Record
   };
 }
 
+/**
+ * The batch's status as read. Finished: what its completion recorded (with `finished_at`). Open: the
+ * items' status, but never a finished one before the processor has recorded the completion (its
+ * orders may still be settling, and `batch.completed` not sent yet): `processing` until then, so the
+ * status and `finished_at` always agree and a terminal status is never read without its time.
+ */
+export function shownStatus(batch: Pick<Batch, 'finalStatus'>, statuses: ItemStatus[]): BatchStatus {
+  if (batch.finalStatus !== null) return batch.finalStatus;
+  const derived = batchStatus(statuses);
+  return derived === 'queued' || derived === 'processing' ? derived : 'processing';
+}
+
 export function batchJson(batch: Batch, orders: Map<string, Order>, receiver?: string): Record<string, unknown> {
   const states = batch.items.map((i) => itemState(i, orders));
   const statuses = states.map((s) => s.status);
@@ -89,7 +101,7 @@ export function batchJson(batch: Batch, orders: Map<string, Order>, receiver?: s
   return {
     id: batch.id,
     client_batch_id: batch.clientBatchId,
-    status: batch.finalStatus ?? batchStatus(statuses),
+    status: shownStatus(batch, statuses),
     items_accepted: batch.items.length,
     summary: summaryOf(statuses),
     items: shown.map((s) => itemJson(batch, s)),

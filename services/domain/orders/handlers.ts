@@ -268,7 +268,7 @@ export const settleOrder: Handler<CommandOf<'order.settle'>> = (state, c) => {
     accountId: order.accountId,
     createdAt: c.issuedAt,
     data: {
-      order_id: order.id, client_order_id: order.clientOrderId, batch_id: null, subscription_id: null, resource: order.resource,
+      order_id: order.id, client_order_id: order.clientOrderId, batch_id: order.batchId ?? null, subscription_id: order.subscriptionId ?? null, resource: order.resource,
       amount: big(order.amount), delivered_amount: big(next.deliveredAmount), partial: next.partial, tier: order.tier,
       duration_seconds: order.durationSeconds, receiver: order.receiver, delegate_hash: hashes[0] ?? null, delegate_hashes: hashes,
       delegated_at: iso(next.delegatedAt), expires_at: iso(next.expiresAt), total_amount_sun: order.totalSun, refunded_amount_sun: refund,

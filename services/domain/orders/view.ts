@@ -1,6 +1,6 @@
 /** The customer-facing JSON of an order (spec section 2, Order and order detail). Pure. */
 import { routingFeeOf } from '../routing-fee';
-import type { Order } from './rules';
+import type { Order, OrderStatus } from './rules';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
@@ -11,6 +11,21 @@ export function delegateHashes(order: Order): string[] {
 export function activationOf(order: Order): { performed: boolean; hash: string | null; amount_sun: bigint } {
   const tx = order.allocations.find((a) => a.kind === 'activate');
   return { performed: tx?.landed === true, hash: tx?.txId ?? null, amount_sun: order.activateSun };
+}
+
+/**
+ * The status a customer reads. A delegation broadcast but not yet verified (stored `delegated`) reads
+ * `active` with its `delegate_hash`, as the synchronous answer of POST /v1/orders gives it (spec section 3,
+ * the normal case), so every later read agrees with that answer and no status ever reads as going back;
+ * `delegated_at` and `expires_at` are set when the chain verifies the delegation.
+ */
+export function shownStatus(status: OrderStatus): OrderStatus {
+  return status === 'delegated' ? 'active' : status;
+}
+
+/** The stored statuses a filter on shown statuses selects (`active` includes the broadcast ones; `delegated` reads as none). */
+export function storedStatusesShownAs(shown: readonly OrderStatus[]): OrderStatus[] {
+  return [...new Set(shown.flatMap((s): OrderStatus[] => (s === 'active' ? ['active', 'delegated'] : s === 'delegated' ? [] : [s])))];
 }
 
 /** The Order object of the spec, fields in contract order. */
@@ -30,7 +45,7 @@ export function orderJson(order: Order): Record<string, unknown> {
     duration_seconds: order.durationSeconds,
     receiver: order.receiver,
     source: order.source,
-    status: order.status,
+    status: shownStatus(order.status),
     confirm_status: order.confirmStatus,
     price_sun_per_unit: order.priceSunPerUnit,
     pay_amount_sun: order.paySun,
