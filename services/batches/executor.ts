@@ -4,6 +4,7 @@
  * derives from (batch, receiver, step, chunk, attempt), so a restart repeats the same commands and the
  * processor answers them from command_results: no receiver is ever ordered twice.
  */
+import { PollingRole } from '../platform/polling-role';
 import { createHash } from 'node:crypto';
 import { ChainUnavailable } from '../chain/errors';
 import { ChainReader } from '../chain/reads';
@@ -63,7 +64,7 @@ export class BatchExecutor {
   /** The open batches as last read, each changed row fetched and parsed once. */
   private readonly open = new OpenBatchesCache();
   private stopped = false;
-  private loop: Promise<void> | undefined;
+  private loop: PollingRole | undefined;
 
   constructor(private readonly deps: BatchExecutorDeps) {
     this.chain = deps.chain ?? ChainReader.fromConfig(deps.cfg);
@@ -77,21 +78,13 @@ export class BatchExecutor {
   }
 
   start(): void {
-    this.loop = (async () => {
-      while (!this.stopped) {
-        try {
-          await this.tick();
-        } catch (err) {
-          if (!(err instanceof Stopped)) logger.warn({ err }, 'batch executor tick failed; retrying');
-        }
-        await sleep(this.deps.cfg.CHAIN_POLL_MS);
-      }
-    })();
+    // A pass cut short by stop() throws Stopped; the loop does not log failures while stopping.
+    this.loop = new PollingRole('batch executor', this.deps.cfg.CHAIN_POLL_MS, () => this.tick()).start();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    await this.loop;
+    await this.loop?.stop();
     while (this.running.size > 0) await sleep(50);
   }
 

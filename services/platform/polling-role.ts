@@ -1,11 +1,18 @@
-/** The loop every polling role runs on (the delivery roles, the promo roles, the reconciler, the watchers). */
+/**
+ * The loop every polling role runs on (the delivery roles, the promo roles, the reconciler, the deposit
+ * and subscription watchers, the batch executor): one of the two shapes a role's loop has, the other
+ * being the checkpointed consumer of a topic (checkpointed-consumer.ts).
+ */
 import { errorCatalog, type ErrorSlug } from '../domain/errors';
 import type { Pool, PoolClient } from './db/pool';
 import { logger } from './logger';
 
 /**
- * Runs `tick` every CHAIN_POLL_MS until stopped; a failed pass is logged and retried. With `wakeOn`, a
- * NOTIFY on the channel starts the next pass at once (one arriving during a pass: right after it).
+ * Runs `tick` every `every` ms (or after `every(tookMs)` ms, for a role whose next pass depends on its
+ * last) until stopped; a failed pass is logged and retried: the first of a run of failures as a warning
+ * (an outage) or an error, the ones after it at debug, and the recovery once, so an outage is one line,
+ * not one per poll. A failure while stopping is not logged. With `wakeOn`, a NOTIFY on the channel starts
+ * the next pass at once (one arriving during a pass: right after it); `wake()` does the same in-process.
  */
 /** An error of a dependency that is away for now (the chain's ChainUnavailable, slug code 5003): a warning, not a failure. */
 function isOutage(err: unknown): boolean {
@@ -21,7 +28,9 @@ export class PollingRole {
   private listen: { pool: Pool; channel: string; client?: PoolClient } | undefined;
   private gapMs = 0;
 
-  constructor(private readonly name: string, private readonly everyMs: number, private readonly tick: () => Promise<void>) {}
+  private failing = 0;
+
+  constructor(private readonly name: string, private readonly every: number | ((tookMs: number) => number), private readonly tick: () => Promise<void>) {}
 
   start(): this {
     this.loop = this.run();
@@ -54,7 +63,7 @@ export class PollingRole {
     client?.release();
   }
 
-  private wake(): void {
+  wake(): void {
     this.woken = true;
     this.wakeUp?.();
   }
@@ -91,6 +100,15 @@ export class PollingRole {
     l.client = client;
   }
 
+  private logFailure(err: unknown): void {
+    const first = this.failing++ === 0;
+    if (isOutage(err)) {
+      logger[first ? 'warn' : 'debug']({ err: (err as Error).message }, `${this.name}: ${(err as { slug: string }).slug.replace('_', ' ')}; retrying`);
+    } else {
+      logger[first ? 'error' : 'debug']({ err }, `${this.name}: pass failed; retrying`);
+    }
+  }
+
   private async run(): Promise<void> {
     while (!this.stopped) {
       await this.listening().catch((err) => logger.warn({ err: (err as Error).message }, `${this.name}: LISTEN failed; polling`));
@@ -98,13 +116,19 @@ export class PollingRole {
       const started = performance.now();
       try {
         await this.tick();
+        if (this.failing > 0) logger.info({ failedPasses: this.failing }, `${this.name}: passes succeed again`);
+        this.failing = 0;
       } catch (err) {
-        if (isOutage(err)) logger.warn({ err: (err as Error).message }, `${this.name}: ${(err as { slug: string }).slug.replace('_', ' ')}; retrying`);
-        else logger.error({ err }, `${this.name}: pass failed; retrying`);
+        if (!this.stopped) this.logFailure(err);
       }
-      const gap = this.gapMs - (performance.now() - started);
+      const took = performance.now() - started;
+      if (typeof this.every === 'function') {
+        await this.sleep(Math.max(0, this.every(took)));
+        continue;
+      }
+      const gap = this.gapMs - took;
       if (gap > 0 && !this.stopped) await new Promise((resolve) => setTimeout(resolve, gap));
-      await this.sleep(Math.max(0, this.everyMs - Math.max(0, gap)));
+      await this.sleep(Math.max(0, this.every - Math.max(0, gap)));
     }
   }
 }
