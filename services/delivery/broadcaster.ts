@@ -21,7 +21,7 @@ import { chainResource, type Suppliers } from '../chain/suppliers';
 import { PollingRole } from '../platform/polling-role';
 import type { OwnedTx, Rebroadcaster } from '../chain/rebroadcaster';
 import { WorkListCache } from '../orders/work-lists';
-import { orderChainOf, storeOf, txLifetimeMs, type OrderChainDeps } from './chain-deps';
+import { orderChainOf, txLifetimeMs, type OrderChainDeps } from './chain-deps';
 import { StoredDelegationsCache } from './signed-sets';
 import type { DeliveryStore } from './store';
 
@@ -60,12 +60,10 @@ export class Broadcaster {
   /** Stored sets of orders waiting for allocation (they never change), and when this process last appended each. */
   private readonly storedSets = new Map<string, Command>();
   private readonly appendedAt = new Map<string, number>();
-
   private readonly store: DeliveryStore;
 
   constructor(private readonly deps: BroadcasterDeps) {
-    ({ writer: this.writer, reader: this.reader, suppliers: this.suppliers, sender: this.sender } = orderChainOf(deps));
-    this.store = storeOf(deps);
+    ({ writer: this.writer, reader: this.reader, suppliers: this.suppliers, sender: this.sender, store: this.store } = orderChainOf(deps));
   }
 
   async tick(): Promise<void> {

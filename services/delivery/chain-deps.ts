@@ -26,11 +26,14 @@ export interface OrderChainDeps extends ChainRoleDeps {
   chain?: Pick<ChainClients, 'reader' | 'writer' | 'suppliers'>;
 }
 
-/** The shared reader, writer and suppliers, and a sender of the role's own (its resend times and refusals are the role's). */
-export function orderChainOf(deps: OrderChainDeps): Pick<ChainClients, 'reader' | 'writer' | 'suppliers'> & { sender: Rebroadcaster } {
+/**
+ * The shared reader, writer and suppliers, the role's store, and a sender of the role's own (its resend
+ * times and refusals are the role's).
+ */
+export function orderChainOf(deps: OrderChainDeps): Pick<ChainClients, 'reader' | 'writer' | 'suppliers'> & { sender: Rebroadcaster; store: DeliveryStore } {
   const { reader, writer, suppliers } = deps.chain ?? chainClients(deps.cfg, deps.pool);
   const store = storeOf(deps);
-  return { reader, writer, suppliers, sender: new Rebroadcaster(writer, 3_000, (txIds) => store.txOwners(txIds)) };
+  return { reader, writer, suppliers, store, sender: new Rebroadcaster(writer, 3_000, (txIds) => store.txOwners(txIds)) };
 }
 
 /** A bus for roles that append chain facts only (no replies awaited, so no reply subscription). */

@@ -28,7 +28,7 @@ import { chainResource, type Suppliers } from '../chain/suppliers';
 import { PollingRole } from '../platform/polling-role';
 import type { Rebroadcaster } from '../chain/rebroadcaster';
 import { WorkListCache } from '../orders/work-lists';
-import { orderChainOf, storeOf, txLifetimeMs, type OrderChainDeps } from './chain-deps';
+import { orderChainOf, txLifetimeMs, type OrderChainDeps } from './chain-deps';
 import type { DeliveryStore } from './store';
 import { stakeLeft, type StakePart } from './stake-left';
 
@@ -46,12 +46,10 @@ export class Scheduler {
   private readonly inBlock = new Set<string>();
   /** The closing orders, read every pass, each changed row fetched and parsed once. */
   private readonly closingOrders = new WorkListCache();
-
   private readonly store: DeliveryStore;
 
   constructor(private readonly deps: SchedulerDeps) {
-    ({ writer: this.writer, reader: this.reader, suppliers: this.suppliers, sender: this.sender } = orderChainOf(deps));
-    this.store = storeOf(deps);
+    ({ writer: this.writer, reader: this.reader, suppliers: this.suppliers, sender: this.sender, store: this.store } = orderChainOf(deps));
   }
 
   async tick(): Promise<void> {
