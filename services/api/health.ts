@@ -2,7 +2,7 @@
 import express, { Router } from 'express';
 import type { Server } from 'node:http';
 import { logger } from '../platform/logger';
-import type { Runtime } from '../platform/runtime';
+import type { Runtime } from '../chain/clients';
 import { metricsRegistry, registerLagGauge } from '../platform/metrics';
 import { storedOffsets } from '../platform/checkpointed-consumer';
 import { PROCESSOR_GROUP } from '../processor/processor';

@@ -7,7 +7,7 @@
  */
 import type { Pool } from '../platform/db/pool';
 import { logger } from '../platform/logger';
-import { PollingRole } from '../broadcaster/work';
+import { PollingRole } from '../platform/polling-role';
 
 const DAY_MS = 86_400_000;
 

@@ -5,11 +5,24 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { priceTable } from '../domain/pricing';
+import { routingFeeTable } from '../domain/routing-fee';
+import { parseJson } from './json';
 import { repoRoot } from './paths';
 
 const boolFromEnv = z
   .enum(['true', 'false', '1', '0'])
   .transform((v) => v === 'true' || v === '1');
+
+/** A JSON-valued setting: parsed here, int64 kept exact, so the domain receives values and never text. */
+const jsonSetting = z.string().transform((text, ctx) => {
+  try {
+    return parseJson(text);
+  } catch (err) {
+    ctx.addIssue({ code: 'custom', message: `not JSON (${(err as Error).message})` });
+    return z.NEVER;
+  }
+});
 
 const hexKey = z.string().regex(/^[0-9a-fA-F]{64}$/, '64 hex characters');
 
@@ -128,7 +141,7 @@ const schema = z.object({
   /** An account's reads and writes per second, as a multiple of one caller's budget: keys and sessions share it. */
   BUDGET_ACCOUNT_CALLERS: z.coerce.number().int().min(1).default(3),
   /** Orders: JSON price rows overriding the network's defaults (services/domain/pricing.ts). */
-  ORDER_PRICES: z.string().optional(),
+  ORDER_PRICES: jsonSetting.optional(),
   /** Orders: SUN charged to activate an inactive receiver; default per network (pricing.ts). */
   ACTIVATION_FEE_SUN: z.coerce.bigint().min(0n).optional(),
   /**
@@ -184,8 +197,9 @@ const schema = z.object({
   DATABASE_POOL_MAX: z.coerce.number().int().min(2).max(200).default(20),
   /**
    * PostgreSQL connections the API opens at start-up and every pool keeps when idle (the rest close after
-   * 10 s idle). Opening one on a request's path cost 40 to 170 ms on the shared stack (a backend started
-   * and authenticated): the first POST of a fresh process, and the first after every quiet spell, paid it.
+   * 10 s idle). Opening one on a request's path is dear (a backend started and authenticated; figures in
+   * bench/README.md, "Figures formerly quoted in code comments"): the first POST of a fresh process,
+   * and the first after every quiet spell, paid it.
    * At most DATABASE_POOL_MAX.
    */
   DATABASE_POOL_MIN: z.coerce.number().int().min(0).max(200).default(4),
@@ -198,7 +212,7 @@ const schema = z.object({
   /** Routing fee (docs/routing-fee.md): base markup in basis points on provider-routed orders; default per network. */
   ROUTING_FEE_BPS: z.coerce.number().int().min(0).max(10_000).optional(),
   /** Routing fee volume tiers: JSON array of {min_volume_sun, fee_bps}; default per network (services/domain/routing-fee.ts). */
-  ROUTING_FEE_TIERS: z.string().optional(),
+  ROUTING_FEE_TIERS: jsonSetting.optional(),
   /**
    * Batches: the executor places an order only while fewer orders than this await delivery (allocating,
    * delegated) across the service and the oldest is younger than a third of ORDER_WAIT_WINDOW_MS
@@ -209,8 +223,9 @@ const schema = z.object({
    * Batches: while the oldest order awaiting delivery is younger than this (ms; at most a sixth of
    * ORDER_WAIT_WINDOW_MS) and the open-order bound holds the executor back, the bound grows from
    * BATCH_MAX_OPEN_ORDERS up to 8 times it; past it the bound shrinks back. 0: the bound stays fixed.
-   * 5,000 (the default): 1.30x the receivers/s of the fixed bound on a quiet machine (3 pairs), 0.73x at load
-   * 12 to 22 from other work (3 pairs); bench/README.md, 2026-11-23.
+   * 5,000 (the default): more receivers/s than the fixed bound on a quiet machine, fewer on a machine loaded
+   * by other work; figures in bench/README.md, "Batches: an adaptive open-order bound" and
+   * "Figures formerly quoted in code comments".
    */
   BATCH_PACE_TARGET_MS: z.coerce.number().int().min(0).max(600_000).default(5_000),
   /**
@@ -332,6 +347,17 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     throw new Error('Invalid configuration:\n  CHAOS_CRASH_POINTS: refused when NETWORK is mainnet');
   }
   if (cfg.NETWORK === 'mainnet' && !cfg.DEPOSIT_XPUB) throw new Error('Invalid configuration:\n  DEPOSIT_XPUB: required when NETWORK is mainnet');
+  // The JSON settings' rows are checked by the same code that uses them, so a bad row stops the start.
+  for (const [name, check] of [
+    ['ORDER_PRICES', () => priceTable(cfg.NETWORK, cfg.ORDER_PRICES)],
+    ['ROUTING_FEE_TIERS', () => routingFeeTable(cfg.NETWORK, cfg.ROUTING_FEE_BPS, cfg.ROUTING_FEE_TIERS)],
+  ] as const) {
+    try {
+      check();
+    } catch (err) {
+      throw new Error(`Invalid configuration:\n  ${name}: ${(err as Error).message}`);
+    }
+  }
   const topicPrefix = cfg.TOPIC_PREFIX ?? `${cfg.NETWORK}.`;
   if (!topicPrefix.startsWith(`${cfg.NETWORK}.`)) {
     throw new Error(`Invalid configuration:\n  TOPIC_PREFIX: must start with "${cfg.NETWORK}." so topic names carry the network`);

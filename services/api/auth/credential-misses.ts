@@ -5,7 +5,7 @@
  * credentials work never count, so one busy IP of good callers is not held back.
  */
 import type { Request } from 'express';
-import type { Runtime } from '../../platform/runtime';
+import type { Runtime } from '../../chain/clients';
 import { ApiError } from '../errors';
 import { budgetSlot, checkBudget, countSlot, MINUTE_MS, usedOf } from './budget';
 import { clientIp } from './credentials';

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { challengeMessage, type ChallengePurpose } from '../../identity/challenge-message';
 import { toIso } from '../../platform/clock';
-import type { Runtime } from '../../platform/runtime';
+import type { Runtime } from '../../chain/clients';
 import { checkAddress } from '../identity-deps';
 import { saveChallenge } from '../stores/challenges';
 import { MINUTE_MS, spendBudget } from './budget';

@@ -9,7 +9,7 @@
  * did not see the proof then counts the owner like anyone else: the budget holds, only the exemption
  * may be lost).
  */
-import type { Runtime } from '../../platform/runtime';
+import type { Runtime } from '../../chain/clients';
 import { withRedis } from '../../platform/redis';
 
 /** How long a proof from an IP exempts it: a month of sign-ins from the same place. */

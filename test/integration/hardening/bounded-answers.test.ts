@@ -3,7 +3,7 @@
  * ORDERS_CSV_MAX_ROWS rows and names the cursor for the rest; the batch list shows at most 1,000 items per
  * page and reads the table a bounded number of times whatever its status filter.
  */
-import { batchRequestHash, mergeItems } from '../../../services/batches/rules';
+import { batchRequestHash, mergeItems } from '../../../services/domain/batches/rules';
 import { LIST_ITEMS_MAX } from '../../../services/api/routes/batches';
 import { call, sessionHeaders, signedCall, signIn, signUp, startIdentityStack, type Customer, type IdentityStack } from '../../support/identity';
 

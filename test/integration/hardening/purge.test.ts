@@ -4,7 +4,7 @@
  * account's last ten sign-ins however old.
  */
 import { purgeExpired, RETENTION } from '../../../services/ops/purge';
-import type { Runtime } from '../../../services/platform/runtime';
+import type { Runtime } from '../../../services/runtime';
 import { dropWorld, newWorld, openRuntime, type World } from '../../support/world';
 
 const DAY = 86_400_000;

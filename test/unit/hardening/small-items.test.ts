@@ -10,7 +10,7 @@ import pino from 'pino';
 
 import { MAX_DEPTH, nestingDepth } from '../../../services/api/body';
 import { csvCell } from '../../../services/api/views/orders-csv';
-import { requestHash, sameRequest } from '../../../services/domain/orders';
+import { requestHash, sameRequest } from '../../../services/domain/orders/rules';
 import { redactedPaths } from '../../../services/platform/logger';
 import { openSecret, sealSecret } from '../../../services/platform/secret-box';
 import { checkTarget, type Resolver } from '../../../services/webhooks/url-check';
