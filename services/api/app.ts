@@ -1,8 +1,10 @@
 /** The express app: request ids, strict JSON, validation from the OpenAPI document, the error envelope. */
+import { operationMatcher } from './openapi/operation-paths';
+import { admissionGate } from './admission';
 import express, { type Express } from 'express';
 import type { CommandBus } from '../platform/command-bus';
-import type { Runtime } from '../platform/runtime';
-import { httpDuration, httpRequests } from '../platform/metrics';
+import type { Runtime } from '../chain/clients';
+import { admissionShed, httpDuration, httpRequests } from '../platform/metrics';
 import { publicReadBudget } from './auth/budget';
 import { jsonBody } from './body';
 import { ApiError, errorHandler, sendJson } from './errors';
@@ -42,7 +44,8 @@ export function createApp(deps: ApiDeps): Express {
   app.locals.rt = deps.rt;
   app.disable('x-powered-by');
   // No ETag: answers are read fresh (the contract has no conditional requests), and the hash over every
-  // body was 1 to 1.6 % of an API process's CPU under the orders benchmark.
+  // body was a visible share of an API process's CPU under the orders benchmark (bench/README.md,
+  // "Order path, API side").
   app.set('etag', false);
   app.set('query parser', 'extended');
   // req.ip (clientIp): X-Forwarded-For is read only from these peers, right to left up to the first untrusted hop.
@@ -72,9 +75,15 @@ export function createApp(deps: ApiDeps): Express {
       stageTiming(req, res, next);
     }));
   });
-  app.use(jsonBody);
+  // Before the body and every route: a request the process cannot answer in time is answered 503 now.
+  app.use(admissionGate({ maxInFlight: deps.rt.cfg.ADMISSION_MAX_IN_FLIGHT, targetMs: deps.rt.cfg.ADMISSION_TARGET_MS }, (reason) => admissionShed.inc({ reason })));
+  // A body is read and parsed only for a route that exists (after the admission above); any other request
+  // goes on unread to the 404 at the end.
+  const isOperation = operationMatcher(doc);
+  app.use((req, res, next) => (isOperation(req.method, req.path) ? jsonBody(req, res, next) : next()));
   // First: the hot path (POST /v1/orders, GET /v1/orders/{id} polling) then matches without walking the 36
-  // routes of the routers below, 3 to 4 % of an API process's CPU per order (bench/README.md). No other
+  // routes of the routers below, a visible share of an API process's CPU per order (bench/README.md,
+  // "Figures formerly quoted in code comments"). No other
   // router declares a path under /v1/orders, /v1/prices or /v1/quotes, so nothing is shadowed.
   app.use(ordersRouter({ rt: deps.rt, bus: deps.bus, validator, chain: deps.chain ?? deps.rt.chain.reader }));
   app.use(healthRouter(deps.rt));

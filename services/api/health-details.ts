@@ -5,7 +5,7 @@
  * and a stalled processor is not fixed by taking the API out of the load balancer; alerts are
  * (infra/observability/alerts.yml, docs/operations.md).
  */
-import type { Runtime } from '../platform/runtime';
+import type { Runtime } from '../chain/clients';
 import { readLiveness } from '../platform/liveness';
 import { sharedStateGauge } from '../platform/metrics';
 

@@ -1,6 +1,8 @@
 /** Liveness, readiness (every dependency this instance needs answers; the rest reported) and Prometheus metrics. */
-import { Router } from 'express';
-import type { Runtime } from '../platform/runtime';
+import express, { Router } from 'express';
+import type { Server } from 'node:http';
+import { logger } from '../platform/logger';
+import type { Runtime } from '../chain/clients';
 import { metricsRegistry, registerLagGauge, sharedStateGauge } from '../platform/metrics';
 import { storedOffsets } from '../platform/checkpointed-consumer';
 import { PROCESSOR_GROUP } from '../processor/processor';
@@ -12,6 +14,8 @@ import { scrape } from '../platform/cluster-metrics';
 import { readinessDetails, registerHealthGauges } from './health-details';
 
 const CHECK_TIMEOUT_MS = 2_000;
+/** Real ms a readiness answer is reused for. */
+const READY_CACHE_MS = 1_000;
 
 function withTimeout<T>(p: Promise<T>): Promise<T> {
   return Promise.race([p, new Promise<T>((_, reject) => setTimeout(() => reject(new Error('timed out')), CHECK_TIMEOUT_MS))]);
@@ -44,6 +48,39 @@ export function registerBacklogGauges(rt: Runtime): void {
   });
 }
 
+/**
+ * GET /metrics: the Prometheus text of the whole process tree (in a cluster worker, the primary's aggregate of
+ * every worker and its own roles: platform/cluster-metrics.ts), else of this process.
+ */
+export function metricsRouter(): Router {
+  const router = Router();
+  router.get('/metrics', async (_req, res, next) => {
+    let text: string;
+    try {
+      text = await scrape();
+    } catch {
+      return next(new ApiError('service_unavailable', 'The metrics could not be gathered; try again.'));
+    }
+    res.type(metricsRegistry.contentType).send(text);
+  });
+  return router;
+}
+
+/**
+ * The metrics listener (METRICS_PORT > 0). A port already taken (a second service on one machine) is
+ * logged, not fatal: the API serves without its metrics rather than not at all.
+ */
+export function startMetricsServer(rt: Runtime): Server {
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(metricsRouter());
+  const host = rt.cfg.METRICS_HOST ?? rt.cfg.API_HOST;
+  const server = app.listen(rt.cfg.METRICS_PORT, host, () => logger.info({ url: `http://${host}:${rt.cfg.METRICS_PORT}/metrics` }, 'metrics listening'));
+  server.on('error', (err) => logger.error({ err: err.message, port: rt.cfg.METRICS_PORT }, 'metrics listener not started'));
+  return server;
+}
+
+/** Liveness and readiness; /metrics too when METRICS_PORT is 0 (else on its own listener). */
 export function healthRouter(rt: Runtime): Router {
   const router = Router();
   registerLagGauge(() => processorLag(rt));
@@ -68,7 +105,16 @@ export function healthRouter(rt: Runtime): Router {
   router.get('/healthz', (_req, res) => {
     res.type('text/plain').send('ok');
   });
-  router.get('/readyz', async (_req, res) => {
+  // One pass over the dependencies per READY_CACHE_MS whatever the request rate: /readyz is public (the
+  // scripts and load balancers poll it), and each pass is four round trips (and the details' two reads).
+  type Readiness = { ready: boolean; checks: Record<string, string>; details: Record<string, unknown> };
+  let last: { at: number; answer: Promise<Readiness> } | undefined;
+  const readiness = () => {
+    const now = performance.now();
+    if (!last || now - last.at >= READY_CACHE_MS) last = { at: now, answer: checkAll() };
+    return last.answer;
+  };
+  const checkAll = async (): Promise<Readiness> => {
     const [results, details] = await Promise.all([
       Promise.all(
         Object.entries(checks).map(async ([name, check]) => {
@@ -82,17 +128,12 @@ export function healthRouter(rt: Runtime): Router {
       ),
       readinessDetails(rt),
     ]);
-    const ready = results.every(([name, state]) => state === 'ok' || optional.has(name));
-    sendJson(res, ready ? 200 : 503, { ready, checks: Object.fromEntries(results), details });
+    return { ready: results.every(([name, state]) => state === 'ok' || optional.has(name)), checks: Object.fromEntries(results), details };
+  };
+  router.get('/readyz', async (_req, res) => {
+    const answer = await readiness();
+    sendJson(res, answer.ready ? 200 : 503, answer);
   });
-  router.get('/metrics', async (_req, res, next) => {
-    let text: string;
-    try {
-      text = await scrape();
-    } catch {
-      return next(new ApiError('service_unavailable', 'The metrics could not be gathered; try again.'));
-    }
-    res.type(metricsRegistry.contentType).send(text);
-  });
+  if (rt.cfg.METRICS_PORT === 0) router.use(metricsRouter());
   return router;
 }

@@ -36,12 +36,13 @@ const MIN_REAL_ANSWER_MS = 1_000;
 const MAX_IDLE_MS = 1_000;
 /**
  * Sender cycles on their round trip at once (see startSender). 1: two cycles at once gave smaller
- * statements and no more deliveries per second on the shared 2-core machine at load 20 to 38 (bench/README.md,
- * webhooks); `maxCycles` keeps the choice open for a machine with CPU to spare.
+ * statements and no more deliveries per second on the shared 2-core machine (bench/README.md, "Webhook
+ * dispatcher"); `maxCycles` keeps the choice open for a machine with CPU to spare.
  */
 const MAX_CYCLES = 1;
 /** Shortest wait for a retry falling due (a delivery due but held back or on a paused endpoint must not spin the loop). */
 const MIN_IDLE_MS = 100;
+export const DEFAULT_PER_ENDPOINT = 4;
 
 export interface DispatcherDeps {
   log: KafkaLog;
@@ -51,6 +52,8 @@ export interface DispatcherDeps {
   secrets: WebhookSecretBox;
   allowPrivate: boolean;
   concurrency: number;
+  /** Attempts in flight to one endpoint at most, across senders (default DEFAULT_PER_ENDPOINT). */
+  perEndpoint?: number;
   userAgent: string;
   /** Intake: most events written per transaction (default 1,000). */
   maxBatch?: number;
@@ -224,7 +227,7 @@ function startSender(deps: DispatcherDeps): { wake: () => void; stop: () => Prom
     let failed = false;
     const began = performance.now();
     try {
-      result = await sendCycle(deps.pool, rows, { now: deps.clock.now(), limit: asked, token, leaseMs });
+      result = await sendCycle(deps.pool, rows, { now: deps.clock.now(), limit: asked, token, leaseMs, perEndpoint: deps.perEndpoint ?? DEFAULT_PER_ENDPOINT });
     } catch (err) {
       failed = true;
       if (rows.length === 0) logger.error({ err }, 'webhook sender failed; retrying');

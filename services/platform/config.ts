@@ -6,6 +6,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
+import { priceTable } from '../domain/pricing';
+import { routingFeeTable } from '../domain/routing-fee';
+import { parseJson } from './json';
 import { repoRoot } from './paths';
 
 const boolFromEnv = z
@@ -20,6 +23,16 @@ export function isAddressOrCidr(entry: string): boolean {
   if (prefix === undefined) return true;
   return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
 }
+
+/** A JSON-valued setting: parsed here, int64 kept exact, so the domain receives values and never text. */
+const jsonSetting = z.string().transform((text, ctx) => {
+  try {
+    return parseJson(text);
+  } catch (err) {
+    ctx.addIssue({ code: 'custom', message: `not JSON (${(err as Error).message})` });
+    return z.NEVER;
+  }
+});
 
 const hexKey = z.string().regex(/^[0-9a-fA-F]{64}$/, '64 hex characters');
 
@@ -39,6 +52,14 @@ const schema = z.object({
     for (const entry of list) if (!isAddressOrCidr(entry)) ctx.addIssue({ code: 'custom', message: `${entry}: not an IP address or CIDR` });
     return list;
   }),
+  /**
+   * Prometheus metrics on a listener of their own (METRICS_HOST:METRICS_PORT), off the public port: they
+   * name routes, queues and lag, and each scrape costs a pass over every series. 0: on the API's port
+   * (the test profile, whose many service processes would otherwise contend for one port).
+   */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+  /** Unset: API_HOST. */
+  METRICS_HOST: z.string().optional(),
   KAFKA_BROKERS: z.string().min(1).default('127.0.0.1:9092'),
   KAFKA_CLIENT_ID: z.string().default('energy-rental'),
   SCHEMA_REGISTRY_URL: z.string().url().default('http://127.0.0.1:8081/apis/ccompat/v7'),
@@ -61,6 +82,8 @@ const schema = z.object({
   WEBHOOK_ALLOW_PRIVATE_TARGETS: boolFromEnv.default(false),
   /** Webhook deliveries in flight at once per dispatcher process. */
   WEBHOOK_SEND_CONCURRENCY: z.coerce.number().int().min(1).max(512).default(32),
+  /** Of those, at most this many to one endpoint at once, so a slow endpoint waits alone (docs/security.md). */
+  WEBHOOK_PER_ENDPOINT_CONCURRENCY: z.coerce.number().int().min(1).max(512).default(4),
   /**
    * 32-byte key (64 hex) encrypting webhook secrets at rest. Required everywhere: the local and test
    * profiles get per-installation keys generated under .stack/ (infra/env/keys.sh); nothing in the
@@ -111,6 +134,15 @@ const schema = z.object({
   DEX_POOL_ADDRESS: z.string().regex(/^T[1-9A-HJ-NP-Za-km-z]{33}$/).optional(),
   /** USDT deposit bounds in base units (6 decimals): held below (held_below_min) and above (held_for_review). */
   USDT_MIN: z.coerce.bigint().min(0n).default(5_000_000n),
+  /**
+   * dex_v3 deposits are credited at the pool price averaged over this many solidified blocks (1: the price
+   * of the newest block); until the watcher has seen the whole window, USDT deposits wait (pending_rate).
+   */
+  USDT_TWAP_BLOCKS: z.coerce.number().int().min(1).max(1_000).default(20),
+  /** TRX per 1 USDT (decimal) the deposit rate must stay near; unset: no band. */
+  USDT_REFERENCE_RATE: z.string().regex(/^\d{1,12}(\.\d{1,6})?$/, 'a decimal string, at most 6 decimals').optional(),
+  /** Outside this many basis points of USDT_REFERENCE_RATE a USDT deposit is held for review, not credited. */
+  USDT_RATE_BAND_BPS: z.coerce.number().int().min(1).max(10_000).default(1_000),
   USDT_MAX: z.coerce.bigint().min(1n).default(2_000_000_000n),
   /** Deposit watcher: real ms between polls of the chain; first block scanned when no position is stored. */
   DEPOSIT_POLL_MS: z.coerce.number().int().min(20).default(1_000),
@@ -124,8 +156,15 @@ const schema = z.object({
   BUDGET_PROOFS_PER_IP_PER_MIN: z.coerce.number().int().min(1).default(30),
   /** Public reads without credentials (prices, the OpenAPI document): per IP per second. */
   BUDGET_PUBLIC_READS_PER_IP_PER_SEC: z.coerce.number().int().min(1).default(50),
+  /**
+   * Credentials that match nothing (unknown API key, bootstrap token or session cookie), per IP per minute;
+   * past it the IP's credentials are refused before any lookup (docs/security.md).
+   */
+  BUDGET_CREDENTIAL_MISSES_PER_IP_PER_MIN: z.coerce.number().int().min(1).default(120),
+  /** An account's reads and writes per second, as a multiple of one caller's budget: keys and sessions share it. */
+  BUDGET_ACCOUNT_CALLERS: z.coerce.number().int().min(1).default(3),
   /** Orders: JSON price rows overriding the network's defaults (services/domain/pricing.ts). */
-  ORDER_PRICES: z.string().optional(),
+  ORDER_PRICES: jsonSetting.optional(),
   /** Orders: SUN charged to activate an inactive receiver; default per network (pricing.ts). */
   ACTIVATION_FEE_SUN: z.coerce.bigint().min(0n).optional(),
   /**
@@ -144,6 +183,8 @@ const schema = z.object({
    * answering `allocating` instead of `active` with its hash (spec section 3, synchronous delivery). 0: never waits.
    */
   ORDER_SYNC_WAIT_MS: z.coerce.number().int().min(0).max(30_000).default(1_500),
+  /** Rows of one GET /v1/orders?format=csv answer at most; X-Next-Cursor continues (docs/security.md). */
+  ORDERS_CSV_MAX_ROWS: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
   /** Orders: how often the broadcaster, confirmer and scheduler look for work (real ms). */
   CHAIN_POLL_MS: z.coerce.number().int().min(20).default(500),
   /**
@@ -175,12 +216,20 @@ const schema = z.object({
    * once without appending (nothing stored), instead of queueing into timeouts (congestion collapse).
    */
   COMMAND_MAX_WAITING: z.coerce.number().int().min(1).max(100_000).default(1_000),
+  /**
+   * Admission at the API's edge (services/api/admission.ts): requests one API process holds at once, and
+   * the wait a new request may expect (in flight / finished per second, or the event loop's delay) before
+   * it is answered 503 5030 with Retry-After at once, nothing stored or charged.
+   */
+  ADMISSION_MAX_IN_FLIGHT: z.coerce.number().int().min(1).max(100_000).default(1_024),
+  ADMISSION_TARGET_MS: z.coerce.number().int().min(10).max(600_000).default(1_500),
   /** PostgreSQL connections per process (each API worker has its own pool). */
   DATABASE_POOL_MAX: z.coerce.number().int().min(2).max(200).default(20),
   /**
    * PostgreSQL connections the API opens at start-up and every pool keeps when idle (the rest close after
-   * 10 s idle). Opening one on a request's path cost 40 to 170 ms on the shared stack (a backend started
-   * and authenticated): the first POST of a fresh process, and the first after every quiet spell, paid it.
+   * 10 s idle). Opening one on a request's path is dear (a backend started and authenticated; figures in
+   * bench/README.md, "Figures formerly quoted in code comments"): the first POST of a fresh process,
+   * and the first after every quiet spell, paid it.
    * At most DATABASE_POOL_MAX.
    */
   DATABASE_POOL_MIN: z.coerce.number().int().min(0).max(200).default(4),
@@ -193,7 +242,7 @@ const schema = z.object({
   /** Routing fee (docs/routing-fee.md): base markup in basis points on provider-routed orders; default per network. */
   ROUTING_FEE_BPS: z.coerce.number().int().min(0).max(10_000).optional(),
   /** Routing fee volume tiers: JSON array of {min_volume_sun, fee_bps}; default per network (services/domain/routing-fee.ts). */
-  ROUTING_FEE_TIERS: z.string().optional(),
+  ROUTING_FEE_TIERS: jsonSetting.optional(),
   /**
    * Batches: the executor places an order only while fewer orders than this await delivery (allocating,
    * delegated) across the service and the oldest is younger than a third of ORDER_WAIT_WINDOW_MS
@@ -204,8 +253,9 @@ const schema = z.object({
    * Batches: while the oldest order awaiting delivery is younger than this (ms; at most a sixth of
    * ORDER_WAIT_WINDOW_MS) and the open-order bound holds the executor back, the bound grows from
    * BATCH_MAX_OPEN_ORDERS up to 8 times it; past it the bound shrinks back. 0: the bound stays fixed.
-   * 5,000 (the default): 1.30x the receivers/s of the fixed bound on a quiet machine (3 pairs), 0.73x at load
-   * 12 to 22 from other work (3 pairs); bench/README.md, 2026-11-23.
+   * 5,000 (the default): more receivers/s than the fixed bound on a quiet machine, fewer on a machine loaded
+   * by other work; figures in bench/README.md, "Batches: an adaptive open-order bound" and
+   * "Figures formerly quoted in code comments".
    */
   BATCH_PACE_TARGET_MS: z.coerce.number().int().min(0).max(600_000).default(5_000),
   /**
@@ -352,6 +402,17 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   if (problems.length > 0) throw new Error(`Invalid configuration:\n${problems.map((p) => `  ${p}`).join('\n')}`);
   if (cfg.NETWORK === 'mainnet' && cfg.CHAOS_CRASH_POINTS) {
     throw new Error('Invalid configuration:\n  CHAOS_CRASH_POINTS: refused when NETWORK is mainnet');
+  }
+  // The JSON settings' rows are checked by the same code that uses them, so a bad row stops the start.
+  for (const [name, check] of [
+    ['ORDER_PRICES', () => priceTable(cfg.NETWORK, cfg.ORDER_PRICES)],
+    ['ROUTING_FEE_TIERS', () => routingFeeTable(cfg.NETWORK, cfg.ROUTING_FEE_BPS, cfg.ROUTING_FEE_TIERS)],
+  ] as const) {
+    try {
+      check();
+    } catch (err) {
+      throw new Error(`Invalid configuration:\n  ${name}: ${(err as Error).message}`);
+    }
   }
   const topicPrefix = cfg.TOPIC_PREFIX ?? `${cfg.NETWORK}.`;
   if (!topicPrefix.startsWith(`${cfg.NETWORK}.`)) {

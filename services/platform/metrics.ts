@@ -129,3 +129,10 @@ export function sharedStateGauge(name: string, help: string, labelNames: string[
     },
   });
 }
+
+export const admissionShed = new client.Counter({
+  name: 'api_admission_shed_total',
+  help: 'Requests answered 503 at the edge because the process was at capacity, by reason',
+  labelNames: ['reason'],
+  registers: [metricsRegistry],
+});

@@ -10,7 +10,7 @@ import { parse } from 'yaml';
 import { metricsRegistry } from '../../services/platform/metrics';
 import { registerHealthGauges } from '../../services/api/health-details';
 import { registerBacklogGauges } from '../../services/api/health';
-import type { Runtime } from '../../services/platform/runtime';
+import type { Runtime } from '../../services/chain/clients';
 
 const root = path.resolve(__dirname, '../..');
 const read = (file: string) => readFileSync(path.join(root, file), 'utf8');
