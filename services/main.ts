@@ -19,6 +19,7 @@ import { startTelemetry, stopTelemetry } from './platform/telemetry';
 import { lowerPriority } from './platform/priority';
 import { configForRoles, WITHHELD_FROM_WORKERS } from './platform/role-secrets';
 import { serveClusterMetrics } from './platform/cluster-metrics';
+import { startMetricsServer } from './api/health';
 import { onReportSignal } from './platform/slice-timing';
 import { backgroundNice, parseRoles, rolesOfProcess, startRoles, type Stoppable } from './roles';
 
@@ -72,6 +73,10 @@ async function main(): Promise<void> {
     // A scrape reaching any worker answers for the whole tree: every worker and the primary's roles.
     serveClusterMetrics();
     running.unshift(forkApiWorkers(apiWorkers, () => stopping));
+  } else if (!here.includes('api') && cfg.METRICS_PORT > 0) {
+    // Roles scaled into a process of their own (no API here or in workers) serve their metrics themselves.
+    const metrics = startMetricsServer(rt);
+    running.push({ stop: () => new Promise((resolve) => (metrics.listening ? metrics.close(() => resolve()) : resolve())) });
   }
   logger.info({ roles: here, apiWorkers, network: cfg.NETWORK, worker: cluster.isWorker }, 'started');
 

@@ -120,3 +120,21 @@ test('deployment-wide gauges are taken once, not summed over the workers', async
   expect(text).toMatch(/^outbox_backlog_rows \d+$/m);
   expect(text).toMatch(/^role_progress_age_seconds\{role="ledger-processor"\} /m);
 });
+
+test('a process running only background roles serves its own metrics on METRICS_PORT', async () => {
+  const metricsPort = String(Number(process.env.API_PORT ?? 13100) + 53);
+  const watcher = startService(world, 'deposit-watcher', { METRICS_PORT: metricsPort, DEPOSIT_POLL_MS: '100' });
+  try {
+    await watcher.ready;
+    let text = '';
+    for (let i = 0; i < 150 && !/^deposit_watcher_block_lag \d+/m.test(text); i++) {
+      text = await fetch(`http://127.0.0.1:${metricsPort}/metrics`).then((r) => r.text(), () => '');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    // Its own role's gauge, set by its passes over the chain, and its chain calls.
+    expect(text).toMatch(/^deposit_watcher_block_lag \d+/m);
+    expect(text).toMatch(/^chain_call_duration_seconds_count\{method="wallet(solidity)?\/[a-z]+",outcome="ok"\} [1-9]/m);
+  } finally {
+    await watcher.kill();
+  }
+}, 120_000);
