@@ -11,6 +11,8 @@ import { metricsRegistry } from '../../services/platform/metrics';
 import { registerHealthGauges } from '../../services/api/health-details';
 import { registerBacklogGauges } from '../../services/api/health';
 import type { Runtime } from '../../services/chain/clients';
+import { parseConfig } from '../../services/platform/config';
+import { freshKeys } from './support/keys';
 
 const root = path.resolve(__dirname, '../..');
 const read = (file: string) => readFileSync(path.join(root, file), 'utf8');
@@ -67,7 +69,10 @@ test('the observability compose profile starts Prometheus with the rules and Gra
   const mounted = (name: string) => (compose.services[name].volumes ?? []).map((v) => v.split(':')[0].replace(/^\.\//, ''));
   expect(mounted('prometheus')).toEqual(expect.arrayContaining(['infra/observability/prometheus.yml', 'infra/observability/alerts.yml']));
   expect(mounted('grafana')).toEqual(expect.arrayContaining(['infra/observability/dashboard.json', 'infra/observability/grafana/provisioning']));
-  const prometheus = parse(read('infra/observability/prometheus.yml')) as { rule_files: string[]; scrape_configs: Array<{ metrics_path: string }> };
+  const prometheus = parse(read('infra/observability/prometheus.yml')) as { rule_files: string[]; scrape_configs: Array<{ metrics_path: string; static_configs: Array<{ targets: string[] }> }> };
   expect(prometheus.rule_files).toEqual(['/etc/prometheus/alerts.yml']);
   expect(prometheus.scrape_configs[0].metrics_path).toBe('/metrics');
+  // The service's metrics listener as the compose service runs it (the default METRICS_PORT).
+  const metricsPort = parseConfig({ ...freshKeys(), NETWORK: 'nile' }).METRICS_PORT;
+  expect(prometheus.scrape_configs[0].static_configs[0].targets).toEqual([`service:${metricsPort}`]);
 });
