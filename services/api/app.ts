@@ -43,7 +43,7 @@ export function createApp(deps: ApiDeps): Express {
   // body was 1 to 1.6 % of an API process's CPU under the orders benchmark.
   app.set('etag', false);
   app.set('query parser', 'extended');
-  const doc = buildDocument();
+  const doc = buildDocument({ mainnet: deps.rt.cfg.PUBLIC_ORIGIN_MAINNET, nile: deps.rt.cfg.PUBLIC_ORIGIN_NILE });
   const validator = new RequestValidator(doc);
 
   // One layer for what every request gets (each layer is a router dispatch of its own): the request id and

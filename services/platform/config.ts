@@ -101,6 +101,12 @@ const schema = z.object({
   BUDGET_PROOFS_PER_IP_PER_MIN: z.coerce.number().int().min(1).default(30),
   /** Public reads without credentials (prices, the OpenAPI document): per IP per second. */
   BUDGET_PUBLIC_READS_PER_IP_PER_SEC: z.coerce.number().int().min(1).default(50),
+  /**
+   * The public origins of the two deployments (spec: {base_url} and {nile_base_url} without /v1), named as
+   * `servers` in /v1/openapi.json; unset: a server variable with a placeholder the integrator fills in.
+   */
+  PUBLIC_ORIGIN_MAINNET: z.string().url().optional(),
+  PUBLIC_ORIGIN_NILE: z.string().url().optional(),
   /** Orders: JSON price rows overriding the network's defaults (services/domain/pricing.ts). */
   ORDER_PRICES: z.string().optional(),
   /** Orders: SUN charged to activate an inactive receiver; default per network (pricing.ts). */

@@ -19,7 +19,7 @@ const itemOptions = {
   activate: { type: 'boolean' },
   bandwidth: { type: 'boolean' },
   bandwidth_amount: { type: 'integer', minimum: 1, maximum: 1_000_000_000 },
-  max_price_sun: { description: 'int64 SUN' },
+  max_price_sun: { type: 'integer', format: 'int64', description: 'int64 SUN' },
   client_order_id_prefix: { type: 'string', minLength: 1, maxLength: 64 },
 };
 

@@ -11,8 +11,8 @@ const read: Array<Record<string, string[]>> = [{ apiKey: ['orders.read'] }, { se
 const quoteSecurity: Array<Record<string, string[]>> = [{ apiKey: ['orders.write'] }];
 const orderIdParam = { name: 'orderId', in: 'path' as const, required: true, schema: { type: 'string', maxLength: 200 }, description: 'ord_ id or cid:<client_order_id>' };
 const idempotencyKey = { name: 'Idempotency-Key', in: 'header' as const, schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{8,128}$' } };
-/** int64: parsed as bigint beyond 2^53, so the type is checked by the route (services/api/routes/orders.ts). */
-const int64 = { description: 'int64 SUN' };
+/** int64: parsed as bigint beyond 2^53 (validate.ts checks it as int64, the route its range). */
+const int64 = { type: 'integer', format: 'int64', description: 'int64 SUN' };
 
 export const orderSchemas = {
   OrderResource: { type: 'string', enum: [...orderResources] },
