@@ -7,7 +7,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness: the process answers. */
+        /**
+         * Liveness: the process answers.
+         * @description Liveness: the process answers. Public: no credentials.
+         */
         get: operations["healthz"];
         put?: never;
         post?: never;
@@ -24,7 +27,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: Kafka, the schema registry, PostgreSQL and Redis answer. */
+        /**
+         * Readiness: Kafka, the schema registry, PostgreSQL and Redis answer.
+         * @description Readiness: Kafka, the schema registry, PostgreSQL and Redis answer. Public: no credentials.
+         */
         get: operations["readyz"];
         put?: never;
         post?: never;
@@ -41,7 +47,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Prometheus metrics, including consumer lag per partition. */
+        /**
+         * Prometheus metrics, including consumer lag per partition.
+         * @description Prometheus metrics, including consumer lag per partition. Public: no credentials.
+         */
         get: operations["metrics"];
         put?: never;
         post?: never;
@@ -58,7 +67,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** This document. */
+        /**
+         * This document.
+         * @description This document. Public: no credentials.
+         */
         get: operations["openapi"];
         put?: never;
         post?: never;
@@ -77,7 +89,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Issue a single-use address challenge (ten minutes). */
+        /**
+         * Issue a single-use address challenge (ten minutes).
+         * @description Issue a single-use address challenge (ten minutes). Public: no credentials.
+         */
         post: operations["createChallenge"];
         delete?: never;
         options?: never;
@@ -94,7 +109,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Prove control of the address; returns a bootstrap token. */
+        /**
+         * Prove control of the address; returns a bootstrap token.
+         * @description Prove control of the address; returns a bootstrap token. Public: no credentials.
+         */
         post: operations["verifyChallenge"];
         delete?: never;
         options?: never;
@@ -111,7 +129,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Create the account of an address (idempotent by address). */
+        /**
+         * Create the account of an address (idempotent by address).
+         * @description Create the account of an address (idempotent by address). Credentials: a bootstrap token, or no credentials.
+         */
         post: operations["createAccount"];
         delete?: never;
         options?: never;
@@ -126,7 +147,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Deposit address of the bootstrap token's account. */
+        /**
+         * Deposit address of the bootstrap token's account.
+         * @description Deposit address of the bootstrap token's account. Credentials: a bootstrap token.
+         */
         get: operations["getBootstrapDepositAddress"];
         put?: never;
         post?: never;
@@ -143,14 +167,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The account. */
+        /**
+         * The account.
+         * @description The account. Credentials: an API key with scope `account.read`, or a bootstrap token, or a dashboard session (with X-CSRF-Token on writes).
+         */
         get: operations["getAccount"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
-        /** Edit the display name (owner). */
+        /**
+         * Edit the display name (owner).
+         * @description Edit the display name (owner). Credentials: a dashboard session (with X-CSRF-Token on writes).
+         */
         patch: operations["patchAccount"];
         trace?: never;
     };
@@ -161,7 +191,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Deposit addresses, retired ones and the rotation limits. */
+        /**
+         * Deposit addresses, retired ones and the rotation limits.
+         * @description Deposit addresses, retired ones and the rotation limits. Credentials: an API key with scope `account.read`, or a dashboard session (with X-CSRF-Token on writes).
+         */
         get: operations["listDepositAddresses"];
         put?: never;
         post?: never;
@@ -178,12 +211,21 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Restore the dashboard session. */
+        /**
+         * Restore the dashboard session.
+         * @description Restore the dashboard session. Credentials: a dashboard session (with X-CSRF-Token on writes).
+         */
         get: operations["getSession"];
         put?: never;
-        /** Sign in with a signed challenge; sets the session cookie. */
+        /**
+         * Sign in with a signed challenge; sets the session cookie.
+         * @description Sign in with a signed challenge; sets the session cookie. Public: no credentials.
+         */
         post: operations["createSession"];
-        /** Sign out this session. */
+        /**
+         * Sign out this session.
+         * @description Sign out this session. Credentials: a dashboard session (with X-CSRF-Token on writes).
+         */
         delete: operations["deleteSession"];
         options?: never;
         head?: never;
@@ -199,7 +241,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Slide the expiry forward and reissue the cookie. */
+        /**
+         * Slide the expiry forward and reissue the cookie.
+         * @description Slide the expiry forward and reissue the cookie. Credentials: a dashboard session (with X-CSRF-Token on writes).
+         */
         post: operations["refreshSession"];
         delete?: never;
         options?: never;
@@ -216,7 +261,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Revoke every session of the signed-in wallet on this account. */
+        /**
+         * Revoke every session of the signed-in wallet on this account.
+         * @description Revoke every session of the signed-in wallet on this account. Credentials: a dashboard session (with X-CSRF-Token on writes).
+         */
         post: operations["revokeAllSessions"];
         delete?: never;
         options?: never;
@@ -231,7 +279,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The last ten sign-ins of the signed-in wallet on this account. */
+        /**
+         * The last ten sign-ins of the signed-in wallet on this account.
+         * @description The last ten sign-ins of the signed-in wallet on this account. Credentials: a dashboard session (with X-CSRF-Token on writes).
+         */
         get: operations["sessionHistory"];
         put?: never;
         post?: never;
@@ -248,10 +299,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Members and their roles. */
+        /**
+         * Members and their roles.
+         * @description Members and their roles. Credentials: a dashboard session (with X-CSRF-Token on writes).
+         */
         get: operations["listMembers"];
         put?: never;
-        /** Add a member or change its role (owner). */
+        /**
+         * Add a member or change its role (owner).
+         * @description Add a member or change its role (owner). Credentials: a dashboard session (with X-CSRF-Token on writes).
+         */
         post: operations["addMember"];
         delete?: never;
         options?: never;
@@ -269,7 +326,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Remove a member (owner); its sessions end. */
+        /**
+         * Remove a member (owner); its sessions end.
+         * @description Remove a member (owner); its sessions end. Credentials: a dashboard session (with X-CSRF-Token on writes).
+         */
         delete: operations["removeMember"];
         options?: never;
         head?: never;
@@ -283,10 +343,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Active API keys, without secrets. */
+        /**
+         * Active API keys, without secrets.
+         * @description Active API keys, without secrets. Credentials: a dashboard session (with X-CSRF-Token on writes).
+         */
         get: operations["listApiKeys"];
         put?: never;
-        /** Issue an API key; the secret is returned once. */
+        /**
+         * Issue an API key; the secret is returned once.
+         * @description Issue an API key; the secret is returned once. Credentials: a bootstrap token, or a dashboard session (with X-CSRF-Token on writes).
+         */
         post: operations["createApiKey"];
         delete?: never;
         options?: never;
@@ -304,7 +370,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Revoke an API key at once (owner). */
+        /**
+         * Revoke an API key at once (owner).
+         * @description Revoke an API key at once (owner). Credentials: a dashboard session (with X-CSRF-Token on writes).
+         */
         delete: operations["revokeApiKey"];
         options?: never;
         head?: never;
@@ -318,10 +387,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The address book, newest first. */
+        /**
+         * The address book, newest first.
+         * @description The address book, newest first. Credentials: a dashboard session (with X-CSRF-Token on writes).
+         */
         get: operations["listAddressBook"];
         put?: never;
-        /** Save an address (replaces the label of a known one without using a slot). */
+        /**
+         * Save an address (replaces the label of a known one without using a slot).
+         * @description Save an address (replaces the label of a known one without using a slot). Credentials: a dashboard session (with X-CSRF-Token on writes).
+         */
         post: operations["saveAddressBookEntry"];
         delete?: never;
         options?: never;
@@ -339,7 +414,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Delete an entry; frees its slot. */
+        /**
+         * Delete an entry; frees its slot.
+         * @description Delete an entry; frees its slot. Credentials: a dashboard session (with X-CSRF-Token on writes).
+         */
         delete: operations["deleteAddressBookEntry"];
         options?: never;
         head?: never;
@@ -353,7 +431,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Balance, reserved and available SUN (read budget). */
+        /**
+         * Balance, reserved and available SUN (read budget).
+         * @description Balance, reserved and available SUN (read budget). Credentials: an API key with scope `balance.read`, or a dashboard session (with X-CSRF-Token on writes).
+         */
         get: operations["getBalance"];
         put?: never;
         post?: never;
@@ -370,7 +451,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Ledger journals, newest first; the first page also shows USDT deposits seen but not credited. */
+        /**
+         * Ledger journals, newest first; the first page also shows USDT deposits seen but not credited.
+         * @description Ledger journals, newest first; the first page also shows USDT deposits seen but not credited. Credentials: a dashboard session (with X-CSRF-Token on writes).
+         */
         get: operations["listLedger"];
         put?: never;
         post?: never;
@@ -387,10 +471,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List endpoints; never returns secrets. */
+        /**
+         * List endpoints; never returns secrets.
+         * @description List endpoints; never returns secrets. Credentials: an API key with scope `webhooks.read`, or a dashboard session (with X-CSRF-Token on writes).
+         */
         get: operations["listWebhooks"];
         put?: never;
-        /** Register an endpoint; the secret is returned once. */
+        /**
+         * Register an endpoint; the secret is returned once.
+         * @description Register an endpoint; the secret is returned once. Credentials: an API key with scope `webhooks.write`, or a dashboard session (with X-CSRF-Token on writes).
+         */
         post: operations["createWebhook"];
         delete?: never;
         options?: never;
@@ -405,15 +495,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read one endpoint. */
+        /**
+         * Read one endpoint.
+         * @description Read one endpoint. Credentials: an API key with scope `webhooks.read`, or a dashboard session (with X-CSRF-Token on writes).
+         */
         get: operations["getWebhook"];
         put?: never;
         post?: never;
-        /** Hard delete; frees the role; undelivered events are dropped. */
+        /**
+         * Hard delete; frees the role; undelivered events are dropped.
+         * @description Hard delete; frees the role; undelivered events are dropped. Credentials: an API key with scope `webhooks.write`, or a dashboard session (with X-CSRF-Token on writes).
+         */
         delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
-        /** Edit; role primary on the backup swaps both; is_active false pauses. */
+        /**
+         * Edit; role primary on the backup swaps both; is_active false pauses.
+         * @description Edit; role primary on the backup swaps both; is_active false pauses. Credentials: an API key with scope `webhooks.write`, or a dashboard session (with X-CSRF-Token on writes).
+         */
         patch: operations["updateWebhook"];
         trace?: never;
     };
@@ -426,7 +525,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** New secret, effective at once, no overlap. */
+        /**
+         * New secret, effective at once, no overlap.
+         * @description New secret, effective at once, no overlap. Credentials: an API key with scope `webhooks.write`, or a dashboard session (with X-CSRF-Token on writes).
+         */
         post: operations["rotateWebhookSecret"];
         delete?: never;
         options?: never;
@@ -443,7 +545,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Synthetic signed delivery with test: true; not retried, not in the log. */
+        /**
+         * Synthetic signed delivery with test: true; not retried, not in the log.
+         * @description Synthetic signed delivery with test: true; not retried, not in the log. Credentials: an API key with scope `webhooks.write`, or a dashboard session (with X-CSRF-Token on writes).
+         */
         post: operations["testWebhook"];
         delete?: never;
         options?: never;
@@ -458,7 +563,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Delivery log, newest first; test deliveries not listed. */
+        /**
+         * Delivery log, newest first; test deliveries not listed.
+         * @description Delivery log, newest first; test deliveries not listed. Credentials: an API key with scope `webhooks.read`, or a dashboard session (with X-CSRF-Token on writes).
+         */
         get: operations["listWebhookDeliveries"];
         put?: never;
         post?: never;
@@ -475,7 +583,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Price rows of this network; retired tiers are never listed. */
+        /**
+         * Price rows of this network; retired tiers are never listed.
+         * @description Price rows of this network; retired tiers are never listed. Public: no credentials.
+         */
         get: operations["getPrices"];
         put?: never;
         post?: never;
@@ -494,7 +605,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Pins the total of one order for 60 s. */
+        /**
+         * Pins the total of one order for 60 s.
+         * @description Pins the total of one order for 60 s. Credentials: an API key with scope `orders.write`.
+         */
         post: operations["createQuote"];
         delete?: never;
         options?: never;
@@ -509,10 +623,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Orders, newest first; filters AND-combined; format=csv streams every match. */
+        /**
+         * Orders, newest first; filters AND-combined; format=csv streams every match.
+         * @description Orders, newest first; filters AND-combined; format=csv streams every match. Credentials: an API key with scope `orders.read`, or a dashboard session (with X-CSRF-Token on writes).
+         */
         get: operations["listOrders"];
         put?: never;
-        /** Charges synchronously and hands the order to the supply layer. */
+        /**
+         * Charges synchronously and hands the order to the supply layer.
+         * @description Charges synchronously and hands the order to the supply layer. Credentials: an API key with scope `orders.write`, or a dashboard session (with X-CSRF-Token on writes).
+         */
         post: operations["createOrder"];
         delete?: never;
         options?: never;
@@ -527,7 +647,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One order with fills and delegations; another account's answers 404. */
+        /**
+         * One order with fills and delegations; another account's answers 404.
+         * @description One order with fills and delegations; another account's answers 404. Credentials: an API key with scope `orders.read`, or a dashboard session (with X-CSRF-Token on writes).
+         */
         get: operations["getOrder"];
         put?: never;
         post?: never;
@@ -546,7 +669,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Undelegates early; no refund; idempotent. */
+        /**
+         * Undelegates early; no refund; idempotent.
+         * @description Undelegates early; no refund; idempotent. Credentials: an API key with scope `orders.write`, or a dashboard session (with X-CSRF-Token on writes).
+         */
         post: operations["reclaimOrder"];
         delete?: never;
         options?: never;
@@ -561,7 +687,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The network's promo and its state (cached 15 s). */
+        /**
+         * The network's promo and its state (cached 15 s).
+         * @description The network's promo and its state (cached 15 s). Public: no credentials.
+         */
         get: operations["getPromo"];
         put?: never;
         post?: never;
@@ -580,7 +709,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Challenge (purpose promo_redeem) for an eligible address. */
+        /**
+         * Challenge (purpose promo_redeem) for an eligible address.
+         * @description Challenge (purpose promo_redeem) for an eligible address. Public: no credentials.
+         */
         post: operations["createPromoRedeemChallenge"];
         delete?: never;
         options?: never;
@@ -597,7 +729,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Claim the grant with the signed challenge; one grant per address. */
+        /**
+         * Claim the grant with the signed challenge; one grant per address.
+         * @description Claim the grant with the signed challenge; one grant per address. Public: no credentials.
+         */
         post: operations["redeemPromo"];
         delete?: never;
         options?: never;
@@ -614,7 +749,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Challenge (purpose promo_dev_code) for a wallet of the test-network drop. */
+        /**
+         * Challenge (purpose promo_dev_code) for a wallet of the test-network drop.
+         * @description Challenge (purpose promo_dev_code) for a wallet of the test-network drop. Public: no credentials.
+         */
         post: operations["createPromoDevChallenge"];
         delete?: never;
         options?: never;
@@ -631,7 +769,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** The wallet's personal code: 201 issued now, 200 the same code later. */
+        /**
+         * The wallet's personal code: 201 issued now, 200 the same code later.
+         * @description The wallet's personal code: 201 issued now, 200 the same code later. Public: no credentials.
+         */
         post: operations["claimPromoDevCode"];
         delete?: never;
         options?: never;
@@ -648,7 +789,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Enter a test-network promo code (single use, by activate_by). */
+        /**
+         * Enter a test-network promo code (single use, by activate_by).
+         * @description Enter a test-network promo code (single use, by activate_by). Credentials: a dashboard session (with X-CSRF-Token on writes), or an API key with scope `orders.write`.
+         */
         post: operations["enterPromoCode"];
         delete?: never;
         options?: never;
@@ -665,7 +809,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A promo claim's wallet ticket (once, within ten minutes) for a dashboard session. */
+        /**
+         * A promo claim's wallet ticket (once, within ten minutes) for a dashboard session.
+         * @description A promo claim's wallet ticket (once, within ten minutes) for a dashboard session. Public: no credentials.
+         */
         post: operations["exchangeWalletTicket"];
         delete?: never;
         options?: never;
@@ -680,7 +827,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** An address's redemption. */
+        /**
+         * An address's redemption.
+         * @description An address's redemption. Public: no credentials.
+         */
         get: operations["getPromoRedemption"];
         put?: never;
         post?: never;
@@ -697,7 +847,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Orders, energy and spend per local day, weekday x hour and top receivers, from the order-events projection; format=csv gives the series. */
+        /**
+         * Orders, energy and spend per local day, weekday x hour and top receivers, from the order-events projection; format=csv gives the series.
+         * @description Orders, energy and spend per local day, weekday x hour and top receivers, from the order-events projection; format=csv gives the series. Credentials: an API key with scope `orders.read`, or a dashboard session (with X-CSRF-Token on writes).
+         */
         get: operations["getAccountStats"];
         put?: never;
         post?: never;
@@ -714,10 +867,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Batches, newest first. */
+        /**
+         * Batches, newest first.
+         * @description Batches, newest first. Credentials: an API key with scope `orders.read`, or a dashboard session (with X-CSRF-Token on writes).
+         */
         get: operations["listBatches"];
         put?: never;
-        /** Queues up to limits.max_batch_receivers receivers; nothing charged until each executes. */
+        /**
+         * Queues up to limits.max_batch_receivers receivers; nothing charged until each executes.
+         * @description Queues up to limits.max_batch_receivers receivers; nothing charged until each executes. Credentials: an API key with scope `orders.write`, or a dashboard session (with X-CSRF-Token on writes).
+         */
         post: operations["createBatch"];
         delete?: never;
         options?: never;
@@ -732,7 +891,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One batch; `receiver` narrows items to that receiver. */
+        /**
+         * One batch; `receiver` narrows items to that receiver.
+         * @description One batch; `receiver` narrows items to that receiver. Credentials: an API key with scope `orders.read`, or a dashboard session (with X-CSRF-Token on writes).
+         */
         get: operations["getBatch"];
         put?: never;
         post?: never;
@@ -751,7 +913,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Cancels receivers not picked up yet; running ones continue. */
+        /**
+         * Cancels receivers not picked up yet; running ones continue.
+         * @description Cancels receivers not picked up yet; running ones continue. Credentials: an API key with scope `orders.write`, or a dashboard session (with X-CSRF-Token on writes).
+         */
         post: operations["cancelBatch"];
         delete?: never;
         options?: never;
@@ -766,10 +931,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Subscriptions, newest first; ended ones listed unless filtered. */
+        /**
+         * Subscriptions, newest first; ended ones listed unless filtered.
+         * @description Subscriptions, newest first; ended ones listed unless filtered. Credentials: an API key with scope `orders.read`.
+         */
         get: operations["listSubscriptions"];
         put?: never;
-        /** Watch a receiver and refill it below threshold_amount (refill), or a standing daily delegation (plan). */
+        /**
+         * Watch a receiver and refill it below threshold_amount (refill), or a standing daily delegation (plan).
+         * @description Watch a receiver and refill it below threshold_amount (refill), or a standing daily delegation (plan). Credentials: an API key with scope `orders.write`.
+         */
         post: operations["createSubscription"];
         delete?: never;
         options?: never;
@@ -784,20 +955,290 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One subscription; another account's is 404. */
+        /**
+         * One subscription; another account's is 404.
+         * @description One subscription; another account's is 404. Credentials: an API key with scope `orders.read`.
+         */
         get: operations["getSubscription"];
         put?: never;
         post?: never;
-        /** Ends it (status ended); a plan's delegation is undelegated; no refund of the current day. */
+        /**
+         * Ends it (status ended); a plan's delegation is undelegated; no refund of the current day.
+         * @description Ends it (status ended); a plan's delegation is undelegated; no refund of the current day. Credentials: an API key with scope `orders.write`.
+         */
         delete: operations["deleteSubscription"];
         options?: never;
         head?: never;
-        /** Change the refill's terms; is_paused pauses (reason user) or resumes. */
+        /**
+         * Change the refill's terms; is_paused pauses (reason user) or resumes.
+         * @description Change the refill's terms; is_paused pauses (reason user) or resumes. Credentials: an API key with scope `orders.write`.
+         */
         patch: operations["updateSubscription"];
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "order.confirmed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A delegation is confirmed on chain and the receiver's limit verified.
+         * @description Sent to the endpoints subscribed to `order.confirmed`, at least once (retried on any answer but 2xx within 10 s). Verify X-API-SIGN over the raw body, check X-API-TIMESTAMP, then dedup on the signed `event_id`.
+         */
+        post: operations["webhook_order_confirmed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The order could not be delivered; terminal; the charge is reversed.
+         * @description Sent to the endpoints subscribed to `order.failed`, at least once (retried on any answer but 2xx within 10 s). Verify X-API-SIGN over the raw body, check X-API-TIMESTAMP, then dedup on the signed `event_id`.
+         */
+        post: operations["webhook_order_failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The rental window ended; the resource was returned.
+         * @description Sent to the endpoints subscribed to `order.expired`, at least once (retried on any answer but 2xx within 10 s). Verify X-API-SIGN over the raw body, check X-API-TIMESTAMP, then dedup on the signed `event_id`.
+         */
+        post: operations["webhook_order_expired"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.reclaimed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The rental was returned early by reclaim.
+         * @description Sent to the endpoints subscribed to `order.reclaimed`, at least once (retried on any answer but 2xx within 10 s). Verify X-API-SIGN over the raw body, check X-API-TIMESTAMP, then dedup on the signed `event_id`.
+         */
+        post: operations["webhook_order_reclaimed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.refunded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A delivered order was reversed and credited back.
+         * @description Sent to the endpoints subscribed to `order.refunded`, at least once (retried on any answer but 2xx within 10 s). Verify X-API-SIGN over the raw body, check X-API-TIMESTAMP, then dedup on the signed `event_id`.
+         */
+        post: operations["webhook_order_refunded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "batch.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Every receiver of a batch reached a terminal state; once per batch.
+         * @description Sent to the endpoints subscribed to `batch.completed`, at least once (retried on any answer but 2xx within 10 s). Verify X-API-SIGN over the raw body, check X-API-TIMESTAMP, then dedup on the signed `event_id`.
+         */
+        post: operations["webhook_batch_completed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "subscription.refilled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An auto-refill bought resource for a watched address.
+         * @description Sent to the endpoints subscribed to `subscription.refilled`, at least once (retried on any answer but 2xx within 10 s). Verify X-API-SIGN over the raw body, check X-API-TIMESTAMP, then dedup on the signed `event_id`.
+         */
+        post: operations["webhook_subscription_refilled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "subscription.suspended": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A subscription stopped.
+         * @description Sent to the endpoints subscribed to `subscription.suspended`, at least once (retried on any answer but 2xx within 10 s). Verify X-API-SIGN over the raw body, check X-API-TIMESTAMP, then dedup on the signed `event_id`.
+         */
+        post: operations["webhook_subscription_suspended"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "subscription.paused": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A plan subscription stopped delegating.
+         * @description Sent to the endpoints subscribed to `subscription.paused`, at least once (retried on any answer but 2xx within 10 s). Verify X-API-SIGN over the raw body, check X-API-TIMESTAMP, then dedup on the signed `event_id`.
+         */
+        post: operations["webhook_subscription_paused"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "subscription.charged": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The daily fee of a plan subscription was charged.
+         * @description Sent to the endpoints subscribed to `subscription.charged`, at least once (retried on any answer but 2xx within 10 s). Verify X-API-SIGN over the raw body, check X-API-TIMESTAMP, then dedup on the signed `event_id`.
+         */
+        post: operations["webhook_subscription_charged"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "balance.credited": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A deposit was confirmed and credited, or an internal credit posted.
+         * @description Sent to the endpoints subscribed to `balance.credited`, at least once (retried on any answer but 2xx within 10 s). Verify X-API-SIGN over the raw body, check X-API-TIMESTAMP, then dedup on the signed `event_id`.
+         */
+        post: operations["webhook_balance_credited"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "balance.low": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The available balance fell below the account's alert threshold.
+         * @description Sent to the endpoints subscribed to `balance.low`, at least once (retried on any answer but 2xx within 10 s). Verify X-API-SIGN over the raw body, check X-API-TIMESTAMP, then dedup on the signed `event_id`.
+         */
+        post: operations["webhook_balance_low"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "deposit_address.rotated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Support rotated the deposit address.
+         * @description Sent to the endpoints subscribed to `deposit_address.rotated`, at least once (retried on any answer but 2xx within 10 s). Verify X-API-SIGN over the raw body, check X-API-TIMESTAMP, then dedup on the signed `event_id`.
+         */
+        post: operations["webhook_deposit_address_rotated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /**
@@ -813,10 +1254,8 @@ export interface components {
         /** @description The error envelope: every error answer has this shape. */
         ErrorEnvelope: {
             error: {
-                /** @enum {integer} */
-                code: 1001 | 1002 | 1010 | 1011 | 1012 | 1013 | 1014 | 1015 | 1016 | 1020 | 2000 | 2001 | 2003 | 2004 | 2005 | 2006 | 3001 | 3002 | 3004 | 3006 | 3007 | 3008 | 3010 | 3011 | 3012 | 3019 | 3020 | 3021 | 3022 | 3023 | 3024 | 3038 | 3039 | 3040 | 4001 | 4002 | 5000 | 5002 | 5003 | 5030 | 3045 | 5004 | 5005;
-                /** @enum {string} */
-                slug: "authentication_required" | "signature_invalid" | "challenge_invalid" | "bootstrap_token_expired" | "bootstrap_token_invalid" | "session_expired" | "csrf_token_invalid" | "scope_missing" | "role_forbidden" | "rate_limited" | "invalid_request" | "invalid_range" | "tier_unavailable" | "batch_too_large" | "idempotency_key_required" | "duplicate_receiver" | "not_found" | "order_not_cancellable" | "receiver_not_activated" | "price_above_limit" | "nothing_to_reclaim" | "reclaim_unavailable" | "idempotency_conflict" | "quote_mismatch" | "quote_expired" | "address_book_full" | "webhook_url_rejected" | "webhook_limit_reached" | "api_key_limit_reached" | "subscription_limit" | "subscription_exists" | "promo_not_eligible" | "promo_already_redeemed" | "promo_redeem_unavailable" | "insufficient_funds" | "amount_out_of_range" | "internal_error" | "delegation_failed" | "chain_unavailable" | "service_unavailable" | "order_status_conflict" | "supply_unavailable" | "activation_failed";
+                code: components["schemas"]["ErrorCode"];
+                slug: components["schemas"]["ErrorSlug"];
                 /** @description For people; may change. Program against `code` or `slug`. */
                 message: string;
                 /** @description Per code, e.g. `field` for 2000. */
@@ -825,170 +1264,115 @@ export interface components {
             /** @description Quote it to support; also the X-Request-Id header. */
             request_id: string | null;
         };
-        /** @description The error envelope of a 400 answer. */
-        Error400: {
-            error: {
+        /** @description The error envelope of a 400 answer: only these codes. */
+        Error400: components["schemas"]["ErrorEnvelope"] & {
+            error?: {
                 /** @enum {integer} */
-                code: 2000 | 2001 | 2005;
+                code?: 2000 | 2001 | 2005;
                 /** @enum {string} */
-                slug: "invalid_request" | "invalid_range" | "idempotency_key_required";
-                /** @description For people; may change. Program against `code` or `slug`. */
-                message: string;
-                /** @description Per code, e.g. `field` for 2000. */
-                details: Record<string, never> | null;
+                slug?: "invalid_request" | "invalid_range" | "idempotency_key_required";
+                message?: string;
+                details?: Record<string, never> | null;
             };
-            /** @description Quote it to support; also the X-Request-Id header. */
-            request_id: string | null;
         };
-        /** @description The error envelope of a 401 answer. */
-        Error401: {
-            error: {
+        /** @description The error envelope of a 401 answer: only these codes. */
+        Error401: components["schemas"]["ErrorEnvelope"] & {
+            error?: {
                 /** @enum {integer} */
-                code: 1001 | 1002 | 1010 | 1011 | 1012 | 1013;
+                code?: 1001 | 1002 | 1010 | 1011 | 1012 | 1013;
                 /** @enum {string} */
-                slug: "authentication_required" | "signature_invalid" | "challenge_invalid" | "bootstrap_token_expired" | "bootstrap_token_invalid" | "session_expired";
-                /** @description For people; may change. Program against `code` or `slug`. */
-                message: string;
-                /** @description Per code, e.g. `field` for 2000. */
-                details: Record<string, never> | null;
+                slug?: "authentication_required" | "signature_invalid" | "challenge_invalid" | "bootstrap_token_expired" | "bootstrap_token_invalid" | "session_expired";
+                message?: string;
+                details?: Record<string, never> | null;
             };
-            /** @description Quote it to support; also the X-Request-Id header. */
-            request_id: string | null;
         };
-        /** @description The error envelope of a 402 answer. */
-        Error402: {
-            error: {
+        /** @description The error envelope of a 402 answer: only these codes. */
+        Error402: components["schemas"]["ErrorEnvelope"] & {
+            error?: {
                 /** @enum {integer} */
-                code: 4001;
+                code?: 4001;
                 /** @enum {string} */
-                slug: "insufficient_funds";
-                /** @description For people; may change. Program against `code` or `slug`. */
-                message: string;
-                /** @description Per code, e.g. `field` for 2000. */
-                details: Record<string, never> | null;
+                slug?: "insufficient_funds";
+                message?: string;
+                details?: Record<string, never> | null;
             };
-            /** @description Quote it to support; also the X-Request-Id header. */
-            request_id: string | null;
         };
-        /** @description The error envelope of a 403 answer. */
-        Error403: {
-            error: {
+        /** @description The error envelope of a 403 answer: only these codes. */
+        Error403: components["schemas"]["ErrorEnvelope"] & {
+            error?: {
                 /** @enum {integer} */
-                code: 1014 | 1015 | 1016;
+                code?: 1014 | 1015 | 1016;
                 /** @enum {string} */
-                slug: "csrf_token_invalid" | "scope_missing" | "role_forbidden";
-                /** @description For people; may change. Program against `code` or `slug`. */
-                message: string;
-                /** @description Per code, e.g. `field` for 2000. */
-                details: Record<string, never> | null;
+                slug?: "csrf_token_invalid" | "scope_missing" | "role_forbidden";
+                message?: string;
+                details?: Record<string, never> | null;
             };
-            /** @description Quote it to support; also the X-Request-Id header. */
-            request_id: string | null;
         };
-        /** @description The error envelope of a 404 answer. */
-        Error404: {
-            error: {
+        /** @description The error envelope of a 404 answer: only these codes. */
+        Error404: components["schemas"]["ErrorEnvelope"] & {
+            error?: {
                 /** @enum {integer} */
-                code: 3001;
+                code?: 3001;
                 /** @enum {string} */
-                slug: "not_found";
-                /** @description For people; may change. Program against `code` or `slug`. */
-                message: string;
-                /** @description Per code, e.g. `field` for 2000. */
-                details: Record<string, never> | null;
+                slug?: "not_found";
+                message?: string;
+                details?: Record<string, never> | null;
             };
-            /** @description Quote it to support; also the X-Request-Id header. */
-            request_id: string | null;
         };
-        /** @description The error envelope of a 409 answer. */
-        Error409: {
-            error: {
+        /** @description The error envelope of a 409 answer: only these codes. */
+        Error409: components["schemas"]["ErrorEnvelope"] & {
+            error?: {
                 /** @enum {integer} */
-                code: 3002 | 3004 | 3006 | 3007 | 3008 | 3010 | 3012 | 3019 | 3021 | 3022 | 3023 | 3024 | 3038 | 3039 | 3040 | 3045;
+                code?: 3002 | 3004 | 3006 | 3007 | 3008 | 3010 | 3012 | 3019 | 3021 | 3022 | 3023 | 3024 | 3038 | 3039 | 3040 | 3045;
                 /** @enum {string} */
-                slug: "order_not_cancellable" | "receiver_not_activated" | "price_above_limit" | "nothing_to_reclaim" | "reclaim_unavailable" | "idempotency_conflict" | "quote_expired" | "address_book_full" | "webhook_limit_reached" | "api_key_limit_reached" | "subscription_limit" | "subscription_exists" | "promo_not_eligible" | "promo_already_redeemed" | "promo_redeem_unavailable" | "order_status_conflict";
-                /** @description For people; may change. Program against `code` or `slug`. */
-                message: string;
-                /** @description Per code, e.g. `field` for 2000. */
-                details: Record<string, never> | null;
+                slug?: "order_not_cancellable" | "receiver_not_activated" | "price_above_limit" | "nothing_to_reclaim" | "reclaim_unavailable" | "idempotency_conflict" | "quote_expired" | "address_book_full" | "webhook_limit_reached" | "api_key_limit_reached" | "subscription_limit" | "subscription_exists" | "promo_not_eligible" | "promo_already_redeemed" | "promo_redeem_unavailable" | "order_status_conflict";
+                message?: string;
+                details?: Record<string, never> | null;
             };
-            /** @description Quote it to support; also the X-Request-Id header. */
-            request_id: string | null;
         };
-        /** @description The error envelope of a 422 answer. */
-        Error422: {
-            error: {
+        /** @description The error envelope of a 422 answer: only these codes. */
+        Error422: components["schemas"]["ErrorEnvelope"] & {
+            error?: {
                 /** @enum {integer} */
-                code: 2003 | 2004 | 2006 | 3011 | 3020 | 4002;
+                code?: 2003 | 2004 | 2006 | 3011 | 3020 | 4002;
                 /** @enum {string} */
-                slug: "tier_unavailable" | "batch_too_large" | "duplicate_receiver" | "quote_mismatch" | "webhook_url_rejected" | "amount_out_of_range";
-                /** @description For people; may change. Program against `code` or `slug`. */
-                message: string;
-                /** @description Per code, e.g. `field` for 2000. */
-                details: Record<string, never> | null;
+                slug?: "tier_unavailable" | "batch_too_large" | "duplicate_receiver" | "quote_mismatch" | "webhook_url_rejected" | "amount_out_of_range";
+                message?: string;
+                details?: Record<string, never> | null;
             };
-            /** @description Quote it to support; also the X-Request-Id header. */
-            request_id: string | null;
         };
-        /** @description The error envelope of a 429 answer. */
-        Error429: {
-            error: {
+        /** @description The error envelope of a 429 answer: only these codes. */
+        Error429: components["schemas"]["ErrorEnvelope"] & {
+            error?: {
                 /** @enum {integer} */
-                code: 1020;
+                code?: 1020;
                 /** @enum {string} */
-                slug: "rate_limited";
-                /** @description For people; may change. Program against `code` or `slug`. */
-                message: string;
-                /** @description Per code, e.g. `field` for 2000. */
-                details: Record<string, never> | null;
+                slug?: "rate_limited";
+                message?: string;
+                details?: Record<string, never> | null;
             };
-            /** @description Quote it to support; also the X-Request-Id header. */
-            request_id: string | null;
         };
-        /** @description The error envelope of a 500 answer. */
-        Error500: {
-            error: {
+        /** @description The error envelope of a 500 answer: only these codes. */
+        Error500: components["schemas"]["ErrorEnvelope"] & {
+            error?: {
                 /** @enum {integer} */
-                code: 5000;
+                code?: 5000;
                 /** @enum {string} */
-                slug: "internal_error";
-                /** @description For people; may change. Program against `code` or `slug`. */
-                message: string;
-                /** @description Per code, e.g. `field` for 2000. */
-                details: Record<string, never> | null;
+                slug?: "internal_error";
+                message?: string;
+                details?: Record<string, never> | null;
             };
-            /** @description Quote it to support; also the X-Request-Id header. */
-            request_id: string | null;
         };
-        /** @description The error envelope of a 502 answer. */
-        Error502: {
-            error: {
+        /** @description The error envelope of a 503 answer: only these codes. */
+        Error503: components["schemas"]["ErrorEnvelope"] & {
+            error?: {
                 /** @enum {integer} */
-                code: 5002 | 5005;
+                code?: 5003 | 5030 | 5004;
                 /** @enum {string} */
-                slug: "delegation_failed" | "activation_failed";
-                /** @description For people; may change. Program against `code` or `slug`. */
-                message: string;
-                /** @description Per code, e.g. `field` for 2000. */
-                details: Record<string, never> | null;
+                slug?: "chain_unavailable" | "service_unavailable" | "supply_unavailable";
+                message?: string;
+                details?: Record<string, never> | null;
             };
-            /** @description Quote it to support; also the X-Request-Id header. */
-            request_id: string | null;
-        };
-        /** @description The error envelope of a 503 answer. */
-        Error503: {
-            error: {
-                /** @enum {integer} */
-                code: 5003 | 5030 | 5004;
-                /** @enum {string} */
-                slug: "chain_unavailable" | "service_unavailable" | "supply_unavailable";
-                /** @description For people; may change. Program against `code` or `slug`. */
-                message: string;
-                /** @description Per code, e.g. `field` for 2000. */
-                details: Record<string, never> | null;
-            };
-            /** @description Quote it to support; also the X-Request-Id header. */
-            request_id: string | null;
         };
         /** @description Base58Check TRON address. */
         Address: string;
@@ -1017,7 +1401,7 @@ export interface components {
             /** Format: date-time */
             expires_at: string;
             account_id: string | null;
-            account_status: ("unfunded" | "active" | "suspended" | "closed") | null;
+            account_status: components["schemas"]["AccountStatus"] | null;
         };
         DepositAddress: {
             /** @enum {string} */
@@ -1045,8 +1429,7 @@ export interface components {
             owner_address?: string | null;
             label?: string | null;
             display_name?: string | null;
-            /** @enum {string} */
-            status: "unfunded" | "active" | "suspended" | "closed";
+            status: components["schemas"]["AccountStatus"];
             balance_sun: components["schemas"]["Sun"];
             balance_usdt?: number;
             reserved_sun?: components["schemas"]["Sun"];
@@ -1071,8 +1454,7 @@ export interface components {
             brand: string;
             /** @enum {string} */
             network: "mainnet" | "nile";
-            /** @enum {string} */
-            status: "unfunded" | "active" | "suspended" | "closed";
+            status: components["schemas"]["AccountStatus"];
             owner_address: components["schemas"]["Address"];
             deposit_addresses: components["schemas"]["DepositAddress"][];
             next?: {
@@ -1085,8 +1467,7 @@ export interface components {
         };
         Session: {
             account_id: string;
-            /** @enum {string} */
-            account_status: "unfunded" | "active" | "suspended" | "closed";
+            account_status: components["schemas"]["AccountStatus"];
             display_name?: string | null;
             owner_address?: string | null;
             address: components["schemas"]["Address"];
@@ -1228,7 +1609,7 @@ export interface components {
             /** Format: date-time */
             expires_at: string;
         };
-        /** @description Spec section 2, Order; the detail read adds fills and delegations. */
+        /** @description Spec section 2, Order; the detail read (OrderDetail) adds fills and delegations. */
         Order: {
             id: string;
             client_order_id?: string | null;
@@ -1239,15 +1620,14 @@ export interface components {
             receiver: components["schemas"]["Address"];
             total_amount_sun: components["schemas"]["Sun"];
             delegate_hashes?: string[];
-            fills?: unknown[];
-            delegations?: unknown[];
             batch_id?: string | null;
             subscription_id?: string | null;
             delivered_amount?: number | null;
             partial?: boolean;
             tier?: components["schemas"]["Tier"] | null;
             duration_seconds?: number | null;
-            source?: string;
+            /** @enum {string} */
+            source?: "api" | "dashboard" | "transfer" | "bot" | "subscription" | "batch" | "proxy";
             /** @enum {string} */
             confirm_status: "unconfirmed" | "confirmed" | "confirm_failed";
             price_sun_per_unit?: components["schemas"]["Sun"] | null;
@@ -1270,12 +1650,26 @@ export interface components {
             /** Format: date-time */
             updated_at?: string;
             failure?: {
-                code: number;
-                slug: string;
+                code: components["schemas"]["ErrorCode"];
+                slug: components["schemas"]["ErrorSlug"];
                 message: string;
                 /** Format: date-time */
                 at?: string;
             } | null;
+        };
+        /** @description GET /v1/orders/{orderId}: the Order plus what filled it (no supplier named) and its delegations. */
+        OrderDetail: components["schemas"]["Order"] & {
+            fills: {
+                /** @enum {string} */
+                class: "instant" | "market" | "deep";
+                amount: number;
+                price_sun: number | null;
+            }[];
+            delegations: {
+                /** @description Requested until confirmed. */
+                amount: number;
+                tx_id: string;
+            }[];
         };
         Promo: {
             /** @enum {string} */
@@ -1446,6 +1840,415 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        /** @description A delegation is confirmed on chain and the receiver's limit verified. */
+        Event_order_confirmed: {
+            /** @constant */
+            event: "order.confirmed";
+            /** @description Dedup on this (it is signed; the X-Event-Id header is not). */
+            event_id: string;
+            /** @description Grows only for a breaking change of `data`. */
+            event_version: number;
+            /**
+             * Format: date-time
+             * @description When it happened; a retry keeps it.
+             */
+            created_at: string;
+            account_id: string;
+            /** @enum {string} */
+            network: "mainnet" | "nile";
+            /** @description true only for POST /v1/webhooks/{id}/test: never act on money. */
+            test: boolean;
+            data: {
+                order_id: string;
+                client_order_id: string | null;
+                batch_id: string | null;
+                subscription_id: string | null;
+                resource: components["schemas"]["OrderResource"];
+                amount: (number | bigint) | null;
+                delivered_amount: (number | bigint) | null;
+                partial: boolean;
+                tier: components["schemas"]["Tier"] | null;
+                duration_seconds: number | null;
+                receiver: components["schemas"]["Address"];
+                delegate_hash: string | null;
+                delegate_hashes: string[];
+                delegated_at: string | null;
+                expires_at: string | null;
+                total_amount_sun: components["schemas"]["Sun"];
+                refunded_amount_sun: components["schemas"]["Sun"];
+                activation: {
+                    performed: boolean;
+                    hash: string | null;
+                    amount_sun: components["schemas"]["Sun"];
+                };
+            };
+        };
+        /** @description The order could not be delivered; terminal; the charge is reversed. */
+        Event_order_failed: {
+            /** @constant */
+            event: "order.failed";
+            /** @description Dedup on this (it is signed; the X-Event-Id header is not). */
+            event_id: string;
+            /** @description Grows only for a breaking change of `data`. */
+            event_version: number;
+            /**
+             * Format: date-time
+             * @description When it happened; a retry keeps it.
+             */
+            created_at: string;
+            account_id: string;
+            /** @enum {string} */
+            network: "mainnet" | "nile";
+            /** @description true only for POST /v1/webhooks/{id}/test: never act on money. */
+            test: boolean;
+            data: {
+                order_id: string;
+                client_order_id: string | null;
+                receiver: components["schemas"]["Address"];
+                resource: components["schemas"]["OrderResource"];
+                amount: (number | bigint) | null;
+                tier: components["schemas"]["Tier"] | null;
+                failure: {
+                    code: components["schemas"]["ErrorCode"];
+                    slug: components["schemas"]["ErrorSlug"];
+                    message: string;
+                };
+                charged_amount_sun: components["schemas"]["Sun"];
+                refunded_amount_sun: components["schemas"]["Sun"];
+                /** @description false: the reversal is still running; a later balance.credited carries it. */
+                refund_complete: boolean;
+            };
+        };
+        /** @description The rental window ended; the resource was returned. */
+        Event_order_expired: {
+            /** @constant */
+            event: "order.expired";
+            /** @description Dedup on this (it is signed; the X-Event-Id header is not). */
+            event_id: string;
+            /** @description Grows only for a breaking change of `data`. */
+            event_version: number;
+            /**
+             * Format: date-time
+             * @description When it happened; a retry keeps it.
+             */
+            created_at: string;
+            account_id: string;
+            /** @enum {string} */
+            network: "mainnet" | "nile";
+            /** @description true only for POST /v1/webhooks/{id}/test: never act on money. */
+            test: boolean;
+            data: {
+                order_id: string;
+                client_order_id: string | null;
+                receiver: components["schemas"]["Address"];
+                resource: components["schemas"]["OrderResource"];
+                amount: (number | bigint) | null;
+                reclaim_hash: string | null;
+                refunded_amount_sun: components["schemas"]["Sun"];
+                /** Format: date-time */
+                expired_at: string;
+            };
+        };
+        /** @description The rental was returned early by reclaim. */
+        Event_order_reclaimed: {
+            /** @constant */
+            event: "order.reclaimed";
+            /** @description Dedup on this (it is signed; the X-Event-Id header is not). */
+            event_id: string;
+            /** @description Grows only for a breaking change of `data`. */
+            event_version: number;
+            /**
+             * Format: date-time
+             * @description When it happened; a retry keeps it.
+             */
+            created_at: string;
+            account_id: string;
+            /** @enum {string} */
+            network: "mainnet" | "nile";
+            /** @description true only for POST /v1/webhooks/{id}/test: never act on money. */
+            test: boolean;
+            data: {
+                order_id: string;
+                client_order_id: string | null;
+                receiver: components["schemas"]["Address"];
+                resource: components["schemas"]["OrderResource"];
+                amount: (number | bigint) | null;
+                reclaim_hash: string | null;
+                refunded_amount_sun: components["schemas"]["Sun"];
+                /** Format: date-time */
+                reclaimed_at: string;
+            };
+        };
+        /** @description A delivered order was reversed and credited back. */
+        Event_order_refunded: {
+            /** @constant */
+            event: "order.refunded";
+            /** @description Dedup on this (it is signed; the X-Event-Id header is not). */
+            event_id: string;
+            /** @description Grows only for a breaking change of `data`. */
+            event_version: number;
+            /**
+             * Format: date-time
+             * @description When it happened; a retry keeps it.
+             */
+            created_at: string;
+            account_id: string;
+            /** @enum {string} */
+            network: "mainnet" | "nile";
+            /** @description true only for POST /v1/webhooks/{id}/test: never act on money. */
+            test: boolean;
+            data: {
+                order_id: string;
+                client_order_id: string | null;
+                receiver: components["schemas"]["Address"];
+                resource: components["schemas"]["OrderResource"];
+                amount: (number | bigint) | null;
+                delivered_amount: (number | bigint) | null;
+                partial: boolean;
+                /** @enum {string} */
+                reason: "incident_credit" | "dispute" | "partial_delivery" | "support_adjustment";
+                charged_amount_sun: components["schemas"]["Sun"];
+                refunded_amount_sun: components["schemas"]["Sun"];
+                refund_complete: boolean;
+                /** Format: date-time */
+                refunded_at: string;
+            };
+        };
+        /** @description Every receiver of a batch reached a terminal state; once per batch. */
+        Event_batch_completed: {
+            /** @constant */
+            event: "batch.completed";
+            /** @description Dedup on this (it is signed; the X-Event-Id header is not). */
+            event_id: string;
+            /** @description Grows only for a breaking change of `data`. */
+            event_version: number;
+            /**
+             * Format: date-time
+             * @description When it happened; a retry keeps it.
+             */
+            created_at: string;
+            account_id: string;
+            /** @enum {string} */
+            network: "mainnet" | "nile";
+            /** @description true only for POST /v1/webhooks/{id}/test: never act on money. */
+            test: boolean;
+            data: {
+                batch_id: string;
+                client_batch_id: string | null;
+                /** @enum {string} */
+                status: "completed" | "partial" | "failed";
+                summary: {
+                    total: number;
+                    completed: number;
+                    partial: number;
+                    failed: number;
+                    insufficient_funds: number;
+                    cancelled: number;
+                };
+                charged_amount_sun: components["schemas"]["Sun"];
+                /** Format: date-time */
+                finished_at: string;
+            };
+        };
+        /** @description An auto-refill bought resource for a watched address. */
+        Event_subscription_refilled: {
+            /** @constant */
+            event: "subscription.refilled";
+            /** @description Dedup on this (it is signed; the X-Event-Id header is not). */
+            event_id: string;
+            /** @description Grows only for a breaking change of `data`. */
+            event_version: number;
+            /**
+             * Format: date-time
+             * @description When it happened; a retry keeps it.
+             */
+            created_at: string;
+            account_id: string;
+            /** @enum {string} */
+            network: "mainnet" | "nile";
+            /** @description true only for POST /v1/webhooks/{id}/test: never act on money. */
+            test: boolean;
+            data: {
+                subscription_id: string;
+                order_id: string;
+                receiver: components["schemas"]["Address"];
+                resource: components["schemas"]["OrderResource"];
+                amount: number;
+                tier: components["schemas"]["Tier"] | null;
+                trigger_available: number;
+                threshold_amount: number;
+                total_amount_sun: components["schemas"]["Sun"];
+                refills_today: number;
+            };
+        };
+        /** @description A subscription stopped. */
+        Event_subscription_suspended: {
+            /** @constant */
+            event: "subscription.suspended";
+            /** @description Dedup on this (it is signed; the X-Event-Id header is not). */
+            event_id: string;
+            /** @description Grows only for a breaking change of `data`. */
+            event_version: number;
+            /**
+             * Format: date-time
+             * @description When it happened; a retry keeps it.
+             */
+            created_at: string;
+            account_id: string;
+            /** @enum {string} */
+            network: "mainnet" | "nile";
+            /** @description true only for POST /v1/webhooks/{id}/test: never act on money. */
+            test: boolean;
+            data: {
+                subscription_id: string;
+                receiver: components["schemas"]["Address"];
+                /** @enum {string} */
+                reason: "insufficient_funds" | "daily_limit_reached" | "price_above_limit";
+                required_sun: components["schemas"]["Sun"];
+                available_sun: components["schemas"]["Sun"];
+            };
+        };
+        /** @description A plan subscription stopped delegating. */
+        Event_subscription_paused: {
+            /** @constant */
+            event: "subscription.paused";
+            /** @description Dedup on this (it is signed; the X-Event-Id header is not). */
+            event_id: string;
+            /** @description Grows only for a breaking change of `data`. */
+            event_version: number;
+            /**
+             * Format: date-time
+             * @description When it happened; a retry keeps it.
+             */
+            created_at: string;
+            account_id: string;
+            /** @enum {string} */
+            network: "mainnet" | "nile";
+            /** @description true only for POST /v1/webhooks/{id}/test: never act on money. */
+            test: boolean;
+            data: {
+                subscription_id: string;
+                receiver: components["schemas"]["Address"];
+                /** @enum {string} */
+                reason: "billing_failed" | "reserve_exhausted" | "user";
+            };
+        };
+        /** @description The daily fee of a plan subscription was charged. */
+        Event_subscription_charged: {
+            /** @constant */
+            event: "subscription.charged";
+            /** @description Dedup on this (it is signed; the X-Event-Id header is not). */
+            event_id: string;
+            /** @description Grows only for a breaking change of `data`. */
+            event_version: number;
+            /**
+             * Format: date-time
+             * @description When it happened; a retry keeps it.
+             */
+            created_at: string;
+            account_id: string;
+            /** @enum {string} */
+            network: "mainnet" | "nile";
+            /** @description true only for POST /v1/webhooks/{id}/test: never act on money. */
+            test: boolean;
+            data: {
+                subscription_id: string;
+                receiver: components["schemas"]["Address"];
+                plan: string;
+                amount_sun: components["schemas"]["Sun"];
+                /** Format: date-time */
+                next_billing_at: string;
+            };
+        };
+        /** @description A deposit was confirmed and credited, or an internal credit posted. */
+        Event_balance_credited: {
+            /** @constant */
+            event: "balance.credited";
+            /** @description Dedup on this (it is signed; the X-Event-Id header is not). */
+            event_id: string;
+            /** @description Grows only for a breaking change of `data`. */
+            event_version: number;
+            /**
+             * Format: date-time
+             * @description When it happened; a retry keeps it.
+             */
+            created_at: string;
+            account_id: string;
+            /** @enum {string} */
+            network: "mainnet" | "nile";
+            /** @description true only for POST /v1/webhooks/{id}/test: never act on money. */
+            test: boolean;
+            data: {
+                /** @enum {string} */
+                reason: "deposit" | "refund" | "referral" | "adjustment";
+                /** @enum {string} */
+                currency: "TRX" | "USDT";
+                amount_sun: components["schemas"]["Sun"];
+                tx_hash: string | null;
+                confirmations: number | null;
+                balance_sun: components["schemas"]["Sun"] | null;
+                reference_id: string | null;
+                /** @enum {string} */
+                asset: "TRX" | "USDT";
+                usdt_amount: string | null;
+                rate: string | null;
+                rate_source: string | null;
+                spread_bps: number | null;
+                txid: string | null;
+                sender: components["schemas"]["Address"] | null;
+                block_number: number | null;
+            };
+        };
+        /** @description The available balance fell below the account's alert threshold. */
+        Event_balance_low: {
+            /** @constant */
+            event: "balance.low";
+            /** @description Dedup on this (it is signed; the X-Event-Id header is not). */
+            event_id: string;
+            /** @description Grows only for a breaking change of `data`. */
+            event_version: number;
+            /**
+             * Format: date-time
+             * @description When it happened; a retry keeps it.
+             */
+            created_at: string;
+            account_id: string;
+            /** @enum {string} */
+            network: "mainnet" | "nile";
+            /** @description true only for POST /v1/webhooks/{id}/test: never act on money. */
+            test: boolean;
+            data: {
+                balance_sun: components["schemas"]["Sun"];
+                threshold_sun: components["schemas"]["Sun"];
+                estimated_orders_remaining: (number | bigint) | null;
+            };
+        };
+        /** @description Support rotated the deposit address. */
+        Event_deposit_address_rotated: {
+            /** @constant */
+            event: "deposit_address.rotated";
+            /** @description Dedup on this (it is signed; the X-Event-Id header is not). */
+            event_id: string;
+            /** @description Grows only for a breaking change of `data`. */
+            event_version: number;
+            /**
+             * Format: date-time
+             * @description When it happened; a retry keeps it.
+             */
+            created_at: string;
+            account_id: string;
+            /** @enum {string} */
+            network: "mainnet" | "nile";
+            /** @description true only for POST /v1/webhooks/{id}/test: never act on money. */
+            test: boolean;
+            data: {
+                address: components["schemas"]["Address"];
+                retired_address: components["schemas"]["Address"] | null;
+                retired_credit_until: string | null;
+                /** Format: date-time */
+                rotated_at: string;
+            };
+        };
     };
     responses: never;
     parameters: never;
@@ -1484,22 +2287,66 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description ready */
+            /** @description Every dependency answered. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    /**
+                     * @example {
+                     *       "ready": true,
+                     *       "checks": {
+                     *         "kafka": "ok",
+                     *         "schema_registry": "ok",
+                     *         "postgres": "ok",
+                     *         "redis": "ok"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        ready: boolean;
+                        /** @description Per dependency: `ok` or what failed. */
+                        checks: {
+                            kafka?: string;
+                            schema_registry?: string;
+                            postgres?: string;
+                            redis?: string;
+                        } & {
+                            [key: string]: string;
+                        };
+                    };
                 };
             };
-            /** @description a dependency is down */
+            /** @description A dependency did not answer within 2 s. */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    /**
+                     * @example {
+                     *       "ready": false,
+                     *       "checks": {
+                     *         "kafka": "down: timed out",
+                     *         "schema_registry": "ok",
+                     *         "postgres": "ok",
+                     *         "redis": "ok"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        ready: boolean;
+                        /** @description Per dependency: `ok` or what failed. */
+                        checks: {
+                            kafka?: string;
+                            schema_registry?: string;
+                            postgres?: string;
+                            redis?: string;
+                        } & {
+                            [key: string]: string;
+                        };
+                    };
                 };
             };
         };
@@ -1539,16 +2386,68 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {} */
                     "application/json": Record<string, never>;
                 };
             };
-            /** @description fault */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5000,
+                     *         "slug": "internal_error",
+                     *         "message": "Internal error.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
                 };
             };
         };
@@ -1562,6 +2461,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                 *       "purpose": "signup"
+                 *     }
+                 */
                 "application/json": {
                     address: components["schemas"]["Address"];
                     /** @enum {string} */
@@ -1576,6 +2481,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "nonce": "example",
+                     *       "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *       "purpose": "signup",
+                     *       "message": "example",
+                     *       "issued_at": "2026-12-01T10:00:00Z",
+                     *       "expires_at": "2026-12-01T10:00:00Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AccountChallenge"];
                 };
             };
@@ -1650,6 +2565,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                 *       "nonce": "example",
+                 *       "signature": "0xababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababab"
+                 *     }
+                 */
                 "application/json": {
                     address: components["schemas"]["Address"];
                     nonce: string;
@@ -1665,6 +2587,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "bootstrap_token": "abt_4f3c2b1a0e9d8c7b",
+                     *       "expires_at": "2026-12-01T10:00:00Z",
+                     *       "account_id": "example",
+                     *       "account_status": "unfunded"
+                     *     }
+                     */
                     "application/json": components["schemas"]["BootstrapToken"];
                 };
             };
@@ -1759,6 +2689,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                 *       "nonce": "example",
+                 *       "signature": "0xababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababab",
+                 *       "email": "ops@example.com",
+                 *       "label": "example"
+                 *     }
+                 */
                 "application/json": {
                     address: components["schemas"]["Address"];
                     nonce?: string;
@@ -1777,6 +2716,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "account_id": "example",
+                     *       "brand": "example",
+                     *       "network": "mainnet",
+                     *       "status": "unfunded",
+                     *       "owner_address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *       "deposit_addresses": [
+                     *         {
+                     *           "currency": "TRX",
+                     *           "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *           "memo": null,
+                     *           "confirmations_required": 1,
+                     *           "contract": "example",
+                     *           "rate_now": {
+                     *             "trx_per_usdt": "example",
+                     *             "source": "dex_v3",
+                     *             "at": "2026-12-01T10:00:00Z"
+                     *           },
+                     *           "spread_bps": 1,
+                     *           "min": "example",
+                     *           "max": "example"
+                     *         }
+                     *       ],
+                     *       "next": {
+                     *         "action": "example",
+                     *         "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *         "reason": "example"
+                     *       },
+                     *       "created_at": "2026-12-01T10:00:00Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AccountCreated"];
                 };
             };
@@ -1786,6 +2757,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "account_id": "example",
+                     *       "brand": "example",
+                     *       "network": "mainnet",
+                     *       "status": "unfunded",
+                     *       "owner_address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *       "deposit_addresses": [
+                     *         {
+                     *           "currency": "TRX",
+                     *           "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *           "memo": null,
+                     *           "confirmations_required": 1,
+                     *           "contract": "example",
+                     *           "rate_now": {
+                     *             "trx_per_usdt": "example",
+                     *             "source": "dex_v3",
+                     *             "at": "2026-12-01T10:00:00Z"
+                     *           },
+                     *           "spread_bps": 1,
+                     *           "min": "example",
+                     *           "max": "example"
+                     *         }
+                     *       ],
+                     *       "next": {
+                     *         "action": "example",
+                     *         "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *         "reason": "example"
+                     *       },
+                     *       "created_at": "2026-12-01T10:00:00Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AccountCreated"];
                 };
             };
@@ -1928,10 +2931,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "account_id": "example",
+                     *       "status": "unfunded",
+                     *       "data": [
+                     *         {
+                     *           "currency": "TRX",
+                     *           "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *           "memo": null,
+                     *           "confirmations_required": 1,
+                     *           "contract": "example",
+                     *           "rate_now": {
+                     *             "trx_per_usdt": "example",
+                     *             "source": "dex_v3",
+                     *             "at": "2026-12-01T10:00:00Z"
+                     *           },
+                     *           "spread_bps": 1,
+                     *           "min": "example",
+                     *           "max": "example"
+                     *         }
+                     *       ],
+                     *       "min_deposit_sun": 65000000
+                     *     }
+                     */
                     "application/json": {
                         account_id: string;
-                        /** @enum {string} */
-                        status: "unfunded" | "active" | "suspended" | "closed";
+                        status: components["schemas"]["AccountStatus"];
                         data: components["schemas"]["DepositAddress"][];
                         min_deposit_sun: components["schemas"]["Sun"];
                     };
@@ -2034,6 +3060,50 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "example",
+                     *       "brand": "example",
+                     *       "network": "mainnet",
+                     *       "owner_address": "example",
+                     *       "label": "example",
+                     *       "display_name": "example",
+                     *       "status": "unfunded",
+                     *       "balance_sun": 65000000,
+                     *       "balance_usdt": 1,
+                     *       "reserved_sun": 65000000,
+                     *       "deposit_addresses": [
+                     *         {
+                     *           "currency": "TRX",
+                     *           "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *           "memo": null,
+                     *           "confirmations_required": 1,
+                     *           "contract": "example",
+                     *           "rate_now": {
+                     *             "trx_per_usdt": "example",
+                     *             "source": "dex_v3",
+                     *             "at": "2026-12-01T10:00:00Z"
+                     *           },
+                     *           "spread_bps": 1,
+                     *           "min": "example",
+                     *           "max": "example"
+                     *         }
+                     *       ],
+                     *       "limits": {
+                     *         "max_order_energy": 1,
+                     *         "max_batch_receivers": 1,
+                     *         "orders_per_second": 1
+                     *       },
+                     *       "totals": {
+                     *         "deposited_sun": 65000000,
+                     *         "spent_sun": 65000000,
+                     *         "refunded_sun": 65000000,
+                     *         "orders_created": 1,
+                     *         "energy_delegated": 1
+                     *       },
+                     *       "created_at": "2026-12-01T10:00:00Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Account"];
                 };
             };
@@ -2148,6 +3218,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "display_name": "example"
+                 *     }
+                 */
                 "application/json": {
                     display_name: string | null;
                 };
@@ -2160,6 +3235,50 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "example",
+                     *       "brand": "example",
+                     *       "network": "mainnet",
+                     *       "owner_address": "example",
+                     *       "label": "example",
+                     *       "display_name": "example",
+                     *       "status": "unfunded",
+                     *       "balance_sun": 65000000,
+                     *       "balance_usdt": 1,
+                     *       "reserved_sun": 65000000,
+                     *       "deposit_addresses": [
+                     *         {
+                     *           "currency": "TRX",
+                     *           "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *           "memo": null,
+                     *           "confirmations_required": 1,
+                     *           "contract": "example",
+                     *           "rate_now": {
+                     *             "trx_per_usdt": "example",
+                     *             "source": "dex_v3",
+                     *             "at": "2026-12-01T10:00:00Z"
+                     *           },
+                     *           "spread_bps": 1,
+                     *           "min": "example",
+                     *           "max": "example"
+                     *         }
+                     *       ],
+                     *       "limits": {
+                     *         "max_order_energy": 1,
+                     *         "max_batch_receivers": 1,
+                     *         "orders_per_second": 1
+                     *       },
+                     *       "totals": {
+                     *         "deposited_sun": 65000000,
+                     *         "spent_sun": 65000000,
+                     *         "refunded_sun": 65000000,
+                     *         "orders_created": 1,
+                     *         "energy_delegated": 1
+                     *       },
+                     *       "created_at": "2026-12-01T10:00:00Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Account"];
                 };
             };
@@ -2300,6 +3419,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "currency": "TRX",
+                     *           "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *           "memo": null,
+                     *           "confirmations_required": 1,
+                     *           "contract": "example",
+                     *           "rate_now": {
+                     *             "trx_per_usdt": "example",
+                     *             "source": "dex_v3",
+                     *             "at": "2026-12-01T10:00:00Z"
+                     *           },
+                     *           "spread_bps": 1,
+                     *           "min": "example",
+                     *           "max": "example"
+                     *         }
+                     *       ],
+                     *       "retired": [
+                     *         {
+                     *           "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *           "retired_at": "2026-12-01T10:00:00Z",
+                     *           "credited_until": "2026-12-01T10:00:00Z"
+                     *         }
+                     *       ],
+                     *       "rotation": {
+                     *         "by": "support",
+                     *         "min_interval_days": 1,
+                     *         "max_per_window": 1,
+                     *         "window_days": 1,
+                     *         "retired_credit_days": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["DepositAddress"][];
                         retired: {
@@ -2417,6 +3571,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "account_id": "example",
+                     *       "account_status": "unfunded",
+                     *       "display_name": "example",
+                     *       "owner_address": "example",
+                     *       "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *       "role": "owner",
+                     *       "network": "mainnet",
+                     *       "csrf_token": "example",
+                     *       "expires_at": "2026-12-01T10:00:00Z",
+                     *       "created_at": "2026-12-01T10:00:00Z",
+                     *       "ttl_seconds": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Session"];
                 };
             };
@@ -2471,6 +3640,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                 *       "nonce": "example",
+                 *       "signature": "0xababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababab",
+                 *       "account_id": "example"
+                 *     }
+                 */
                 "application/json": {
                     address: components["schemas"]["Address"];
                     nonce: string;
@@ -2487,6 +3664,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "account_id": "example",
+                     *       "account_status": "unfunded",
+                     *       "display_name": "example",
+                     *       "owner_address": "example",
+                     *       "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *       "role": "owner",
+                     *       "network": "mainnet",
+                     *       "csrf_token": "example",
+                     *       "expires_at": "2026-12-01T10:00:00Z",
+                     *       "created_at": "2026-12-01T10:00:00Z",
+                     *       "ttl_seconds": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Session"];
                 };
             };
@@ -2685,6 +3877,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "account_id": "example",
+                     *       "account_status": "unfunded",
+                     *       "display_name": "example",
+                     *       "owner_address": "example",
+                     *       "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *       "role": "owner",
+                     *       "network": "mainnet",
+                     *       "csrf_token": "example",
+                     *       "expires_at": "2026-12-01T10:00:00Z",
+                     *       "created_at": "2026-12-01T10:00:00Z",
+                     *       "ttl_seconds": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Session"];
                 };
             };
@@ -2843,6 +4050,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "signed_in_at": "2026-12-01T10:00:00Z",
+                     *           "ip": "example",
+                     *           "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["SignIn"][];
                     };
@@ -2925,6 +4143,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *           "role": "owner",
+                     *           "added_at": "2026-12-01T10:00:00Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Member"][];
                     };
@@ -3001,6 +4230,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                 *       "role": "editor"
+                 *     }
+                 */
                 "application/json": {
                     address: components["schemas"]["Address"];
                     /** @enum {string} */
@@ -3015,6 +4250,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *       "role": "owner",
+                     *       "added_at": "2026-12-01T10:00:00Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Member"];
                 };
             };
@@ -3024,6 +4266,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *       "role": "owner",
+                     *       "added_at": "2026-12-01T10:00:00Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Member"];
                 };
             };
@@ -3324,6 +4573,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "key_01J9Z3Q4V8X2",
+                     *           "name": "example",
+                     *           "scopes": [
+                     *             "account.read"
+                     *           ],
+                     *           "secret": "example",
+                     *           "created_at": "2026-12-01T10:00:00Z",
+                     *           "last_used_at": "2026-12-01T10:00:00Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["ApiKey"][];
                     };
@@ -3400,6 +4665,14 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "example",
+                 *       "scopes": [
+                 *         "account.read"
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     name?: string | null;
                     scopes?: ("account.read" | "balance.read" | "orders.read" | "orders.write" | "webhooks.read" | "webhooks.write")[];
@@ -3413,6 +4686,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "key_01J9Z3Q4V8X2",
+                     *       "name": "example",
+                     *       "scopes": [
+                     *         "account.read"
+                     *       ],
+                     *       "secret": "example",
+                     *       "created_at": "2026-12-01T10:00:00Z",
+                     *       "last_used_at": "2026-12-01T10:00:00Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ApiKey"];
                 };
             };
@@ -3653,6 +4938,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "adr_01J9Z3Q4V8X2",
+                     *           "label": "example",
+                     *           "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *           "created_at": "2026-12-01T10:00:00Z",
+                     *           "updated_at": "2026-12-01T10:00:00Z"
+                     *         }
+                     *       ],
+                     *       "limit": 1,
+                     *       "used": 1
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["AddressBookEntry"][];
                         limit: number;
@@ -3731,6 +5031,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "label": "example",
+                 *       "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8"
+                 *     }
+                 */
                 "application/json": {
                     label: string;
                     address: components["schemas"]["Address"];
@@ -3744,6 +5050,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "adr_01J9Z3Q4V8X2",
+                     *       "label": "example",
+                     *       "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *       "created_at": "2026-12-01T10:00:00Z",
+                     *       "updated_at": "2026-12-01T10:00:00Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AddressBookEntry"];
                 };
             };
@@ -3753,6 +5068,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "adr_01J9Z3Q4V8X2",
+                     *       "label": "example",
+                     *       "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *       "created_at": "2026-12-01T10:00:00Z",
+                     *       "updated_at": "2026-12-01T10:00:00Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AddressBookEntry"];
                 };
             };
@@ -4033,6 +5357,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "balance_sun": 65000000,
+                     *       "balance_usdt": 1,
+                     *       "reserved_sun": 65000000,
+                     *       "available_sun": 65000000,
+                     *       "as_of": "2026-12-01T10:00:00Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Balance"];
                 };
             };
@@ -4137,6 +5470,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "example",
+                     *           "kind": "deposit",
+                     *           "amount_sun": 65000000,
+                     *           "amount_usdt": 1,
+                     *           "order_id": "example",
+                     *           "deposit": {
+                     *             "txid": "example",
+                     *             "sender": "example",
+                     *             "block_number": 1,
+                     *             "status": "credited",
+                     *             "confirmations_required": 1
+                     *           },
+                     *           "created_at": "2026-12-01T10:00:00Z"
+                     *         }
+                     *       ],
+                     *       "next_cursor": "example"
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["LedgerEntry"][];
                         next_cursor: string | null;
@@ -4240,6 +5595,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "example",
+                     *           "url": "https://hooks.example.com/energy",
+                     *           "role": "primary",
+                     *           "events": [
+                     *             "order.confirmed"
+                     *           ],
+                     *           "is_active": false,
+                     *           "last_delivery_at": "2026-12-01T10:00:00Z",
+                     *           "last_delivery_status": 1,
+                     *           "created_at": "2026-12-01T10:00:00Z",
+                     *           "updated_at": "2026-12-01T10:00:00Z",
+                     *           "secret": "example"
+                     *         }
+                     *       ],
+                     *       "max_endpoints": 1,
+                     *       "roles": [
+                     *         "primary"
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["WebhookEndpoint"][];
                         max_endpoints: number;
@@ -4318,6 +5697,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "url": "example",
+                 *       "role": "primary",
+                 *       "events": [
+                 *         "order.confirmed"
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     /** @description https, public address, no credentials, at most 2048 characters (else 422 3020). */
                     url: string;
@@ -4334,6 +5722,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "example",
+                     *       "url": "https://hooks.example.com/energy",
+                     *       "role": "primary",
+                     *       "events": [
+                     *         "order.confirmed"
+                     *       ],
+                     *       "is_active": false,
+                     *       "last_delivery_at": "2026-12-01T10:00:00Z",
+                     *       "last_delivery_status": 1,
+                     *       "created_at": "2026-12-01T10:00:00Z",
+                     *       "updated_at": "2026-12-01T10:00:00Z",
+                     *       "secret": "example"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
@@ -4476,6 +5880,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "example",
+                     *       "url": "https://hooks.example.com/energy",
+                     *       "role": "primary",
+                     *       "events": [
+                     *         "order.confirmed"
+                     *       ],
+                     *       "is_active": false,
+                     *       "last_delivery_at": "2026-12-01T10:00:00Z",
+                     *       "last_delivery_status": 1,
+                     *       "created_at": "2026-12-01T10:00:00Z",
+                     *       "updated_at": "2026-12-01T10:00:00Z",
+                     *       "secret": "example"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
@@ -4672,6 +6092,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "url": "example",
+                 *       "role": "primary",
+                 *       "events": [
+                 *         "order.confirmed"
+                 *       ],
+                 *       "is_active": false
+                 *     }
+                 */
                 "application/json": {
                     /** @description https, public address, no credentials, at most 2048 characters (else 422 3020). */
                     url?: string;
@@ -4689,6 +6119,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "example",
+                     *       "url": "https://hooks.example.com/energy",
+                     *       "role": "primary",
+                     *       "events": [
+                     *         "order.confirmed"
+                     *       ],
+                     *       "is_active": false,
+                     *       "last_delivery_at": "2026-12-01T10:00:00Z",
+                     *       "last_delivery_status": 1,
+                     *       "created_at": "2026-12-01T10:00:00Z",
+                     *       "updated_at": "2026-12-01T10:00:00Z",
+                     *       "secret": "example"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
@@ -4831,6 +6277,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "example",
+                     *       "secret": "example"
+                     *     }
+                     */
                     "application/json": {
                         id: string;
                         secret: string;
@@ -4930,6 +6382,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "event": "order.confirmed"
+                 *     }
+                 */
                 "application/json": {
                     event?: components["schemas"]["WebhookEventType"];
                 };
@@ -4942,6 +6399,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "delivered": false,
+                     *       "event": "order.confirmed",
+                     *       "delivery_id": "example",
+                     *       "response_status": 1,
+                     *       "response_body_excerpt": "example",
+                     *       "error": "example",
+                     *       "duration_ms": 1
+                     *     }
+                     */
                     "application/json": {
                         delivered: boolean;
                         event: components["schemas"]["WebhookEventType"];
@@ -5055,6 +6523,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "example",
+                     *           "event_id": "example",
+                     *           "event": "order.confirmed",
+                     *           "attempt": 1,
+                     *           "state": "pending",
+                     *           "response_status": 1,
+                     *           "error": "example",
+                     *           "next_attempt_at": "2026-12-01T10:00:00Z",
+                     *           "delivered_at": "2026-12-01T10:00:00Z",
+                     *           "created_at": "2026-12-01T10:00:00Z",
+                     *           "updated_at": "2026-12-01T10:00:00Z"
+                     *         }
+                     *       ],
+                     *       "next_cursor": "example"
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["WebhookDelivery"][];
                         next_cursor: string | null;
@@ -5178,6 +6666,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "network": "example",
+                     *       "data": [
+                     *         {
+                     *           "resource": "energy",
+                     *           "tier": "5m",
+                     *           "duration_seconds": 1,
+                     *           "price_sun_per_unit": 65000000,
+                     *           "min_amount": 1,
+                     *           "max_amount": 1,
+                     *           "available": false
+                     *         }
+                     *       ],
+                     *       "activation_fee_sun": 65000000,
+                     *       "as_of": "2026-12-01T10:00:00Z"
+                     *     }
+                     */
                     "application/json": {
                         network: string;
                         data: components["schemas"]["PriceRow"][];
@@ -5185,6 +6691,46 @@ export interface operations {
                         /** Format: date-time */
                         as_of: string;
                     };
+                };
+            };
+            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
                 };
             };
             /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
@@ -5218,6 +6764,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "resource": "energy",
+                 *       "amount": 1,
+                 *       "tier": "5m",
+                 *       "receiver": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8"
+                 *     }
+                 */
                 "application/json": {
                     resource: components["schemas"]["OrderResource"];
                     amount?: number;
@@ -5233,6 +6787,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "example",
+                     *       "resource": "energy",
+                     *       "amount": 1,
+                     *       "tier": "5m",
+                     *       "receiver": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *       "price_sun_per_unit": 65000000,
+                     *       "pay_amount_sun": 65000000,
+                     *       "activate_amount_sun": 65000000,
+                     *       "total_amount_sun": 65000000,
+                     *       "expires_at": "2026-12-01T10:00:00Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Quote"];
                 };
             };
@@ -5405,6 +6973,56 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "example",
+                     *           "client_order_id": "example",
+                     *           "account_id": "example",
+                     *           "resource": "energy",
+                     *           "amount": 1,
+                     *           "status": "created",
+                     *           "receiver": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *           "total_amount_sun": 65000000,
+                     *           "delegate_hashes": [
+                     *             "example"
+                     *           ],
+                     *           "batch_id": "example",
+                     *           "subscription_id": "example",
+                     *           "delivered_amount": 1,
+                     *           "partial": false,
+                     *           "tier": "5m",
+                     *           "duration_seconds": 1,
+                     *           "source": "api",
+                     *           "confirm_status": "unconfirmed",
+                     *           "price_sun_per_unit": 65000000,
+                     *           "pay_amount_sun": 65000000,
+                     *           "activate_amount_sun": 65000000,
+                     *           "refunded_amount_sun": 65000000,
+                     *           "delegate_hash": "example",
+                     *           "delegated_at": "2026-12-01T10:00:00Z",
+                     *           "reclaim_hash": "example",
+                     *           "reclaimed_at": "2026-12-01T10:00:00Z",
+                     *           "expires_at": "2026-12-01T10:00:00Z",
+                     *           "activation": {
+                     *             "performed": false,
+                     *             "hash": "example",
+                     *             "amount_sun": 65000000
+                     *           },
+                     *           "memo": "example",
+                     *           "created_at": "2026-12-01T10:00:00Z",
+                     *           "updated_at": "2026-12-01T10:00:00Z",
+                     *           "failure": {
+                     *             "code": 1001,
+                     *             "slug": "authentication_required",
+                     *             "message": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "next_cursor": "example"
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Order"][];
                         next_cursor: string | null;
@@ -5524,6 +7142,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "client_order_id": "example",
+                 *       "quote_id": "example",
+                 *       "resource": "energy",
+                 *       "amount": 1,
+                 *       "tier": "5m",
+                 *       "receiver": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                 *       "activate": false,
+                 *       "max_price_sun": 1,
+                 *       "memo": "example"
+                 *     }
+                 */
                 "application/json": {
                     client_order_id?: string;
                     quote_id?: string;
@@ -5548,6 +7179,52 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "example",
+                     *       "client_order_id": "example",
+                     *       "account_id": "example",
+                     *       "resource": "energy",
+                     *       "amount": 1,
+                     *       "status": "created",
+                     *       "receiver": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *       "total_amount_sun": 65000000,
+                     *       "delegate_hashes": [
+                     *         "example"
+                     *       ],
+                     *       "batch_id": "example",
+                     *       "subscription_id": "example",
+                     *       "delivered_amount": 1,
+                     *       "partial": false,
+                     *       "tier": "5m",
+                     *       "duration_seconds": 1,
+                     *       "source": "api",
+                     *       "confirm_status": "unconfirmed",
+                     *       "price_sun_per_unit": 65000000,
+                     *       "pay_amount_sun": 65000000,
+                     *       "activate_amount_sun": 65000000,
+                     *       "refunded_amount_sun": 65000000,
+                     *       "delegate_hash": "example",
+                     *       "delegated_at": "2026-12-01T10:00:00Z",
+                     *       "reclaim_hash": "example",
+                     *       "reclaimed_at": "2026-12-01T10:00:00Z",
+                     *       "expires_at": "2026-12-01T10:00:00Z",
+                     *       "activation": {
+                     *         "performed": false,
+                     *         "hash": "example",
+                     *         "amount_sun": 65000000
+                     *       },
+                     *       "memo": "example",
+                     *       "created_at": "2026-12-01T10:00:00Z",
+                     *       "updated_at": "2026-12-01T10:00:00Z",
+                     *       "failure": {
+                     *         "code": 1001,
+                     *         "slug": "authentication_required",
+                     *         "message": "example",
+                     *         "at": "2026-12-01T10:00:00Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Order"];
                 };
             };
@@ -5557,6 +7234,52 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "example",
+                     *       "client_order_id": "example",
+                     *       "account_id": "example",
+                     *       "resource": "energy",
+                     *       "amount": 1,
+                     *       "status": "created",
+                     *       "receiver": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *       "total_amount_sun": 65000000,
+                     *       "delegate_hashes": [
+                     *         "example"
+                     *       ],
+                     *       "batch_id": "example",
+                     *       "subscription_id": "example",
+                     *       "delivered_amount": 1,
+                     *       "partial": false,
+                     *       "tier": "5m",
+                     *       "duration_seconds": 1,
+                     *       "source": "api",
+                     *       "confirm_status": "unconfirmed",
+                     *       "price_sun_per_unit": 65000000,
+                     *       "pay_amount_sun": 65000000,
+                     *       "activate_amount_sun": 65000000,
+                     *       "refunded_amount_sun": 65000000,
+                     *       "delegate_hash": "example",
+                     *       "delegated_at": "2026-12-01T10:00:00Z",
+                     *       "reclaim_hash": "example",
+                     *       "reclaimed_at": "2026-12-01T10:00:00Z",
+                     *       "expires_at": "2026-12-01T10:00:00Z",
+                     *       "activation": {
+                     *         "performed": false,
+                     *         "hash": "example",
+                     *         "amount_sun": 65000000
+                     *       },
+                     *       "memo": "example",
+                     *       "created_at": "2026-12-01T10:00:00Z",
+                     *       "updated_at": "2026-12-01T10:00:00Z",
+                     *       "failure": {
+                     *         "code": 1001,
+                     *         "slug": "authentication_required",
+                     *         "message": "example",
+                     *         "at": "2026-12-01T10:00:00Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Order"];
                 };
             };
@@ -5780,7 +7503,65 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Order"];
+                    /**
+                     * @example {
+                     *       "id": "example",
+                     *       "client_order_id": "example",
+                     *       "account_id": "example",
+                     *       "resource": "energy",
+                     *       "amount": 1,
+                     *       "status": "created",
+                     *       "receiver": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *       "total_amount_sun": 65000000,
+                     *       "delegate_hashes": [
+                     *         "example"
+                     *       ],
+                     *       "batch_id": "example",
+                     *       "subscription_id": "example",
+                     *       "delivered_amount": 1,
+                     *       "partial": false,
+                     *       "tier": "5m",
+                     *       "duration_seconds": 1,
+                     *       "source": "api",
+                     *       "confirm_status": "unconfirmed",
+                     *       "price_sun_per_unit": 65000000,
+                     *       "pay_amount_sun": 65000000,
+                     *       "activate_amount_sun": 65000000,
+                     *       "refunded_amount_sun": 65000000,
+                     *       "delegate_hash": "example",
+                     *       "delegated_at": "2026-12-01T10:00:00Z",
+                     *       "reclaim_hash": "example",
+                     *       "reclaimed_at": "2026-12-01T10:00:00Z",
+                     *       "expires_at": "2026-12-01T10:00:00Z",
+                     *       "activation": {
+                     *         "performed": false,
+                     *         "hash": "example",
+                     *         "amount_sun": 65000000
+                     *       },
+                     *       "memo": "example",
+                     *       "created_at": "2026-12-01T10:00:00Z",
+                     *       "updated_at": "2026-12-01T10:00:00Z",
+                     *       "failure": {
+                     *         "code": 1001,
+                     *         "slug": "authentication_required",
+                     *         "message": "example"
+                     *       },
+                     *       "fills": [
+                     *         {
+                     *           "class": "instant",
+                     *           "amount": 1,
+                     *           "price_sun": 1
+                     *         }
+                     *       ],
+                     *       "delegations": [
+                     *         {
+                     *           "amount": 1,
+                     *           "tx_id": "example"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OrderDetail"];
                 };
             };
             /** @description Missing, expired or wrong credentials or signature. */
@@ -5905,6 +7686,52 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "example",
+                     *       "client_order_id": "example",
+                     *       "account_id": "example",
+                     *       "resource": "energy",
+                     *       "amount": 1,
+                     *       "status": "created",
+                     *       "receiver": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *       "total_amount_sun": 65000000,
+                     *       "delegate_hashes": [
+                     *         "example"
+                     *       ],
+                     *       "batch_id": "example",
+                     *       "subscription_id": "example",
+                     *       "delivered_amount": 1,
+                     *       "partial": false,
+                     *       "tier": "5m",
+                     *       "duration_seconds": 1,
+                     *       "source": "api",
+                     *       "confirm_status": "unconfirmed",
+                     *       "price_sun_per_unit": 65000000,
+                     *       "pay_amount_sun": 65000000,
+                     *       "activate_amount_sun": 65000000,
+                     *       "refunded_amount_sun": 65000000,
+                     *       "delegate_hash": "example",
+                     *       "delegated_at": "2026-12-01T10:00:00Z",
+                     *       "reclaim_hash": "example",
+                     *       "reclaimed_at": "2026-12-01T10:00:00Z",
+                     *       "expires_at": "2026-12-01T10:00:00Z",
+                     *       "activation": {
+                     *         "performed": false,
+                     *         "hash": "example",
+                     *         "amount_sun": 65000000
+                     *       },
+                     *       "memo": "example",
+                     *       "created_at": "2026-12-01T10:00:00Z",
+                     *       "updated_at": "2026-12-01T10:00:00Z",
+                     *       "failure": {
+                     *         "code": 1001,
+                     *         "slug": "authentication_required",
+                     *         "message": "example",
+                     *         "at": "2026-12-01T10:00:00Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Order"];
                 };
             };
@@ -5914,6 +7741,52 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "example",
+                     *       "client_order_id": "example",
+                     *       "account_id": "example",
+                     *       "resource": "energy",
+                     *       "amount": 1,
+                     *       "status": "created",
+                     *       "receiver": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *       "total_amount_sun": 65000000,
+                     *       "delegate_hashes": [
+                     *         "example"
+                     *       ],
+                     *       "batch_id": "example",
+                     *       "subscription_id": "example",
+                     *       "delivered_amount": 1,
+                     *       "partial": false,
+                     *       "tier": "5m",
+                     *       "duration_seconds": 1,
+                     *       "source": "api",
+                     *       "confirm_status": "unconfirmed",
+                     *       "price_sun_per_unit": 65000000,
+                     *       "pay_amount_sun": 65000000,
+                     *       "activate_amount_sun": 65000000,
+                     *       "refunded_amount_sun": 65000000,
+                     *       "delegate_hash": "example",
+                     *       "delegated_at": "2026-12-01T10:00:00Z",
+                     *       "reclaim_hash": "example",
+                     *       "reclaimed_at": "2026-12-01T10:00:00Z",
+                     *       "expires_at": "2026-12-01T10:00:00Z",
+                     *       "activation": {
+                     *         "performed": false,
+                     *         "hash": "example",
+                     *         "amount_sun": 65000000
+                     *       },
+                     *       "memo": "example",
+                     *       "created_at": "2026-12-01T10:00:00Z",
+                     *       "updated_at": "2026-12-01T10:00:00Z",
+                     *       "failure": {
+                     *         "code": 1001,
+                     *         "slug": "authentication_required",
+                     *         "message": "example",
+                     *         "at": "2026-12-01T10:00:00Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Order"];
                 };
             };
@@ -6054,6 +7927,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "network": "mainnet",
+                     *       "state": "active",
+                     *       "starts_at": "2026-12-01T10:00:00Z",
+                     *       "ends_at": "2026-12-01T10:00:00Z",
+                     *       "cap_per_day": 1,
+                     *       "left_today": 1,
+                     *       "resets_at": "2026-12-01T10:00:00Z",
+                     *       "grant": {
+                     *         "resource": "energy",
+                     *         "amount": 1,
+                     *         "duration_seconds": 1
+                     *       },
+                     *       "token": {
+                     *         "id": "example",
+                     *         "name": "example"
+                     *       },
+                     *       "forward_address": "example"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Promo"];
                 };
             };
@@ -6108,6 +8002,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8"
+                 *     }
+                 */
                 "application/json": {
                     address: components["schemas"]["Address"];
                 };
@@ -6120,6 +8019,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "nonce": "example",
+                     *       "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *       "purpose": "signup",
+                     *       "message": "example",
+                     *       "issued_at": "2026-12-01T10:00:00Z",
+                     *       "expires_at": "2026-12-01T10:00:00Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AccountChallenge"];
                 };
             };
@@ -6254,6 +8163,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                 *       "nonce": "example",
+                 *       "signature": "example"
+                 *     }
+                 */
                 "application/json": {
                     address: components["schemas"]["Address"];
                     nonce: string;
@@ -6268,6 +8184,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *       "method": "signature",
+                     *       "redeemed_at": "2026-12-01T10:00:00Z",
+                     *       "status": "granting",
+                     *       "energy": 1,
+                     *       "expires_at": "2026-12-01T10:00:00Z",
+                     *       "has_account": false,
+                     *       "wallet_ticket": {
+                     *         "token": "example",
+                     *         "expires_at": "2026-12-01T10:00:00Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["PromoRedeemResult"];
                 };
             };
@@ -6422,6 +8353,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8"
+                 *     }
+                 */
                 "application/json": {
                     address: components["schemas"]["Address"];
                 };
@@ -6434,6 +8370,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "nonce": "example",
+                     *       "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *       "purpose": "signup",
+                     *       "message": "example",
+                     *       "issued_at": "2026-12-01T10:00:00Z",
+                     *       "expires_at": "2026-12-01T10:00:00Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AccountChallenge"];
                 };
             };
@@ -6568,6 +8514,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                 *       "nonce": "example",
+                 *       "signature": "example"
+                 *     }
+                 */
                 "application/json": {
                     address: components["schemas"]["Address"];
                     nonce: string;
@@ -6582,6 +8535,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "example",
+                     *       "fee_pct": 1,
+                     *       "duration_days": 1,
+                     *       "activate_by": "2026-12-01T10:00:00Z",
+                     *       "used": false
+                     *     }
+                     */
                     "application/json": components["schemas"]["PromoDevCode"];
                 };
             };
@@ -6591,6 +8553,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "example",
+                     *       "fee_pct": 1,
+                     *       "duration_days": 1,
+                     *       "activate_by": "2026-12-01T10:00:00Z",
+                     *       "used": false
+                     *     }
+                     */
                     "application/json": components["schemas"]["PromoDevCode"];
                 };
             };
@@ -6745,6 +8716,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "code": "example"
+                 *     }
+                 */
                 "application/json": {
                     code: string;
                 };
@@ -6757,6 +8733,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "example",
+                     *       "fee_pct": 1,
+                     *       "duration_days": 1,
+                     *       "activate_by": "2026-12-01T10:00:00Z",
+                     *       "used": false,
+                     *       "account_id": "example",
+                     *       "entered_at": "2026-12-01T10:00:00Z",
+                     *       "active_until": "2026-12-01T10:00:00Z"
+                     *     }
+                     */
                     "application/json": {
                         code: string;
                         fee_pct: number;
@@ -6942,6 +8930,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "token": "example"
+                 *     }
+                 */
                 "application/json": {
                     token: string;
                 };
@@ -6954,6 +8947,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "account_id": "example",
+                     *       "account_status": "unfunded",
+                     *       "display_name": "example",
+                     *       "owner_address": "example",
+                     *       "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *       "role": "owner",
+                     *       "network": "mainnet",
+                     *       "csrf_token": "example",
+                     *       "expires_at": "2026-12-01T10:00:00Z",
+                     *       "created_at": "2026-12-01T10:00:00Z",
+                     *       "ttl_seconds": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Session"];
                 };
             };
@@ -7076,6 +9084,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *       "method": "signature",
+                     *       "redeemed_at": "2026-12-01T10:00:00Z",
+                     *       "status": "granting",
+                     *       "energy": 1,
+                     *       "expires_at": "2026-12-01T10:00:00Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["PromoRedemption"];
                 };
             };
@@ -7184,53 +9202,325 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "from": "2026-12-01T10:00:00Z",
+                     *       "to": "2026-12-01T10:00:00Z",
+                     *       "requested_from": "2026-12-01T10:00:00Z",
+                     *       "clamped": false,
+                     *       "retention_months": 1,
+                     *       "bucket": "day",
+                     *       "utc_offset_minutes": 1,
+                     *       "totals": {
+                     *         "orders": 1,
+                     *         "energy": 1,
+                     *         "spent_sun": 65000000,
+                     *         "avg_price_sun_per_65k": 1
+                     *       },
+                     *       "series": [
+                     *         {
+                     *           "date": "2026-12-01",
+                     *           "orders": 1,
+                     *           "energy": 1,
+                     *           "spent_sun": 65000000
+                     *         }
+                     *       ],
+                     *       "weekday_hour": [
+                     *         [
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1
+                     *         ],
+                     *         [
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1
+                     *         ],
+                     *         [
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1
+                     *         ],
+                     *         [
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1
+                     *         ],
+                     *         [
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1
+                     *         ],
+                     *         [
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1
+                     *         ],
+                     *         [
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1,
+                     *           1
+                     *         ]
+                     *       ],
+                     *       "top_receivers": [
+                     *         {
+                     *           "receiver": "example",
+                     *           "orders": 1,
+                     *           "energy": 1,
+                     *           "spent_sun": 65000000
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["AccountStats"];
                     "text/csv": string;
                 };
             };
-            /** @description error */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
                 };
             };
-            /** @description error */
+            /** @description Missing, expired or wrong credentials or signature. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1001,
+                     *         "slug": "authentication_required",
+                     *         "message": "Credentials are required.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description error */
+            /** @description The credentials lack the scope or role this needs. */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1014,
+                     *         "slug": "csrf_token_invalid",
+                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description rate limited (1020), Retry-After */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
             429: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description error */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5000,
+                     *         "slug": "internal_error",
+                     *         "message": "Internal error.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
                 };
             };
         };
@@ -7254,6 +9544,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "example",
+                     *           "client_batch_id": "example",
+                     *           "status": "queued",
+                     *           "items_accepted": 1,
+                     *           "summary": {},
+                     *           "items": [
+                     *             {
+                     *               "receiver": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *               "tracking_id": "example",
+                     *               "status": "queued"
+                     *             }
+                     *           ],
+                     *           "created_at": "2026-12-01T10:00:00Z",
+                     *           "finished_at": "2026-12-01T10:00:00Z"
+                     *         }
+                     *       ],
+                     *       "next_cursor": "example"
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Batch"][];
                         next_cursor: string | null;
@@ -7373,6 +9686,34 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "client_batch_id": "example",
+                 *       "defaults": {
+                 *         "resource": "energy",
+                 *         "amount": 1,
+                 *         "tier": "5m",
+                 *         "activate": false,
+                 *         "bandwidth": false,
+                 *         "bandwidth_amount": 1,
+                 *         "max_price_sun": 1,
+                 *         "client_order_id_prefix": "example"
+                 *       },
+                 *       "items": [
+                 *         {
+                 *           "receiver": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                 *           "resource": "energy",
+                 *           "amount": 1,
+                 *           "tier": "5m",
+                 *           "activate": false,
+                 *           "bandwidth": false,
+                 *           "bandwidth_amount": 1,
+                 *           "max_price_sun": 1,
+                 *           "client_order_id_prefix": "example"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     client_batch_id?: string;
                     defaults?: {
@@ -7418,6 +9759,54 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "example",
+                     *       "client_batch_id": "example",
+                     *       "status": "queued",
+                     *       "items_accepted": 1,
+                     *       "summary": {
+                     *         "total": 1,
+                     *         "queued": 1,
+                     *         "processing": 1,
+                     *         "completed": 1,
+                     *         "partial": 1,
+                     *         "failed": 1,
+                     *         "insufficient_funds": 1,
+                     *         "cancelled": 1
+                     *       },
+                     *       "items": [
+                     *         {
+                     *           "receiver": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *           "tracking_id": "example",
+                     *           "status": "queued",
+                     *           "order_ids": [
+                     *             "example"
+                     *           ],
+                     *           "delegate_hashes": [
+                     *             "example"
+                     *           ],
+                     *           "charged_amount_sun": 65000000,
+                     *           "activation": {},
+                     *           "bandwidth": {},
+                     *           "started_at": "2026-12-01T10:00:00Z",
+                     *           "finished_at": "2026-12-01T10:00:00Z",
+                     *           "resource": "energy",
+                     *           "amount": 1,
+                     *           "tier": "5m",
+                     *           "delivered_amount": 1,
+                     *           "attempts": 1,
+                     *           "failure": {
+                     *             "code": 1,
+                     *             "slug": "example",
+                     *             "message": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "created_at": "2026-12-01T10:00:00Z",
+                     *       "finished_at": "2026-12-01T10:00:00Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Batch"];
                 };
             };
@@ -7427,6 +9816,54 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "example",
+                     *       "client_batch_id": "example",
+                     *       "status": "queued",
+                     *       "items_accepted": 1,
+                     *       "summary": {
+                     *         "total": 1,
+                     *         "queued": 1,
+                     *         "processing": 1,
+                     *         "completed": 1,
+                     *         "partial": 1,
+                     *         "failed": 1,
+                     *         "insufficient_funds": 1,
+                     *         "cancelled": 1
+                     *       },
+                     *       "items": [
+                     *         {
+                     *           "receiver": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *           "tracking_id": "example",
+                     *           "status": "queued",
+                     *           "order_ids": [
+                     *             "example"
+                     *           ],
+                     *           "delegate_hashes": [
+                     *             "example"
+                     *           ],
+                     *           "charged_amount_sun": 65000000,
+                     *           "activation": {},
+                     *           "bandwidth": {},
+                     *           "started_at": "2026-12-01T10:00:00Z",
+                     *           "finished_at": "2026-12-01T10:00:00Z",
+                     *           "resource": "energy",
+                     *           "amount": 1,
+                     *           "tier": "5m",
+                     *           "delivered_amount": 1,
+                     *           "attempts": 1,
+                     *           "failure": {
+                     *             "code": 1,
+                     *             "slug": "example",
+                     *             "message": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "created_at": "2026-12-01T10:00:00Z",
+                     *       "finished_at": "2026-12-01T10:00:00Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Batch"];
                 };
             };
@@ -7632,6 +10069,54 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "example",
+                     *       "client_batch_id": "example",
+                     *       "status": "queued",
+                     *       "items_accepted": 1,
+                     *       "summary": {
+                     *         "total": 1,
+                     *         "queued": 1,
+                     *         "processing": 1,
+                     *         "completed": 1,
+                     *         "partial": 1,
+                     *         "failed": 1,
+                     *         "insufficient_funds": 1,
+                     *         "cancelled": 1
+                     *       },
+                     *       "items": [
+                     *         {
+                     *           "receiver": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *           "tracking_id": "example",
+                     *           "status": "queued",
+                     *           "order_ids": [
+                     *             "example"
+                     *           ],
+                     *           "delegate_hashes": [
+                     *             "example"
+                     *           ],
+                     *           "charged_amount_sun": 65000000,
+                     *           "activation": {},
+                     *           "bandwidth": {},
+                     *           "started_at": "2026-12-01T10:00:00Z",
+                     *           "finished_at": "2026-12-01T10:00:00Z",
+                     *           "resource": "energy",
+                     *           "amount": 1,
+                     *           "tier": "5m",
+                     *           "delivered_amount": 1,
+                     *           "attempts": 1,
+                     *           "failure": {
+                     *             "code": 1,
+                     *             "slug": "example",
+                     *             "message": "example"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "created_at": "2026-12-01T10:00:00Z",
+                     *       "finished_at": "2026-12-01T10:00:00Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Batch"];
                 };
             };
@@ -7775,6 +10260,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "example",
+                     *       "cancelled": 1
+                     *     }
+                     */
                     "application/json": {
                         id: string;
                         cancelled: number;
@@ -7944,6 +10435,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "example",
+                     *           "client_subscription_id": "example",
+                     *           "kind": "refill",
+                     *           "status": "active",
+                     *           "receiver": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *           "resource": "energy",
+                     *           "amount": 1,
+                     *           "tier": "example",
+                     *           "threshold_amount": 1,
+                     *           "max_price_sun": 65000000,
+                     *           "max_refills_per_day": 1,
+                     *           "refills_today": 1,
+                     *           "last_refill_at": "2026-12-01T10:00:00Z",
+                     *           "last_order_id": "example",
+                     *           "reason": "insufficient_funds",
+                     *           "daily_fee_sun": 65000000,
+                     *           "next_billing_at": "2026-12-01T10:00:00Z",
+                     *           "created_at": "2026-12-01T10:00:00Z",
+                     *           "updated_at": "2026-12-01T10:00:00Z"
+                     *         }
+                     *       ],
+                     *       "next_cursor": "example"
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Subscription"][];
                         next_cursor: string | null;
@@ -8061,6 +10580,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "kind": "refill",
+                 *       "receiver": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                 *       "resource": "energy",
+                 *       "amount": 1,
+                 *       "tier": "5m",
+                 *       "threshold_amount": 1,
+                 *       "max_price_sun": 1,
+                 *       "max_refills_per_day": 1,
+                 *       "client_subscription_id": "example"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     kind: "refill" | "plan";
@@ -8088,6 +10620,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "example",
+                     *       "client_subscription_id": "example",
+                     *       "kind": "refill",
+                     *       "status": "active",
+                     *       "receiver": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *       "resource": "energy",
+                     *       "amount": 1,
+                     *       "tier": "example",
+                     *       "threshold_amount": 1,
+                     *       "max_price_sun": 65000000,
+                     *       "max_refills_per_day": 1,
+                     *       "refills_today": 1,
+                     *       "last_refill_at": "2026-12-01T10:00:00Z",
+                     *       "last_order_id": "example",
+                     *       "reason": "insufficient_funds",
+                     *       "daily_fee_sun": 65000000,
+                     *       "next_billing_at": "2026-12-01T10:00:00Z",
+                     *       "created_at": "2026-12-01T10:00:00Z",
+                     *       "updated_at": "2026-12-01T10:00:00Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Subscription"];
                 };
             };
@@ -8097,6 +10652,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "example",
+                     *       "client_subscription_id": "example",
+                     *       "kind": "refill",
+                     *       "status": "active",
+                     *       "receiver": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *       "resource": "energy",
+                     *       "amount": 1,
+                     *       "tier": "example",
+                     *       "threshold_amount": 1,
+                     *       "max_price_sun": 65000000,
+                     *       "max_refills_per_day": 1,
+                     *       "refills_today": 1,
+                     *       "last_refill_at": "2026-12-01T10:00:00Z",
+                     *       "last_order_id": "example",
+                     *       "reason": "insufficient_funds",
+                     *       "daily_fee_sun": 65000000,
+                     *       "next_billing_at": "2026-12-01T10:00:00Z",
+                     *       "created_at": "2026-12-01T10:00:00Z",
+                     *       "updated_at": "2026-12-01T10:00:00Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Subscription"];
                 };
             };
@@ -8300,6 +10878,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "example",
+                     *       "client_subscription_id": "example",
+                     *       "kind": "refill",
+                     *       "status": "active",
+                     *       "receiver": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *       "resource": "energy",
+                     *       "amount": 1,
+                     *       "tier": "example",
+                     *       "threshold_amount": 1,
+                     *       "max_price_sun": 65000000,
+                     *       "max_refills_per_day": 1,
+                     *       "refills_today": 1,
+                     *       "last_refill_at": "2026-12-01T10:00:00Z",
+                     *       "last_order_id": "example",
+                     *       "reason": "insufficient_funds",
+                     *       "daily_fee_sun": 65000000,
+                     *       "next_billing_at": "2026-12-01T10:00:00Z",
+                     *       "created_at": "2026-12-01T10:00:00Z",
+                     *       "updated_at": "2026-12-01T10:00:00Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Subscription"];
                 };
             };
@@ -8578,6 +11179,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "threshold_amount": 1,
+                 *       "amount": 1,
+                 *       "tier": "5m",
+                 *       "max_price_sun": 1,
+                 *       "max_refills_per_day": 1,
+                 *       "is_paused": false
+                 *     }
+                 */
                 "application/json": {
                     threshold_amount?: number;
                     amount?: number;
@@ -8600,6 +11211,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "example",
+                     *       "client_subscription_id": "example",
+                     *       "kind": "refill",
+                     *       "status": "active",
+                     *       "receiver": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *       "resource": "energy",
+                     *       "amount": 1,
+                     *       "tier": "example",
+                     *       "threshold_amount": 1,
+                     *       "max_price_sun": 65000000,
+                     *       "max_refills_per_day": 1,
+                     *       "refills_today": 1,
+                     *       "last_refill_at": "2026-12-01T10:00:00Z",
+                     *       "last_order_id": "example",
+                     *       "reason": "insufficient_funds",
+                     *       "daily_fee_sun": 65000000,
+                     *       "next_billing_at": "2026-12-01T10:00:00Z",
+                     *       "created_at": "2026-12-01T10:00:00Z",
+                     *       "updated_at": "2026-12-01T10:00:00Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Subscription"];
                 };
             };
@@ -8762,6 +11396,578 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error503"];
                 };
+            };
+        };
+    };
+    webhook_order_confirmed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Unix seconds at send time; refuse more than 300 s away. */
+                "X-API-TIMESTAMP": string;
+                /** @description base64(HMAC_SHA256(endpoint secret, X-API-TIMESTAMP + "." + raw body)); verify before parsing, in constant time. */
+                "X-API-SIGN": string;
+                /** @description The event id (not signed: dedup on the body's event_id). */
+                "X-Event-Id": string;
+                /** @description The event type. */
+                "X-Event-Type": string;
+                /** @description The event version. */
+                "X-Event-Version": string;
+                /** @description One id per event and endpoint; the backup's copy keeps it. */
+                "X-Delivery-Id": string;
+                /** @description 1 for the first attempt. */
+                "X-Delivery-Attempt": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event_order_confirmed"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx); a duplicate is acknowledged the same way. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The signature or timestamp did not verify: the delivery is retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_order_failed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Unix seconds at send time; refuse more than 300 s away. */
+                "X-API-TIMESTAMP": string;
+                /** @description base64(HMAC_SHA256(endpoint secret, X-API-TIMESTAMP + "." + raw body)); verify before parsing, in constant time. */
+                "X-API-SIGN": string;
+                /** @description The event id (not signed: dedup on the body's event_id). */
+                "X-Event-Id": string;
+                /** @description The event type. */
+                "X-Event-Type": string;
+                /** @description The event version. */
+                "X-Event-Version": string;
+                /** @description One id per event and endpoint; the backup's copy keeps it. */
+                "X-Delivery-Id": string;
+                /** @description 1 for the first attempt. */
+                "X-Delivery-Attempt": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event_order_failed"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx); a duplicate is acknowledged the same way. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The signature or timestamp did not verify: the delivery is retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_order_expired: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Unix seconds at send time; refuse more than 300 s away. */
+                "X-API-TIMESTAMP": string;
+                /** @description base64(HMAC_SHA256(endpoint secret, X-API-TIMESTAMP + "." + raw body)); verify before parsing, in constant time. */
+                "X-API-SIGN": string;
+                /** @description The event id (not signed: dedup on the body's event_id). */
+                "X-Event-Id": string;
+                /** @description The event type. */
+                "X-Event-Type": string;
+                /** @description The event version. */
+                "X-Event-Version": string;
+                /** @description One id per event and endpoint; the backup's copy keeps it. */
+                "X-Delivery-Id": string;
+                /** @description 1 for the first attempt. */
+                "X-Delivery-Attempt": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event_order_expired"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx); a duplicate is acknowledged the same way. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The signature or timestamp did not verify: the delivery is retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_order_reclaimed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Unix seconds at send time; refuse more than 300 s away. */
+                "X-API-TIMESTAMP": string;
+                /** @description base64(HMAC_SHA256(endpoint secret, X-API-TIMESTAMP + "." + raw body)); verify before parsing, in constant time. */
+                "X-API-SIGN": string;
+                /** @description The event id (not signed: dedup on the body's event_id). */
+                "X-Event-Id": string;
+                /** @description The event type. */
+                "X-Event-Type": string;
+                /** @description The event version. */
+                "X-Event-Version": string;
+                /** @description One id per event and endpoint; the backup's copy keeps it. */
+                "X-Delivery-Id": string;
+                /** @description 1 for the first attempt. */
+                "X-Delivery-Attempt": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event_order_reclaimed"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx); a duplicate is acknowledged the same way. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The signature or timestamp did not verify: the delivery is retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_order_refunded: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Unix seconds at send time; refuse more than 300 s away. */
+                "X-API-TIMESTAMP": string;
+                /** @description base64(HMAC_SHA256(endpoint secret, X-API-TIMESTAMP + "." + raw body)); verify before parsing, in constant time. */
+                "X-API-SIGN": string;
+                /** @description The event id (not signed: dedup on the body's event_id). */
+                "X-Event-Id": string;
+                /** @description The event type. */
+                "X-Event-Type": string;
+                /** @description The event version. */
+                "X-Event-Version": string;
+                /** @description One id per event and endpoint; the backup's copy keeps it. */
+                "X-Delivery-Id": string;
+                /** @description 1 for the first attempt. */
+                "X-Delivery-Attempt": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event_order_refunded"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx); a duplicate is acknowledged the same way. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The signature or timestamp did not verify: the delivery is retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_batch_completed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Unix seconds at send time; refuse more than 300 s away. */
+                "X-API-TIMESTAMP": string;
+                /** @description base64(HMAC_SHA256(endpoint secret, X-API-TIMESTAMP + "." + raw body)); verify before parsing, in constant time. */
+                "X-API-SIGN": string;
+                /** @description The event id (not signed: dedup on the body's event_id). */
+                "X-Event-Id": string;
+                /** @description The event type. */
+                "X-Event-Type": string;
+                /** @description The event version. */
+                "X-Event-Version": string;
+                /** @description One id per event and endpoint; the backup's copy keeps it. */
+                "X-Delivery-Id": string;
+                /** @description 1 for the first attempt. */
+                "X-Delivery-Attempt": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event_batch_completed"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx); a duplicate is acknowledged the same way. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The signature or timestamp did not verify: the delivery is retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_subscription_refilled: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Unix seconds at send time; refuse more than 300 s away. */
+                "X-API-TIMESTAMP": string;
+                /** @description base64(HMAC_SHA256(endpoint secret, X-API-TIMESTAMP + "." + raw body)); verify before parsing, in constant time. */
+                "X-API-SIGN": string;
+                /** @description The event id (not signed: dedup on the body's event_id). */
+                "X-Event-Id": string;
+                /** @description The event type. */
+                "X-Event-Type": string;
+                /** @description The event version. */
+                "X-Event-Version": string;
+                /** @description One id per event and endpoint; the backup's copy keeps it. */
+                "X-Delivery-Id": string;
+                /** @description 1 for the first attempt. */
+                "X-Delivery-Attempt": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event_subscription_refilled"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx); a duplicate is acknowledged the same way. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The signature or timestamp did not verify: the delivery is retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_subscription_suspended: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Unix seconds at send time; refuse more than 300 s away. */
+                "X-API-TIMESTAMP": string;
+                /** @description base64(HMAC_SHA256(endpoint secret, X-API-TIMESTAMP + "." + raw body)); verify before parsing, in constant time. */
+                "X-API-SIGN": string;
+                /** @description The event id (not signed: dedup on the body's event_id). */
+                "X-Event-Id": string;
+                /** @description The event type. */
+                "X-Event-Type": string;
+                /** @description The event version. */
+                "X-Event-Version": string;
+                /** @description One id per event and endpoint; the backup's copy keeps it. */
+                "X-Delivery-Id": string;
+                /** @description 1 for the first attempt. */
+                "X-Delivery-Attempt": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event_subscription_suspended"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx); a duplicate is acknowledged the same way. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The signature or timestamp did not verify: the delivery is retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_subscription_paused: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Unix seconds at send time; refuse more than 300 s away. */
+                "X-API-TIMESTAMP": string;
+                /** @description base64(HMAC_SHA256(endpoint secret, X-API-TIMESTAMP + "." + raw body)); verify before parsing, in constant time. */
+                "X-API-SIGN": string;
+                /** @description The event id (not signed: dedup on the body's event_id). */
+                "X-Event-Id": string;
+                /** @description The event type. */
+                "X-Event-Type": string;
+                /** @description The event version. */
+                "X-Event-Version": string;
+                /** @description One id per event and endpoint; the backup's copy keeps it. */
+                "X-Delivery-Id": string;
+                /** @description 1 for the first attempt. */
+                "X-Delivery-Attempt": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event_subscription_paused"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx); a duplicate is acknowledged the same way. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The signature or timestamp did not verify: the delivery is retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_subscription_charged: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Unix seconds at send time; refuse more than 300 s away. */
+                "X-API-TIMESTAMP": string;
+                /** @description base64(HMAC_SHA256(endpoint secret, X-API-TIMESTAMP + "." + raw body)); verify before parsing, in constant time. */
+                "X-API-SIGN": string;
+                /** @description The event id (not signed: dedup on the body's event_id). */
+                "X-Event-Id": string;
+                /** @description The event type. */
+                "X-Event-Type": string;
+                /** @description The event version. */
+                "X-Event-Version": string;
+                /** @description One id per event and endpoint; the backup's copy keeps it. */
+                "X-Delivery-Id": string;
+                /** @description 1 for the first attempt. */
+                "X-Delivery-Attempt": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event_subscription_charged"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx); a duplicate is acknowledged the same way. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The signature or timestamp did not verify: the delivery is retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_balance_credited: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Unix seconds at send time; refuse more than 300 s away. */
+                "X-API-TIMESTAMP": string;
+                /** @description base64(HMAC_SHA256(endpoint secret, X-API-TIMESTAMP + "." + raw body)); verify before parsing, in constant time. */
+                "X-API-SIGN": string;
+                /** @description The event id (not signed: dedup on the body's event_id). */
+                "X-Event-Id": string;
+                /** @description The event type. */
+                "X-Event-Type": string;
+                /** @description The event version. */
+                "X-Event-Version": string;
+                /** @description One id per event and endpoint; the backup's copy keeps it. */
+                "X-Delivery-Id": string;
+                /** @description 1 for the first attempt. */
+                "X-Delivery-Attempt": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event_balance_credited"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx); a duplicate is acknowledged the same way. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The signature or timestamp did not verify: the delivery is retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_balance_low: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Unix seconds at send time; refuse more than 300 s away. */
+                "X-API-TIMESTAMP": string;
+                /** @description base64(HMAC_SHA256(endpoint secret, X-API-TIMESTAMP + "." + raw body)); verify before parsing, in constant time. */
+                "X-API-SIGN": string;
+                /** @description The event id (not signed: dedup on the body's event_id). */
+                "X-Event-Id": string;
+                /** @description The event type. */
+                "X-Event-Type": string;
+                /** @description The event version. */
+                "X-Event-Version": string;
+                /** @description One id per event and endpoint; the backup's copy keeps it. */
+                "X-Delivery-Id": string;
+                /** @description 1 for the first attempt. */
+                "X-Delivery-Attempt": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event_balance_low"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx); a duplicate is acknowledged the same way. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The signature or timestamp did not verify: the delivery is retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_deposit_address_rotated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Unix seconds at send time; refuse more than 300 s away. */
+                "X-API-TIMESTAMP": string;
+                /** @description base64(HMAC_SHA256(endpoint secret, X-API-TIMESTAMP + "." + raw body)); verify before parsing, in constant time. */
+                "X-API-SIGN": string;
+                /** @description The event id (not signed: dedup on the body's event_id). */
+                "X-Event-Id": string;
+                /** @description The event type. */
+                "X-Event-Type": string;
+                /** @description The event version. */
+                "X-Event-Version": string;
+                /** @description One id per event and endpoint; the backup's copy keeps it. */
+                "X-Delivery-Id": string;
+                /** @description 1 for the first attempt. */
+                "X-Delivery-Attempt": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event_deposit_address_rotated"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx); a duplicate is acknowledged the same way. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The signature or timestamp did not verify: the delivery is retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

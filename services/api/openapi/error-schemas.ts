@@ -7,28 +7,28 @@ import { errorCatalog, type ErrorSlug } from '../../domain/errors';
 
 const slugs = Object.keys(errorCatalog) as ErrorSlug[];
 
-function envelope(codes: number[], slugList: string[], description: string) {
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
+/** The envelope's error codes and slugs narrowed to `codes` (the rest of the shape is ErrorEnvelope's). */
+function narrowed(codes: number[], slugList: string[], description: string) {
   return {
-    type: 'object',
     description,
-    required: ['error', 'request_id'],
-    properties: {
-      error: {
-        type: 'object',
-        required: ['code', 'slug', 'message', 'details'],
-        properties: {
-          code: { type: 'integer', enum: codes },
-          slug: { type: 'string', enum: slugList },
-          message: { type: 'string', description: 'For people; may change. Program against `code` or `slug`.' },
-          details: { type: ['object', 'null'], description: 'Per code, e.g. `field` for 2000.' },
+    allOf: [ref('ErrorEnvelope'), {
+      type: 'object',
+      properties: {
+        error: {
+          type: 'object',
+          // message and details named again (as ErrorEnvelope has them): strict example checks see every property.
+          properties: { code: { type: 'integer', enum: codes }, slug: { type: 'string', enum: slugList }, message: { type: 'string' }, details: { type: ['object', 'null'] } },
         },
       },
-      request_id: { type: ['string', 'null'], description: 'Quote it to support; also the X-Request-Id header.' },
-    },
+    }],
   };
 }
 
-const statuses = [...new Set(slugs.map((s) => errorCatalog[s].http))].sort((a, b) => a - b);
+// 502's codes (5002 delegation_failed, 5005 activation_failed) are only ever an order's `failure`, never an answer.
+const NOT_ANSWERED = new Set([502]);
+const statuses = [...new Set(slugs.map((s) => errorCatalog[s].http))].filter((s) => !NOT_ANSWERED.has(s)).sort((a, b) => a - b);
 const ofStatus = (status: number) => slugs.filter((s) => errorCatalog[s].http === status);
 
 /** The statuses some catalogue code answers with: those have an `Error<status>` schema. */
@@ -42,9 +42,26 @@ export function errorExample(status: number) {
 export const errorSchemas = {
   ErrorCode: { type: 'integer', enum: slugs.map((s) => errorCatalog[s].code), description: 'Every error code (contract.md section 1).' },
   ErrorSlug: { type: 'string', enum: slugs, description: 'The slug of each code, one to one.' },
-  ErrorEnvelope: envelope(slugs.map((s) => errorCatalog[s].code), slugs, 'The error envelope: every error answer has this shape.'),
+  ErrorEnvelope: {
+    type: 'object',
+    description: 'The error envelope: every error answer has this shape.',
+    required: ['error', 'request_id'],
+    properties: {
+      error: {
+        type: 'object',
+        required: ['code', 'slug', 'message', 'details'],
+        properties: {
+          code: ref('ErrorCode'),
+          slug: ref('ErrorSlug'),
+          message: { type: 'string', description: 'For people; may change. Program against `code` or `slug`.' },
+          details: { type: ['object', 'null'], description: 'Per code, e.g. `field` for 2000.' },
+        },
+      },
+      request_id: { type: ['string', 'null'], description: 'Quote it to support; also the X-Request-Id header.' },
+    },
+  },
   ...Object.fromEntries(statuses.map((status) => [
     `Error${status}`,
-    envelope(ofStatus(status).map((s) => errorCatalog[s].code), ofStatus(status), `The error envelope of a ${status} answer.`),
+    narrowed(ofStatus(status).map((s) => errorCatalog[s].code), ofStatus(status), `The error envelope of a ${status} answer: only these codes.`),
   ])),
 };
