@@ -50,6 +50,7 @@ function fieldOf(error: ErrorObject, root: string): string {
 function messageOf(error: ErrorObject, field: string): string {
   if (error.keyword === 'additionalProperties') return `Unknown field \`${field}\`.`;
   if (error.keyword === 'required') return `Missing required field \`${field}\`.`;
+  if (error.keyword === INT64_KEYWORD) return `\`${field}\` must be a non-negative int64.`;
   return `\`${field}\` ${error.message ?? 'is invalid'}.`;
 }
 

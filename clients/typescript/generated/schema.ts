@@ -7163,11 +7163,7 @@ export interface operations {
                     tier?: components["schemas"]["Tier"];
                     receiver: components["schemas"]["Address"];
                     activate?: boolean;
-                    /**
-                     * Format: int64
-                     * @description int64 SUN
-                     */
-                    max_price_sun?: number | bigint;
+                    max_price_sun?: (number | bigint) | null;
                     memo?: string | null;
                 };
             };
@@ -10603,11 +10599,7 @@ export interface operations {
                     /** @enum {string} */
                     tier?: "5m" | "15m" | "1h" | "1d" | "3d" | "30d";
                     threshold_amount?: number;
-                    /**
-                     * Format: int64
-                     * @description int64 SUN; caps one refill's total
-                     */
-                    max_price_sun?: number | bigint;
+                    max_price_sun?: (number | bigint) | null;
                     max_refills_per_day?: number;
                     client_subscription_id?: string;
                 };
@@ -11194,11 +11186,7 @@ export interface operations {
                     amount?: number;
                     /** @enum {string} */
                     tier?: "5m" | "15m" | "1h" | "1d" | "3d" | "30d";
-                    /**
-                     * Format: int64
-                     * @description int64 SUN; caps one refill's total
-                     */
-                    max_price_sun?: number | bigint;
+                    max_price_sun?: (number | bigint) | null;
                     max_refills_per_day?: number;
                     is_paused?: boolean;
                 };

@@ -12,7 +12,7 @@ const quoteSecurity: Array<Record<string, string[]>> = [{ apiKey: ['orders.write
 const orderIdParam = { name: 'orderId', in: 'path' as const, required: true, schema: { type: 'string', maxLength: 200 }, description: 'ord_ id or cid:<client_order_id>' };
 const idempotencyKey = { name: 'Idempotency-Key', in: 'header' as const, schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{8,128}$' } };
 /** int64: parsed as bigint beyond 2^53 (validate.ts checks it as int64, the route its range). */
-const int64 = { type: 'integer', format: 'int64', description: 'int64 SUN' };
+const int64 = { type: 'integer', format: 'int64', minimum: 0, description: 'int64 SUN; the order is refused (3006) when the live total exceeds it.' };
 
 export const orderSchemas = {
   OrderResource: { type: 'string', enum: [...orderResources] },
@@ -98,7 +98,7 @@ export const orderPaths: Record<string, Record<string, Operation>> = {
           'application/json': {
             schema: obj({
               client_order_id: { type: 'string', minLength: 1, maxLength: 128 }, quote_id: { type: 'string', maxLength: 64 }, resource: ref('OrderResource'),
-              amount: { type: 'integer', minimum: 1 }, tier: ref('Tier'), receiver: ref('Address'), activate: { type: 'boolean' }, max_price_sun: int64,
+              amount: { type: 'integer', minimum: 1 }, tier: ref('Tier'), receiver: ref('Address'), activate: { type: 'boolean' }, max_price_sun: nullable(int64),
               memo: nullable({ type: 'string', maxLength: 256 }),
             }, ['resource', 'receiver']),
           },
