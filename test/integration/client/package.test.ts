@@ -130,10 +130,12 @@ test('npm pack gives a package that installs in an empty folder and places, poll
 }, 240_000);
 
 test('the installed package type-checks from TypeScript (NodeNext) and its types are precise', async () => {
+  // The same code as a CommonJS (.ts in a package without "type") and an ES module (.mts) consumer.
   writeFileSync(path.join(consumer, 'use.ts'), TYPED_CONSUMER_TS);
+  writeFileSync(path.join(consumer, 'use.mts'), TYPED_CONSUMER_TS);
   writeFileSync(path.join(consumer, 'tsconfig.json'), JSON.stringify({
     compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', strict: true, noEmit: true, skipLibCheck: false, types: [], lib: ['es2022', 'dom'] },
-    files: ['use.ts'],
+    files: ['use.ts', 'use.mts'],
   }));
   const tsc = path.join(repo, 'node_modules/typescript/bin/tsc');
   const result = await run(process.execPath, [tsc, '-p', consumer], { cwd: consumer, encoding: 'utf8' }).then(() => 'ok', (e: { stdout: string }) => e.stdout);
