@@ -3,12 +3,12 @@
  * it with the live one. The live side is read in one REPEATABLE READ snapshot, and the log is replayed up
  * to exactly the offsets stored in that snapshot, so the comparison holds even while traffic flows.
  */
-import type { Progress as Meter } from './progress';
+import type { Progress as Meter } from '../platform/progress';
 import type { RefusalReason } from '../domain/commands';
 import { dropDatabase, ensureDatabase } from '../platform/db/databases';
 import { migrate } from '../platform/db/migrate';
 import { createPool, type Pool, type PoolClient } from '../platform/db/pool';
-import type { Runtime } from '../platform/runtime';
+import type { Runtime } from '../chain/clients';
 import { storedOffsets } from '../platform/checkpointed-consumer';
 import { applyPartitionSlice, decodeRecords, processorSpec, PROCESSOR_GROUP } from '../processor/processor';
 import type { RefusalPolicy } from '../processor/apply-batch';
@@ -26,7 +26,7 @@ type Progress = (line: string) => void;
 export interface ReplayOptions {
   keep?: boolean;
   progress?: Progress;
-  /** Counts of the two long phases (records replayed, tables compared) for a person watching (ops/progress.ts). */
+  /** Counts of the two long phases (records replayed, tables compared) for a person watching (platform/progress.ts). */
   meter?: Meter;
   /**
    * How the replay database is made (absent, or left over from an earlier replay: empty and migrated) and

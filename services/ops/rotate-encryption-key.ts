@@ -14,7 +14,7 @@ import type { Pool } from '../platform/db/pool';
 import { openWithAny, sealSecret } from '../platform/secret-box';
 import { apiKeyContext } from '../api/stores/api-keys';
 import { webhookContext } from '../webhooks/secrets';
-import type { Progress } from './progress';
+import type { Progress } from '../platform/progress';
 
 export interface SealedTableReport {
   table: string;

@@ -3,7 +3,7 @@
  * should be, and answers one row per subject. Checks are listed in checks.ts; the role runs them on a
  * timer, `./bin/ops reconcile` once. Amounts are bigint in the chain's base unit (SUN, USDT units).
  */
-import type { Progress } from '../ops/progress';
+import type { Progress } from '../platform/progress';
 
 export interface ReconcileRow {
   /** Who the row is about, printed in this key order: e.g. { pool, receiver, resource }. */
@@ -35,7 +35,7 @@ export interface CheckResult {
 /** A finding: a difference no transaction in flight explains. */
 export const isFinding = (row: ReconcileRow): boolean => row.difference !== 0n && !row.inFlight;
 
-/** `meter` (ops/progress.ts) is told each check as it ends, for a person watching `ops reconcile`. */
+/** `meter` (platform/progress.ts) is told each check as it ends, for a person watching `ops reconcile`. */
 export async function runChecks(checks: ReconcileCheck[], meter?: Pick<Progress, 'start' | 'advance' | 'finish'>): Promise<CheckResult[]> {
   const out: CheckResult[] = [];
   meter?.start('reconcile checks', checks.length);

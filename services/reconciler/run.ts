@@ -2,13 +2,13 @@
  * One reconcile pass for `./bin/ops reconcile` and the test worlds' teardown: runs every check, prints
  * the table, repairs with `repair`, and answers whether the chain and the records agree.
  */
-import type { Progress } from '../ops/progress';
+import type { Progress } from '../platform/progress';
 import { ChainReader } from '../chain/reads';
 import { ChainWriter } from '../chain/writes';
 import type { CommandBus } from '../platform/command-bus';
 import { stringifyJson } from '../platform/json';
-import type { Runtime } from '../platform/runtime';
-import { SequenceNonces } from '../broadcaster/nonces';
+import type { Runtime } from '../chain/clients';
+import { SequenceNonces } from '../chain/nonces';
 import { formatResults, isFinding, runChecks, type CheckResult } from './check';
 import { reconcileChecks } from './checks';
 import { repair, type RepairAction } from './repair';

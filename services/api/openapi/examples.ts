@@ -5,7 +5,7 @@
  * against its schema (test/unit/openapi/document-quality.test.ts), so a sample that drifts from the schema
  * fails the build's checks instead of misleading a reader.
  */
-import type { OpenApiDocument, Operation } from './document';
+import type { OpenApiDocument, Operation } from './operation';
 
 type Schema = Record<string, unknown>;
 

@@ -1,4 +1,4 @@
-import type { Operation } from './document';
+import type { Operation } from './operation';
 import { errors } from './builders';
 
 const plain = (description: string) => ({ description, content: { 'text/plain': { schema: { type: 'string' } } } });

@@ -1,5 +1,5 @@
 /** GET /v1/account/stats (API key orders.read, or session viewer and above): AccountStats, spec section 2. */
-import type { Operation } from './document';
+import type { Operation } from './operation';
 import { ref, dateTime, errors } from './builders';
 
 const obj = (properties: Record<string, unknown>) => ({ type: 'object', additionalProperties: false, required: Object.keys(properties), properties });

@@ -10,7 +10,8 @@ import path from 'node:path';
 import { lint, lintFromString, loadConfig } from '@redocly/openapi-core';
 import { promisify } from 'node:util';
 import { renderDocument } from '../../../clients/typescript/scripts/render';
-import { buildDocument, type OpenApiDocument } from '../../../services/api/openapi/document';
+import { buildDocument } from '../../../services/api/openapi/document';
+import type { OpenApiDocument } from '../../../services/api/openapi/operation';
 import { errorCatalog } from '../../../services/domain/errors';
 import { webhookEventTypes } from '../../../services/webhooks/event-types';
 
