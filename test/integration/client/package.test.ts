@@ -68,9 +68,10 @@ do {
   current = await dataOf(energy.api.GET('/v1/orders/{orderId}', { params: { path: { orderId: order.id } } }));
   polls++;
   if (seen.at(-1) !== current.status) seen.push(current.status);
-} while (current.status !== 'active' && polls < 300);
+// Delivered and verified on chain (order.confirmed): only then is there something to reclaim.
+} while (!(current.status === 'active' && current.confirm_status === 'confirmed') && polls < 300);
 const balance = await dataOf(energy.api.GET('/v1/balance'));
-console.log(JSON.stringify({ id: order.id, created, seen, polls, delegateHash: current.delegate_hash, version: CLIENT_VERSION, balanceType: typeof balance.balance_sun, available: String(balance.available_sun) }));
+console.log(JSON.stringify({ id: order.id, created, seen, polls, confirm: current.confirm_status, delegateHash: current.delegate_hash, version: CLIENT_VERSION, balanceType: typeof balance.balance_sun, available: String(balance.available_sun) }));
 `;
 
 const RECLAIM_CJS = `
@@ -79,6 +80,7 @@ const { createEnergyClient, dataOf, isApiError } = require('@energy-rental/clien
   const [orderId] = process.argv.slice(2);
   const energy = createEnergyClient({ baseUrl: process.env.BASE, apiKey: { id: process.env.KEY_ID, secret: process.env.KEY_SECRET } });
   const first = await energy.api.POST('/v1/orders/{orderId}/reclaim', { params: { path: { orderId } }, headers: { 'Idempotency-Key': 'pkg-reclaim-1' } });
+  if (!first.data) throw new Error('reclaim refused: ' + first.response.status + ' ' + JSON.stringify(first.error));
   let current = first.data;
   for (const until = Date.now() + 60000; current.status !== 'reclaimed' && Date.now() < until; ) {
     await new Promise((r) => setTimeout(r, 200));
@@ -114,7 +116,7 @@ test('npm pack gives a package that installs in an empty folder and places, poll
 
   const placed = await node('place.mjs', [receiver], env);
   expect(placed).toMatchObject({ created: true, version: '0.2.0', balanceType: 'number' });
-  expect(placed.seen.at(-1)).toBe('active');
+  expect([placed.seen.at(-1), placed.confirm]).toEqual(['active', 'confirmed']);
   expect(placed.polls).toBeGreaterThan(0);
   expect(placed.delegateHash).toMatch(/^[0-9a-f]{64}$/);
   // The chain is the truth: the receiver holds delegated energy from the stake pool.
