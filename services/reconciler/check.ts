@@ -23,7 +23,8 @@ export interface ReconcileRow {
 
 export interface ReconcileCheck {
   name: string;
-  run(): Promise<ReconcileRow[]>;
+  /** `meter`, when given, is told the check's long part (its chain reads) as it goes. */
+  run(meter?: Progress): Promise<ReconcileRow[]>;
 }
 
 export interface CheckResult {
@@ -35,17 +36,15 @@ export interface CheckResult {
 /** A finding: a difference no transaction in flight explains. */
 export const isFinding = (row: ReconcileRow): boolean => row.difference !== 0n && !row.inFlight;
 
-/** `meter` (platform/progress.ts) is told each check as it ends, for a person watching `ops reconcile`. */
-export async function runChecks(checks: ReconcileCheck[], meter?: Pick<Progress, 'start' | 'advance' | 'finish'>): Promise<CheckResult[]> {
+/** `meter` (platform/progress.ts): each check named as it starts, and its own progress, for a person watching `ops reconcile`. */
+export async function runChecks(checks: ReconcileCheck[], meter?: Progress): Promise<CheckResult[]> {
   const out: CheckResult[] = [];
-  meter?.start('reconcile checks', checks.length);
-  for (const check of checks) {
+  for (const [i, check] of checks.entries()) {
+    meter?.note(`check ${i + 1}/${checks.length}: ${check.name}`);
     const started = performance.now();
-    const rows = await check.run();
+    const rows = await check.run(meter);
     out.push({ check: check.name, rows, ms: performance.now() - started });
-    meter?.advance();
   }
-  meter?.finish();
   return out;
 }
 

@@ -8,13 +8,14 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { newWallet } from '../../support/identity';
 import { assertLedgerInvariants } from '../../support/ledger-invariants';
-import { fundedCustomer, postOrder, startOrderStack, type OrderStack } from '../../support/orders';
+import { fundedCustomer, orderUntil, postOrder, startDeliveryStack, type OrderStack } from '../../support/orders';
 
 const ops = path.resolve(__dirname, '../../../bin/ops');
 let stack: OrderStack;
 
 beforeAll(async () => {
-  stack = await startOrderStack('opsjson');
+  // The chain roles run, so the order's stake is delegated and reconcile has a (pool, receiver) pair to read.
+  stack = await startDeliveryStack('opsjson', 1);
 });
 afterAll(async () => {
   if (stack) await assertLedgerInvariants(stack.rt.pool);
@@ -35,7 +36,9 @@ async function runOps(args: string[]): Promise<{ code: number; result: any; stde
 
 test('adjust, rotate-encryption-key, replay and reconcile answer --json, with progress objects for the long ones', async () => {
   const customer = await fundedCustomer(stack, 50_000_000_000n);
-  expect((await postOrder(stack, customer, { resource: 'energy', amount: 65_000, tier: '1h', receiver: (await newWallet()).address })).status).toBe(201);
+  const placed = await postOrder(stack, customer, { resource: 'energy', amount: 65_000, tier: '1h', receiver: (await newWallet()).address });
+  expect(placed.status).toBe(201);
+  await orderUntil(stack, customer, placed.body.id, (o) => o.confirm_status === 'confirmed');
 
   const adjusted = await runOps(['adjust', '--account', customer.accountId, '--amount-sun', '1000000', '--memo', 'json test', '--json']);
   expect(adjusted).toMatchObject({ code: 0, result: { journal_id: expect.any(String) } });
@@ -57,7 +60,11 @@ test('adjust, rotate-encryption-key, replay and reconcile answer --json, with pr
 
   const reconciled = await runOps(['reconcile', '--json']);
   expect([reconciled.code, reconciled.result.findings]).toEqual([0, 0]);
-  expect(reconciled.stderr.filter((l) => l.progress?.label === 'reconcile checks').at(-1).progress).toMatchObject({ done: 2, total: 2 });
+  expect(reconciled.stderr.filter((l) => l.note?.startsWith('check ')).map((l) => l.note)).toEqual(['check 1/2: orders-stake', 'check 2/2: deposits']);
+  const reads = reconciled.stderr.filter((l) => l.progress?.label === 'orders-stake chain reads (pool, receiver)').at(-1).progress;
+  // The order's receiver at least, read once per (pool, receiver) pair.
+  expect(reads.total).toBeGreaterThanOrEqual(1);
+  expect(reads).toMatchObject({ done: reads.total, percent: 100 });
 }, 240_000);
 
 test('without --json the result is the plain text, and progress lines name done/total', async () => {
