@@ -6,8 +6,10 @@
  */
 
 export interface ProgressState {
-  /** What is being counted: "api_keys rows", "compared tables". */
+  /** What is being counted: "api_keys rows", "compared tables"; or the verb, with `unit` after the count. */
   label: string;
+  /** Written after the count: `applied 10/40 records`. */
+  unit?: string;
   done: number;
   /** Null while unknown. */
   total: number | null;
@@ -46,7 +48,7 @@ function duration(seconds: number): string {
 /** `api_keys rows 1200/5000 (24 %), 812/s, 5 s left`. */
 export function progressText(s: ProgressState): string {
   const f = progressFigures(s);
-  const count = f.total === null ? `${f.done}` : `${f.done}/${f.total}`;
+  const count = `${f.total === null ? f.done : `${f.done}/${f.total}`}${s.unit ? ` ${s.unit}` : ''}`;
   const parts = [`${f.label} ${count}${f.percent === null ? '' : ` (${f.percent} %)`}`];
   if (f.per_second !== null) parts.push(`${f.per_second >= 10 ? Math.round(f.per_second) : f.per_second}/s`);
   if (f.seconds_left !== null) parts.push(f.done === f.total ? 'done' : `${duration(f.seconds_left)} left`);

@@ -10,6 +10,8 @@ test('done/total, percent, rate and time left', () => {
   expect(progressText({ label: 'records', done: 0, total: 500, elapsedMs: 0 })).toBe('records 0/500 (0 %)');
   expect(progressText({ label: 'records', done: 7, total: null, elapsedMs: 2000 })).toBe('records 7, 3.5/s');
   expect(progressFigures({ label: 'tables', done: 0, total: 0, elapsedMs: 0 })).toMatchObject({ percent: 100, seconds_left: 0 });
+  // A verb and a unit: what restore and rebuild-stats print.
+  expect(progressText({ label: 'applied', unit: 'records', done: 30, total: 40, elapsedMs: 3000 })).toBe('applied 30/40 records (75 %), 10/s, 1 s left');
 });
 
 function fakeSink(isTTY: boolean) {
