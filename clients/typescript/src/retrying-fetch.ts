@@ -43,7 +43,10 @@ export class RequestTimeoutError extends Error {
 function attemptSignal(caller: AbortSignal | null, timeoutMs: number): AbortSignal | undefined {
   const deadline = timeoutMs > 0 ? AbortSignal.timeout(timeoutMs) : undefined;
   if (!deadline) return caller ?? undefined;
-  return caller ? AbortSignal.any([caller, deadline]) : deadline;
+  // AbortSignal.any: Node 20.3+, browsers since 2023-24; without it the deadline alone (the caller's abort
+  // then ends the wait only through the deadline).
+  const any = (AbortSignal as { any?: (signals: AbortSignal[]) => AbortSignal }).any;
+  return caller && any ? any([caller, deadline]) : deadline;
 }
 
 /** The request target of a URL as an HTTP client sends it: path and query, no origin, no fragment. */
