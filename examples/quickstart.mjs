@@ -5,7 +5,7 @@
  * adjustment: local stacks only, instead of a devnet deposit), places one signed order and prints what the
  * next steps need: the wallet and its private key, the API key id and secret, and the order.
  *
- *   node examples/quickstart.mjs            # API_BASE (http://127.0.0.1:3000), TRON_FULL_HOST (http://127.0.0.1:8090)
+ *   node examples/quickstart.mjs            # API_BASE or API_PORT (3000), TRON_FULL_HOST or DEVNET_PORT (8090)
  *   node examples/quickstart.mjs --json     # the same as one JSON object, for scripts
  *
  * Only tronweb and node:crypto: the signing is the contract's (README "Sign up and make your first signed request").
@@ -19,7 +19,7 @@ import { TronWeb } from 'tronweb';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const base = process.env.API_BASE ?? `http://127.0.0.1:${process.env.API_PORT ?? 3000}`;
-const tronWeb = new TronWeb({ fullHost: process.env.TRON_FULL_HOST ?? 'http://127.0.0.1:8090' });
+const tronWeb = new TronWeb({ fullHost: process.env.TRON_FULL_HOST ?? `http://127.0.0.1:${process.env.DEVNET_PORT ?? 8090}` });
 const asJson = process.argv.includes('--json');
 
 async function api(method, target, body, headers = {}) {
