@@ -14,6 +14,9 @@ import { buildDocument } from '../../../services/api/openapi/document';
 import type { OpenApiDocument } from '../../../services/api/openapi/operation';
 import { errorCatalog } from '../../../services/domain/errors';
 import { webhookEventTypes } from '../../../services/webhooks/event-types';
+import { sampleEventData } from '../../../services/webhooks/samples';
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
 
 const root = path.resolve(__dirname, '../../..');
 const committedPath = path.join(root, 'clients/typescript/generated/openapi.json');
@@ -115,6 +118,22 @@ test('webhooks: one entry per event type of the catalogue, each with its payload
     expect([schema.properties.event.const, Object.keys(schema.properties.data.properties).length > 0]).toEqual([type, true]);
     expect(op.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(['X-API-TIMESTAMP', 'X-API-SIGN', 'X-Event-Id']));
   }
+});
+
+test("each webhook schema accepts the payload the service sends for that event (the test delivery's data)", () => {
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats(ajv);
+  ajv.addSchema({ $id: 'doc', components: doc.components });
+  const refused: string[] = [];
+  for (const type of webhookEventTypes) {
+    const schema = (doc.webhooks as Record<string, { post: any }>)[type].post.requestBody.content['application/json'].schema;
+    const validate = ajv.compile({ $ref: `doc${schema.$ref}` });
+    const envelope = { event: type, event_id: 'evt_1', event_version: 1, created_at: '2026-12-01T10:00:00Z', account_id: 'acc_1', network: 'nile', test: true, data: sampleEventData(type, Date.parse('2026-12-01T10:00:00Z')) };
+    if (!validate(envelope)) refused.push(`${type}: ${ajv.errorsText(validate.errors)}`);
+    // A wrong type for one field is refused (the schema is not a blank check).
+    if (validate({ ...envelope, data: { ...envelope.data, ...Object.fromEntries([[Object.keys(envelope.data)[0], { not: 'this' }]]) } })) refused.push(`${type}: accepts anything`);
+  }
+  expect(refused).toEqual([]);
 });
 
 test('servers: this server first, then mainnet and Nile from configuration (a placeholder variable when unset)', () => {
