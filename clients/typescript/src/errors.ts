@@ -38,7 +38,10 @@ export class EnergyApiError extends Error {
   }
 }
 
-/** True when `err` is the API's answer with this slug or code (any error may be passed). */
+/** True when `err` is the API's answer with this slug or code (any error may be passed); narrows `slug` or `code`. */
+export function isApiError(err: unknown): err is EnergyApiError;
+export function isApiError<S extends ErrorSlug>(err: unknown, which: S): err is EnergyApiError & { slug: S };
+export function isApiError<C extends ErrorCode>(err: unknown, which: C): err is EnergyApiError & { code: C };
 export function isApiError(err: unknown, which?: ErrorSlug | ErrorCode): err is EnergyApiError {
   return err instanceof EnergyApiError && (which === undefined || err.is(which));
 }

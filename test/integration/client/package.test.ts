@@ -103,6 +103,11 @@ export async function use(): Promise<Int64> {
   await energy.placeOrder({ resource: 'gas', receiver: 'T...' });
   // @ts-expect-error: not a slug the API answers
   isApiError(null, 'no_such_slug');
+  const err: unknown = null;
+  if (isApiError(err, 'insufficient_funds')) {
+    const narrowed: 'insufficient_funds' = err.slug;
+    void narrowed;
+  }
   const o: Order['status'] = 'active';
   return o && slug ? total : 0;
 }
