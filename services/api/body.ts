@@ -115,4 +115,4 @@ export function nestingDepth(text: string): number {
   return deepest;
 }
 
-export const jsonBody: RequestHandler[] = [read];
+export const jsonBody: RequestHandler = read;

@@ -63,7 +63,7 @@ beforeAll(async () => {
   const strictRt: Runtime = { ...rt, cfg: { ...rt.cfg, WEBHOOK_ALLOW_PRIVATE_TARGETS: false } };
   const strict = express();
   strict.locals.rt = strictRt;
-  strict.use(requestId, ...jsonBody, webhooksRouter({ rt: strictRt, bus, validator: new RequestValidator(buildDocument()), resolve }), errorHandler);
+  strict.use(requestId, jsonBody, webhooksRouter({ rt: strictRt, bus, validator: new RequestValidator(buildDocument()), resolve }), errorHandler);
   strictBase = await listen(strict);
   customer = await signUp(base);
 });
