@@ -50,7 +50,7 @@ export function createApp(deps: ApiDeps): Express {
   app.set('query parser', 'extended');
   // req.ip (clientIp): X-Forwarded-For is read only from these peers, right to left up to the first untrusted hop.
   app.set('trust proxy', deps.rt.cfg.TRUSTED_PROXIES.length > 0 ? deps.rt.cfg.TRUSTED_PROXIES : false);
-  const doc = buildDocument();
+  const doc = buildDocument({ mainnet: deps.rt.cfg.PUBLIC_ORIGIN_MAINNET, nile: deps.rt.cfg.PUBLIC_ORIGIN_NILE });
   const validator = new RequestValidator(doc);
 
   // One layer for what every request gets (each layer is a router dispatch of its own): the request id and

@@ -163,6 +163,12 @@ const schema = z.object({
   BUDGET_CREDENTIAL_MISSES_PER_IP_PER_MIN: z.coerce.number().int().min(1).default(120),
   /** An account's reads and writes per second, as a multiple of one caller's budget: keys and sessions share it. */
   BUDGET_ACCOUNT_CALLERS: z.coerce.number().int().min(1).default(3),
+  /**
+   * The public origins of the two deployments (spec: {base_url} and {nile_base_url} without /v1), named as
+   * `servers` in /v1/openapi.json; unset: a server variable with a placeholder the integrator fills in.
+   */
+  PUBLIC_ORIGIN_MAINNET: z.string().url().optional(),
+  PUBLIC_ORIGIN_NILE: z.string().url().optional(),
   /** Orders: JSON price rows overriding the network's defaults (services/domain/pricing.ts). */
   ORDER_PRICES: jsonSetting.optional(),
   /** Orders: SUN charged to activate an inactive receiver; default per network (pricing.ts). */
