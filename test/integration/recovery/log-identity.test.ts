@@ -136,6 +136,8 @@ test('NETWORK=mainnet against a Nile database refuses before touching any mainne
     NETWORK: 'mainnet',
     TOPIC_PREFIX: mainnetPrefix,
     DEPOSIT_XPUB: devDefaults.DEPOSIT_XPUB,
+    // What a mainnet start needs besides (config.ts), so it is the database's stamp that refuses it.
+    SERVICE_DOMAIN: 'energy.example',
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false',
     API_PORT: '0',
   });
