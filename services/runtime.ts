@@ -17,6 +17,7 @@ import { LogCodec } from './platform/wire/codec';
 import { createRegistryClient, registerTopicSchemas } from './platform/wire/registry';
 import { priceTable } from './domain/pricing';
 import { chainClients, type Runtime } from './chain/clients';
+import { reachDatabase } from './platform/db/reach';
 
 export interface RuntimeOptions {
   migrate?: boolean;
@@ -32,6 +33,8 @@ export interface RuntimeOptions {
 export async function createRuntime(cfg: Config, options: RuntimeOptions = {}): Promise<Runtime> {
   logger.level = cfg.LOG_LEVEL;
   const databaseUrl = options.databaseUrl ?? cfg.DATABASE_URL;
+  // TLS (sslmode, sslrootcert, sslcert, sslkey in DATABASE_URL) and credentials are tried once, named on failure.
+  await reachDatabase(databaseUrl);
   if (options.migrate ?? true) await migrate(databaseUrl);
   const pool = createPool(databaseUrl, cfg.DATABASE_POOL_MAX, cfg.DATABASE_POOL_MIN);
   const checkIdentity = (options.logIdentity ?? 'check') === 'check';

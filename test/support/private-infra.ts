@@ -106,8 +106,8 @@ export async function privateRedis(): Promise<Outageable> {
 }
 
 /** A PostgreSQL cluster of this test (run as the postgres user, trust auth on loopback). */
-export async function privatePostgres(): Promise<Outageable> {
-  const pgPort = port('OUTAGE_PG_PORT', 28432);
+export async function privatePostgres(options: { port?: number; initdb?: (dir: string) => string[]; server?: (dir: string) => string; prepare?: (dir: string, owned: (file: string) => void) => void } = {}): Promise<Outageable & { dir: string }> {
+  const pgPort = options.port ?? port('OUTAGE_PG_PORT', 28432);
   const bin = process.env.OUTAGE_PG_BIN ?? (await pgBin());
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'outage-pg-'));
   fs.chmodSync(dir, 0o777);
@@ -117,12 +117,20 @@ export async function privatePostgres(): Promise<Outageable> {
     process.getuid?.() === 0
       ? control(what, 'runuser', ['-u', 'postgres', '--', path.join(bin, cmd), ...args], 90_000)
       : control(what, path.join(bin, cmd), args, 90_000);
-  await asPostgres(`initdb ${data}`, 'initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
+  // `prepare` writes files the server reads (certificates, a password file) into `dir`, owned as it needs them.
+  const owned = (file: string) => {
+    if (process.getuid?.() !== 0) return;
+    const { uid, gid } = postgresIds();
+    fs.chownSync(file, uid, gid);
+  };
+  options.prepare?.(dir, owned);
+  await asPostgres(`initdb ${data}`, 'initdb', ['-D', data, '-U', 'postgres', ...(options.initdb?.(dir) ?? ['--auth=trust']), '-E', 'UTF8', '--no-sync']);
   const ctl = (cmd: string, extra: string[] = []) =>
     asPostgres(`pg_ctl ${cmd} (port ${pgPort})`, 'pg_ctl', ['-D', data, '-l', path.join(dir, 'log'), '-w', '-t', '60', ...extra, cmd]);
-  const start = () => ctl('start', ['-o', `-p ${pgPort} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`]);
+  const start = () => ctl('start', ['-o', `-p ${pgPort} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200 ${options.server?.(dir) ?? ''}`]);
   await start();
   return {
+    dir,
     url: `postgres://postgres@127.0.0.1:${pgPort}/outage`,
     // Immediate: the server goes away as in a crash, open connections break mid-transaction.
     stop: () => ctl('stop', ['-m', 'immediate']),
@@ -132,6 +140,14 @@ export async function privatePostgres(): Promise<Outageable> {
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** The postgres user's ids (the cluster runs as it when the tests run as root). */
+function postgresIds(): { uid: number; gid: number } {
+  const line = fs.readFileSync('/etc/passwd', 'utf8').split('\n').find((l) => l.startsWith('postgres:'));
+  if (!line) throw new Error('no postgres user');
+  const [, , uid, gid] = line.split(':');
+  return { uid: Number(uid), gid: Number(gid) };
 }
 
 async function pgBin(): Promise<string> {
