@@ -12,7 +12,7 @@ import { fetchLogMetadata } from './platform/kafka-topic-ids';
 import { retentionConfigNames, retentionProblems, retentionRefusal, type TopicRetention } from './platform/topic-retention';
 import { checkNetwork, checkOrStamp, type LogIdentity } from './platform/log-identity';
 import { logger } from './platform/logger';
-import { createRedis } from './platform/redis';
+import { createRedis, reachRedis } from './platform/redis';
 import { LogCodec } from './platform/wire/codec';
 import { createRegistryClient, registerTopicSchemas } from './platform/wire/registry';
 import { priceTable } from './domain/pricing';
@@ -42,7 +42,12 @@ export async function createRuntime(cfg: Config, options: RuntimeOptions = {}): 
     await pool.end();
     throw err;
   });
-  const redis = createRedis(cfg.REDIS_URL);
+  const redis = createRedis(cfg.REDIS_URL, { tlsCaFile: cfg.REDIS_TLS_CA_FILE });
+  await reachRedis(redis, cfg.REDIS_URL).catch(async (err) => {
+    redis.disconnect();
+    await pool.end();
+    throw err;
+  });
   const log = new KafkaLog(cfg.KAFKA_BROKERS, cfg.KAFKA_CLIENT_ID, cfg.topicPrefix, cfg.KAFKA_SESSION_TIMEOUT_MS, cfg.KAFKA_FETCH_MAX_WAIT_MS);
   try {
     await log.ensureTopics(

@@ -32,6 +32,8 @@ export interface CommandBusDeps {
   codec: LogCodec;
   pool: Pool;
   redisUrl: string;
+  /** REDIS_TLS_CA_FILE, for the reply subscriber's own connection. */
+  redisTlsCaFile?: string;
   network: string;
   clock: Clock;
   timeoutMs: number;
@@ -51,7 +53,7 @@ export function commandBusFor(rt: Connections, overrides: Partial<CommandBusDeps
   const fiveMinuteEnergy = rt.prices.rows
     .find((r) => r.resource === 'energy' && r.tier === '5m');
   return new CommandBus({
-    log: rt.log, codec: rt.codec, pool: rt.pool, redisUrl: rt.cfg.REDIS_URL, network: rt.cfg.NETWORK,
+    log: rt.log, codec: rt.codec, pool: rt.pool, redisUrl: rt.cfg.REDIS_URL, redisTlsCaFile: rt.cfg.REDIS_TLS_CA_FILE, network: rt.cfg.NETWORK,
     clock: rt.clock, timeoutMs: rt.cfg.COMMAND_TIMEOUT_MS, energyPrice5mSun: fiveMinuteEnergy?.price_sun_per_unit ?? null,
     lingerMs: rt.cfg.COMMAND_LINGER_MS, appendMax: rt.cfg.COMMAND_APPEND_MAX, idleFlush: rt.cfg.COMMAND_IDLE_FLUSH, maxWaiting: rt.cfg.COMMAND_MAX_WAITING,
     ...overrides,
@@ -77,7 +79,7 @@ export class CommandBus {
   }
 
   async start(): Promise<void> {
-    this.subscriber = createRedis(this.deps.redisUrl, { autoPipeline: false });
+    this.subscriber = createRedis(this.deps.redisUrl, { autoPipeline: false, tlsCaFile: this.deps.redisTlsCaFile });
     this.subscriber.on('message', (_channel, message) => {
       const result = parseOwnJson(message) as CommandResult;
       this.waiting.get(result.commandId)?.(result);

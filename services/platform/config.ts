@@ -66,6 +66,8 @@ const schema = z.object({
   /** Unset: postgres://postgres@127.0.0.1:5432/energy_<NETWORK>, so a mainnet process never opens the Nile database. */
   DATABASE_URL: z.string().url().optional(),
   REDIS_URL: z.string().url().default('redis://127.0.0.1:6379/0'),
+  /** CA certificate file (PEM) that signed the Redis server's certificate, for a `rediss://` REDIS_URL. Unset: Node's trust store. */
+  REDIS_TLS_CA_FILE: z.string().min(1).optional(),
   TRON_FULL_HOST: z.string().url().default('http://127.0.0.1:8090'),
   /** How long an API call waits for the processor before the command is abandoned (and refused). */
   COMMAND_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),

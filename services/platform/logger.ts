@@ -14,6 +14,8 @@ export const redactedPaths = [
   'headers["x-api-sign"]', 'headers["x-csrf-token"]', 'headers["set-cookie"]', 'headers.authorization', 'headers.cookie',
   '*.headers["x-api-sign"]', '*.headers["x-csrf-token"]', '*.headers["set-cookie"]', '*.headers.authorization', '*.headers.cookie',
   'password', '*.password',
+  // A Redis client's error names the command it failed on, with its arguments (AUTH's password).
+  'err.command.args', '*.err.command.args',
 ];
 
 export const logger = pino({

@@ -1,20 +1,60 @@
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import { logger } from './logger';
 
-export function createRedis(url: string, options: { autoPipeline?: boolean } = {}): Redis {
+/** TLS of a `rediss://` URL: the CA file's certificates trusted (read once, at start). */
+export function redisTls(url: string, caFile: string | undefined): { tls?: { ca?: Buffer } } {
+  if (!url.startsWith('rediss:')) return {};
+  return { tls: caFile ? { ca: readFileSync(caFile) } : {} };
+}
+
+/**
+ * Waits (bounded) for a new client's first answer. A refused handshake (an untrusted certificate) or refused
+ * credentials fail the start, naming Redis and why; Redis merely away does not (the service serves without it),
+ * and is not waited for.
+ */
+export async function reachRedis(redis: Redis, url: string, timeoutMs = 5_000): Promise<void> {
+  const misconfigured = (err: Error & { code?: string }) =>
+    /WRONGPASS|NOAUTH|invalid password|invalid username-password/i.test(err.message) ||
+    /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS|ERR_SSL/.test(err.code ?? '') || /certificate|ssl|tls/i.test(err.message);
+  const failure = await new Promise<Error | null>((resolve) => {
+    const timer = setTimeout(() => done(null), timeoutMs);
+    // The first answer decides: refused TLS or credentials fail; anything else (refused, reset) is Redis away.
+    const onError = (err: Error) => done(misconfigured(err) ? err : null);
+    const done = (err: Error | null) => {
+      clearTimeout(timer);
+      redis.off('error', onError);
+      redis.off('ready', onReady);
+      resolve(err);
+    };
+    const onReady = () => done(null);
+    if (redis.status === 'ready') return done(null);
+    redis.on('error', onError);
+    redis.on('ready', onReady);
+  });
+  if (failure) {
+    const target = new URL(url);
+    throw new Error(`Redis at ${target.hostname}:${target.port || '6379'} (REDIS_URL): ${failure.message}`);
+  }
+}
+
+export function createRedis(url: string, options: { autoPipeline?: boolean; tlsCaFile?: string } = {}): Redis {
   // Fail a command quickly while Redis is away instead of queueing it forever; callers fall back to PostgreSQL.
   // Auto-pipelining: commands issued in the same event-loop turn (many requests at once) share one write.
   // Reconnect at most every 500 ms, so a Redis that comes back is used again within half a second.
   const redis = new Redis(url, {
     maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false, enableAutoPipelining: options.autoPipeline ?? true,
     retryStrategy: (times) => Math.min(times * 50, 500),
+    ...redisTls(url, options.tlsCaFile),
   });
   // Connection errors while Redis is away are expected (every use has a fallback): one warning per outage,
   // not ioredis' "Unhandled error event" on stderr at every reconnection attempt.
   let warned = false;
   redis.on('error', (err) => {
-    if (!warned) logger.warn({ err }, 'redis unavailable; falling back until it is back');
+    // The message only: ioredis' error carries the failed command, whose arguments include the password
+    // (HELLO 3 AUTH default <password>) when authentication is what failed.
+    if (!warned) logger.warn({ err: { message: err.message, code: (err as { code?: string }).code } }, 'redis unavailable; falling back until it is back');
     warned = true;
   });
   redis.on('ready', () => (warned = false));

@@ -55,3 +55,18 @@ export function startService(world: World, roles: string, env: Record<string, st
       }),
   };
 }
+
+/**
+ * Starts the service (`roles`) with `env` over the world's (an undefined value removes the variable) and waits
+ * for it to exit: for starts that must be refused. Its exit code and everything it printed.
+ */
+export function startRefused(world: World, env: Record<string, string | undefined>, roles = 'api'): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, [...entryArgs('services/main.ts', ['services', 'topics'], ['--import', 'tsx']), '--roles', roles], {
+    cwd: root, env: { ...world.env, API_PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  live.add(child);
+  let output = '';
+  child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
+  child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
+  return new Promise((resolve) => child.once('exit', (code) => (live.delete(child), resolve({ code, output }))));
+}

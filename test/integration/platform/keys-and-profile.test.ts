@@ -4,15 +4,11 @@
  * keeps them only for roles that sign); a process outside the local and test profiles refuses to start
  * without NETWORK, and on mainnet without SERVICE_DOMAIN and DEPOSIT_XPUB, naming each.
  */
-import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import { devnetKey } from '../../../services/chain/pool-keys';
-import { entryArgs } from '../../support/built-entry';
-import { startService, type ServiceProcess } from '../../support/service-process';
+import { startRefused, startService, type ServiceProcess } from '../../support/service-process';
 import { dropWorld, newWorld, openRuntime, type World } from '../../support/world';
 
-const root = path.resolve(__dirname, '../../..');
 /** A port of this engineer's range (API_PORT + 50): cluster workers share one fixed port. */
 const WORKER_PORT = String(Number(process.env.API_PORT ?? 13100) + 50);
 let world: World;
@@ -81,26 +77,15 @@ test('API workers hold no stake-pool key: their environment has none, though the
   service = undefined;
 }, 120_000);
 
-/** Starts the service with `env` over the world's (an undefined value removes the variable); its exit code and output. */
-function startRefused(env: Record<string, string | undefined>): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, [...entryArgs('services/main.ts', ['services', 'topics'], ['--import', 'tsx']), '--roles', 'api'], {
-    cwd: root, env: { ...world.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (c: Buffer) => (output += c.toString()));
-  child.stderr.on('data', (c: Buffer) => (output += c.toString()));
-  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, output })));
-}
-
 test('outside the local and test profiles an unset NETWORK refuses the start, naming it', async () => {
-  const refused = await startRefused({ STACK_PROFILE: undefined, NETWORK: undefined });
+  const refused = await startRefused(world, { STACK_PROFILE: undefined, NETWORK: undefined });
   expect(refused.code).toBe(1);
   expect(refused.output).toMatch(/NETWORK: required/);
   expect(refused.output).not.toMatch(/"msg":"started"/);
 }, 60_000);
 
 test('mainnet refuses to start without SERVICE_DOMAIN and DEPOSIT_XPUB, both named at once', async () => {
-  const refused = await startRefused({ STACK_PROFILE: 'production', NETWORK: 'mainnet', SERVICE_DOMAIN: undefined, DEPOSIT_XPUB: undefined });
+  const refused = await startRefused(world, { STACK_PROFILE: 'production', NETWORK: 'mainnet', SERVICE_DOMAIN: undefined, DEPOSIT_XPUB: undefined });
   expect(refused.code).toBe(1);
   expect(refused.output).toMatch(/SERVICE_DOMAIN: required when NETWORK is mainnet/);
   expect(refused.output).toMatch(/DEPOSIT_XPUB: required when NETWORK is mainnet/);
