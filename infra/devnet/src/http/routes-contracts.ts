@@ -2,6 +2,8 @@ import type { Router } from 'express';
 import { buildTx } from '../chain/build';
 import { selector } from '../contracts/abi';
 import { dryRun } from '../actuators/trigger';
+import type { NativeContract } from '../contracts/contract';
+import { energyFactor } from '../state/energy-factor';
 import { parseAddress } from '../crypto/address';
 import type { DevnetNode } from '../node';
 import { parseContract } from '../tx/contracts';
@@ -47,30 +49,50 @@ export function contractRoutes(router: Router, node: DevnetNode): void {
       if (path.endsWith('estimateenergy')) {
         return sendJson(res, p, result.ok ? { result: { result: true }, energy_required: result.energy } : failure('REVERT opcode executed'));
       }
+      // java-tron Wallet.callConstantContract: energy_used with the penalty in it, energy_penalty its part,
+      // a revert answered result true with "REVERT opcode executed" and its reason in constant_result.
       const status = result.ok ? { result: true } : { result: true, message: hexMessage('REVERT opcode executed') };
       sendJson(res, p, {
         result: status,
         energy_used: result.energy,
+        ...(result.penalty > 0n ? { energy_penalty: result.penalty } : {}),
         constant_result: [result.returnData.toString('hex')],
         transaction: { ret: [result.ok ? {} : { ret: 'FAILED' }], ...unsignedTxJson(tx.raw, tx.txid, tx.rawBytes.toString('hex'), isVisible(p)) },
       });
     });
   }
 
+  const smartContract = (contract: NativeContract, visible: boolean) => ({
+    // Native contracts have no TVM code; a marker stands in for the bytecode.
+    bytecode: Buffer.from('devnet-native:' + contract.name, 'utf8').toString('hex'),
+    name: contract.name,
+    origin_address: shownAddress(contract.origin, visible),
+    abi: { entrys: contract.abi },
+    origin_energy_limit: 10_000_000n,
+    contract_address: shownAddress(contract.address, visible),
+  });
+  const contractOf = (p: Params) => {
+    const address = parseAddress(p.value);
+    return address ? node.chain.contracts.get(address) : undefined;
+  };
+
   router.all('/wallet/getcontract', (req, res) => {
     const p = paramsOf(req);
-    const address = parseAddress(p.value);
-    const contract = address ? node.chain.contracts.get(address) : undefined;
+    const contract = contractOf(p);
+    sendJson(res, p, contract ? smartContract(contract, isVisible(p)) : {});
+  });
+
+  // java-tron GetContractInfoServlet: SmartContractDataWrapper {smart_contract, runtimecode, contract_state}
+  // (smart_contract.proto); ContractState's zero fields are left out, as JsonFormat prints defaults.
+  router.all('/wallet/getcontractinfo', (req, res) => {
+    const p = paramsOf(req);
+    const contract = contractOf(p);
     if (!contract) return sendJson(res, p, {});
-    const visible = isVisible(p);
+    const factor = energyFactor(node.chain.pendingView(), contract.address);
     sendJson(res, p, {
-      // Native contracts have no TVM code; a marker stands in for the bytecode.
-      bytecode: Buffer.from('devnet-native:' + contract.name, 'utf8').toString('hex'),
-      name: contract.name,
-      origin_address: shownAddress(contract.origin, visible),
-      abi: { entrys: contract.abi },
-      origin_energy_limit: 10_000_000n,
-      contract_address: shownAddress(contract.address, visible),
+      smart_contract: smartContract(contract, isVisible(p)),
+      runtimecode: smartContract(contract, false).bytecode,
+      contract_state: factor > 0n ? { energy_factor: factor } : {},
     });
   });
 }
