@@ -23,21 +23,22 @@ export function runtimeOf(req: Request): Runtime {
 async function authenticate(req: Request, res: Response, need: AuthRequirement): Promise<AuthContext> {
   const rt = runtimeOf(req);
   const presented = presentedCredentials(req);
+  const budgetMethod = need.readBudget ? 'GET' : req.method;
   switch (presented.kind) {
     case 'api_key': {
       // A caller that will pass the scope check below spends its budget in the signature's Redis call.
       const scope = need.apiKey?.scope;
       const { auth, budget } = await verifySignedRequest(rt, req, presented, (key) =>
-        (need.apiKey && (!scope || key.scopes.includes(scope)) ? callerBudgetSlot(rt, req.method, key.id) : null));
+        (need.apiKey && (!scope || key.scopes.includes(scope)) ? callerBudgetSlot(rt, budgetMethod, key.id) : null));
       if (!need.apiKey) throw new ApiError('scope_missing', 'No API-key scope opens this endpoint; it needs a dashboard session.', { scope: null });
       if (scope && !auth.scopes.includes(scope)) throw new ApiError('scope_missing', `The API key lacks the scope \`${scope}\`.`, { scope });
       if (budget?.used != null) checkBudget(budget.slot, budget.used);
-      else await spendCallerBudget(rt, req.method, auth.keyId);
+      else await spendCallerBudget(rt, budgetMethod, auth.keyId);
       return auth;
     }
     case 'bootstrap': {
       const auth = await verifyBootstrap(rt, presented.token, need.bootstrap === true);
-      await spendCallerBudget(rt, req.method, auth.tokenId);
+      await spendCallerBudget(rt, budgetMethod, auth.tokenId);
       return auth;
     }
     case 'session': {
@@ -48,7 +49,7 @@ async function authenticate(req: Request, res: Response, need: AuthRequirement):
         throw new ApiError('role_forbidden', `This needs the role \`${need.session.minRole}\` or above.`, { role: need.session.minRole });
       }
       res.locals.session = session;
-      await spendCallerBudget(rt, req.method, session.row.id);
+      await spendCallerBudget(rt, budgetMethod, session.row.id);
       return sessionContext(session);
     }
     case 'none':

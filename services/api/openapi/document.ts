@@ -12,6 +12,7 @@ import { promoPaths, promoSchemas } from './promo-paths';
 import { statsPaths, statsSchemas } from './stats-paths';
 import { batchPaths, batchSchemas } from './batches-paths';
 import { subscriptionPaths, subscriptionSchemas } from './subscriptions-paths';
+import { estimatePaths, estimateSchemas } from './estimates-paths';
 
 export type OpenApiDocument = {
   openapi: '3.1.0';
@@ -41,7 +42,7 @@ export function buildDocument(): OpenApiDocument {
     },
     // Every path below carries /v1, and a server URL is prefixed to each path: '/' (not '/v1/v1/...').
     servers: [{ url: '/' }],
-    paths: { ...platformPaths, ...identityPaths, ...ledgerPaths, ...webhookPaths, ...orderPaths, ...promoPaths, ...statsPaths, ...batchPaths, ...subscriptionPaths },
-    components: { schemas: { ...sharedSchemas, ...identitySchemas, ...ledgerSchemas, ...webhookSchemas, ...orderSchemas, ...promoSchemas, ...statsSchemas, ...batchSchemas, ...subscriptionSchemas }, securitySchemes: { ...identitySecuritySchemes } },
+    paths: { ...platformPaths, ...identityPaths, ...ledgerPaths, ...webhookPaths, ...orderPaths, ...promoPaths, ...statsPaths, ...batchPaths, ...subscriptionPaths, ...estimatePaths },
+    components: { schemas: { ...sharedSchemas, ...identitySchemas, ...ledgerSchemas, ...webhookSchemas, ...orderSchemas, ...promoSchemas, ...statsSchemas, ...batchSchemas, ...subscriptionSchemas, ...estimateSchemas }, securitySchemes: { ...identitySecuritySchemes } },
   };
 }

@@ -1,0 +1,200 @@
+/**
+ * Estimates (contract.md section 11): what one token transfer needs (energy and bandwidth), what its
+ * sender has, what it would burn without renting, the fee limit to send it with, and the orders that
+ * cover the shortfall at the live price. Pure: the chain facts come in (services/chain/transfer-facts.ts).
+ */
+import { errorCatalog } from './errors';
+import type { PriceTable, Tier } from './pricing';
+
+/** The tier an estimate's orders take: the shortest, enough to send the transfer right away. */
+export const ESTIMATE_TIER: Tier = '5m';
+/** Headroom on the fee limit over the simulated energy (20 %), then rounded up to a whole TRX. */
+const FEE_LIMIT_HEADROOM_PCT = 120n;
+const SUN_PER_TRX = 1_000_000n;
+
+/** java-tron's chain fees the estimate prices burns with (getchainparameters). */
+export interface ChainFees {
+  /** getEnergyFee: SUN per unit of energy burned. */
+  energyFeeSun: bigint;
+  /** getTransactionFee: SUN per byte of bandwidth burned. */
+  bandwidthFeeSun: bigint;
+  /** getFreeNetLimit: free bandwidth per day of an activated account. */
+  freeNetLimit: bigint;
+}
+
+/** The sender's resources now (getaccountresource); `activated: false` when the address has no account. */
+export interface SenderResources {
+  activated: boolean;
+  energyLimit: bigint;
+  energyUsed: bigint;
+  freeNetLimit: bigint;
+  freeNetUsed: bigint;
+  netLimit: bigint;
+  netUsed: bigint;
+}
+
+/** The node's simulation of the exact call (triggerconstantcontract). */
+export interface Simulation {
+  ok: boolean;
+  /** energy_used, the dynamic energy penalty included. */
+  energyUsed: bigint;
+  /** energy_penalty (0 when the node reports none). */
+  energyPenalty: bigint;
+  /** The revert reason (Error(string)) or the node's message when the call fails. */
+  failure: string | null;
+  /** Bytes of the unsigned transaction's raw data as the node builds it (no fee limit set). */
+  rawDataBytes: number;
+}
+
+export interface TransferFacts {
+  simulation: Simulation;
+  sender: SenderResources;
+  receiverTokenBalance: bigint;
+}
+
+export interface TransferItem {
+  from: string;
+  to: string;
+  /** Token amount in base units. */
+  amount: bigint;
+  /** The TRC-20 contract (Base58). */
+  token: string;
+}
+
+export interface EstimateOrder {
+  resource: 'energy' | 'bandwidth';
+  amount: number;
+  tier: Tier;
+  receiver: string;
+  activate: boolean;
+}
+
+export interface Estimate {
+  from: string;
+  to: string;
+  token: string;
+  amount: string;
+  ok: boolean;
+  error: { code: number; slug: 'transfer_would_fail'; message: string } | null;
+  energy_needed: number;
+  energy_penalty: number;
+  receiver_holds_token: boolean;
+  energy_available: number;
+  energy_to_rent: number;
+  bandwidth_needed: number;
+  bandwidth_available: number;
+  bandwidth_to_rent: number;
+  sender_activated: boolean;
+  fee_limit_sun: bigint;
+  burn_sun_without_rental: bigint;
+  orders: EstimateOrder[];
+  total_amount_sun: bigint;
+}
+
+const max0 = (v: bigint) => (v > 0n ? v : 0n);
+const ceilDiv = (a: bigint, b: bigint) => (a + b - 1n) / b;
+
+function varintSize(n: bigint): number {
+  let size = 1;
+  for (let v = n >> 7n; v > 0n; v >>= 7n) size += 1;
+  return size;
+}
+
+/** A length-delimited protobuf field of `length` bytes with a one-byte tag. */
+const delimitedSize = (length: number) => 1 + varintSize(BigInt(length)) + length;
+/** raw_data.fee_limit is field 18 (a two-byte tag) and a varint. */
+const feeLimitFieldSize = (feeLimit: bigint) => (feeLimit > 0n ? 2 + varintSize(feeLimit) : 0);
+/** One 65-byte signature, and the room java-tron adds per contract for its result (MAX_RESULT_SIZE_IN_TX). */
+const SIGNATURE_FIELD = delimitedSize(65);
+const RESULT_ROOM = 64;
+
+/**
+ * The bandwidth a signed transaction pays for, as java-tron's BandwidthProcessor counts it: the serialized
+ * transaction without its result (raw data with the fee limit set, one signature) plus 64 bytes.
+ */
+export function signedTransferBytes(rawDataBytes: number, feeLimit: bigint): number {
+  return delimitedSize(rawDataBytes + feeLimitFieldSize(feeLimit)) + SIGNATURE_FIELD + RESULT_ROOM;
+}
+
+/** Energy × fee plus 20 %, rounded up to a whole TRX (at least 1 TRX). */
+export function recommendedFeeLimit(energyNeeded: bigint, energyFeeSun: bigint): bigint {
+  const sun = ceilDiv(energyNeeded * energyFeeSun * FEE_LIMIT_HEADROOM_PCT, 100n);
+  return (sun > 0n ? ceilDiv(sun, SUN_PER_TRX) : 1n) * SUN_PER_TRX;
+}
+
+function rowOf(table: PriceTable, resource: 'energy' | 'bandwidth') {
+  return table.rows.find((r) => r.resource === resource && r.tier === ESTIMATE_TIER) ?? null;
+}
+
+/** A shortfall raised to the price row's minimum order (0 stays 0). */
+function toRent(short: bigint, minAmount: number): bigint {
+  if (short <= 0n) return 0n;
+  return short < BigInt(minAmount) ? BigInt(minAmount) : short;
+}
+
+export interface EnergyShortfall {
+  energyNeeded: bigint;
+  energyAvailable: bigint;
+  /** What an order must deliver (0: nothing short), raised to the energy row's minimum. */
+  energyToRent: bigint;
+}
+
+/** The energy part alone: what `for_transfer` orders are sized by. */
+export function energyShortfall(facts: Pick<TransferFacts, 'simulation' | 'sender'>, energyMinAmount: number): EnergyShortfall {
+  const energyNeeded = facts.simulation.energyUsed;
+  const energyAvailable = max0(facts.sender.energyLimit - facts.sender.energyUsed);
+  return { energyNeeded, energyAvailable, energyToRent: toRent(energyNeeded - energyAvailable, energyMinAmount) };
+}
+
+/**
+ * The Estimate of one transfer. A sender that is not activated is counted as its first order will leave it:
+ * activated, with a new account's free bandwidth (getFreeNetLimit) and no energy. A transfer that would fail
+ * gets no orders: renting does not make a revert succeed.
+ */
+export function estimateTransfer(item: TransferItem, facts: TransferFacts, fees: ChainFees, table: PriceTable): Estimate {
+  const { simulation: sim, sender } = facts;
+  const energyRow = rowOf(table, 'energy');
+  const bandwidthRow = rowOf(table, 'bandwidth');
+  const energy = energyShortfall(facts, energyRow?.min_amount ?? 0);
+  const energyShort = max0(energy.energyNeeded - energy.energyAvailable);
+
+  const feeLimit = recommendedFeeLimit(energy.energyNeeded, fees.energyFeeSun);
+  const bandwidthNeeded = BigInt(signedTransferBytes(sim.rawDataBytes, feeLimit));
+  const stakedLeft = sender.activated ? max0(sender.netLimit - sender.netUsed) : 0n;
+  const freeLeft = sender.activated ? max0(sender.freeNetLimit - sender.freeNetUsed) : fees.freeNetLimit;
+  // All or nothing: staked bandwidth covers the whole transaction, or the free allowance does, or it burns for all of it.
+  const bandwidthCovered = stakedLeft >= bandwidthNeeded || freeLeft >= bandwidthNeeded;
+  const bandwidthToRent = bandwidthCovered ? 0n : toRent(bandwidthNeeded - stakedLeft, bandwidthRow?.min_amount ?? 0);
+
+  const burn = energyShort * fees.energyFeeSun + (bandwidthCovered ? 0n : bandwidthNeeded * fees.bandwidthFeeSun);
+  const rentEnergy = sim.ok ? energy.energyToRent : 0n;
+  const rentBandwidth = sim.ok ? bandwidthToRent : 0n;
+  const orders: EstimateOrder[] = [];
+  if (rentEnergy > 0n) orders.push({ resource: 'energy', amount: Number(rentEnergy), tier: ESTIMATE_TIER, receiver: item.from, activate: true });
+  if (rentBandwidth > 0n) orders.push({ resource: 'bandwidth', amount: Number(rentBandwidth), tier: ESTIMATE_TIER, receiver: item.from, activate: true });
+  // Activation is charged once, on the first order that reaches an inactive sender.
+  const activation = orders.length > 0 && !sender.activated ? table.activationFeeSun : 0n;
+  const pay = rentEnergy * (energyRow?.price_sun_per_unit ?? 0n) + rentBandwidth * (bandwidthRow?.price_sun_per_unit ?? 0n);
+
+  return {
+    from: item.from,
+    to: item.to,
+    token: item.token,
+    amount: item.amount.toString(),
+    ok: sim.ok,
+    error: sim.ok ? null : { code: errorCatalog.transfer_would_fail.code, slug: 'transfer_would_fail', message: sim.failure ?? 'The transfer reverts.' },
+    energy_needed: Number(energy.energyNeeded),
+    energy_penalty: Number(sim.energyPenalty),
+    receiver_holds_token: facts.receiverTokenBalance > 0n,
+    energy_available: Number(energy.energyAvailable),
+    energy_to_rent: Number(rentEnergy),
+    bandwidth_needed: Number(bandwidthNeeded),
+    bandwidth_available: Number(stakedLeft + freeLeft),
+    bandwidth_to_rent: Number(rentBandwidth),
+    sender_activated: sender.activated,
+    fee_limit_sun: feeLimit,
+    burn_sun_without_rental: burn,
+    orders,
+    total_amount_sun: pay + activation,
+  };
+}
