@@ -147,54 +147,95 @@ export function energyShortfall(facts: Pick<TransferFacts, 'simulation' | 'sende
 }
 
 /**
- * The Estimate of one transfer. A sender that is not activated is counted as its first order will leave it:
- * activated, with a new account's free bandwidth (getFreeNetLimit) and no energy. A transfer that would fail
- * gets no orders: renting does not make a revert succeed.
+ * What a sender has left as the request's earlier transfers from it would leave it: energy (shared by both
+ * scenarios: renting covers exactly the shortfall, so either way nothing of it is left after a short
+ * transfer), and bandwidth in each scenario (`rented`: a short transfer is topped up with staked
+ * bandwidth and pays from it; `bare`: it burns and leaves the allowances as they were).
  */
-export function estimateTransfer(item: TransferItem, facts: TransferFacts, fees: ChainFees, table: PriceTable): Estimate {
-  const { simulation: sim, sender } = facts;
+interface SenderLeft {
+  energy: bigint;
+  rented: { staked: bigint; free: bigint };
+  bare: { staked: bigint; free: bigint };
+}
+
+function leftOf(sender: SenderResources, fees: ChainFees): SenderLeft {
+  const staked = sender.activated ? max0(sender.netLimit - sender.netUsed) : 0n;
+  const free = sender.activated ? max0(sender.freeNetLimit - sender.freeNetUsed) : fees.freeNetLimit;
+  return { energy: sender.activated ? max0(sender.energyLimit - sender.energyUsed) : 0n, rented: { staked, free }, bare: { staked, free } };
+}
+
+/** java-tron's all-or-nothing: staked bandwidth pays the whole transaction, else the free allowance does, else none. */
+function payBandwidth(left: { staked: bigint; free: bigint }, bytes: bigint): boolean {
+  if (left.staked >= bytes) left.staked -= bytes;
+  else if (left.free >= bytes) left.free -= bytes;
+  else return false;
+  return true;
+}
+
+/**
+ * The Estimates of a request's transfers, in order. Transfers from the same sender are counted one after
+ * the other, as they would be sent: each sees the energy and bandwidth the earlier ones leave (a transfer
+ * that would fail is not counted: it is not meant to be sent). A sender that is not activated is counted
+ * as its first order will leave it: activated, with a new account's free bandwidth (getFreeNetLimit) and no
+ * energy. A transfer that would fail gets no orders: renting does not make a revert succeed.
+ */
+export function estimateTransfers(items: readonly TransferItem[], facts: readonly TransferFacts[], fees: ChainFees, table: PriceTable): Estimate[] {
   const energyRow = rowOf(table, 'energy');
   const bandwidthRow = rowOf(table, 'bandwidth');
-  const energy = energyShortfall(facts, energyRow?.min_amount ?? 0);
-  const energyShort = max0(energy.energyNeeded - energy.energyAvailable);
-
-  const feeLimit = recommendedFeeLimit(energy.energyNeeded, fees.energyFeeSun);
-  const bandwidthNeeded = BigInt(signedTransferBytes(sim.rawDataBytes, feeLimit));
-  const stakedLeft = sender.activated ? max0(sender.netLimit - sender.netUsed) : 0n;
-  const freeLeft = sender.activated ? max0(sender.freeNetLimit - sender.freeNetUsed) : fees.freeNetLimit;
-  // All or nothing: staked bandwidth covers the whole transaction, or the free allowance does, or it burns for all of it.
-  const bandwidthCovered = stakedLeft >= bandwidthNeeded || freeLeft >= bandwidthNeeded;
-  const bandwidthToRent = bandwidthCovered ? 0n : toRent(bandwidthNeeded - stakedLeft, bandwidthRow?.min_amount ?? 0);
-
-  const burn = energyShort * fees.energyFeeSun + (bandwidthCovered ? 0n : bandwidthNeeded * fees.bandwidthFeeSun);
-  const rentEnergy = sim.ok ? energy.energyToRent : 0n;
-  const rentBandwidth = sim.ok ? bandwidthToRent : 0n;
-  const orders: EstimateOrder[] = [];
-  if (rentEnergy > 0n) orders.push({ resource: 'energy', amount: Number(rentEnergy), tier: ESTIMATE_TIER, receiver: item.from, activate: true });
-  if (rentBandwidth > 0n) orders.push({ resource: 'bandwidth', amount: Number(rentBandwidth), tier: ESTIMATE_TIER, receiver: item.from, activate: true });
-  // Activation is charged once, on the first order that reaches an inactive sender.
-  const activation = orders.length > 0 && !sender.activated ? table.activationFeeSun : 0n;
-  const pay = rentEnergy * (energyRow?.price_sun_per_unit ?? 0n) + rentBandwidth * (bandwidthRow?.price_sun_per_unit ?? 0n);
-
-  return {
-    from: item.from,
-    to: item.to,
-    token: item.token,
-    amount: item.amount.toString(),
-    ok: sim.ok,
-    error: sim.ok ? null : { code: errorCatalog.transfer_would_fail.code, slug: 'transfer_would_fail', message: sim.failure ?? 'The transfer reverts.' },
-    energy_needed: Number(energy.energyNeeded),
-    energy_penalty: Number(sim.energyPenalty),
-    receiver_holds_token: facts.receiverTokenBalance > 0n,
-    energy_available: Number(energy.energyAvailable),
-    energy_to_rent: Number(rentEnergy),
-    bandwidth_needed: Number(bandwidthNeeded),
-    bandwidth_available: Number(stakedLeft + freeLeft),
-    bandwidth_to_rent: Number(rentBandwidth),
-    sender_activated: sender.activated,
-    fee_limit_sun: feeLimit,
-    burn_sun_without_rental: burn,
-    orders,
-    total_amount_sun: pay + activation,
-  };
+  const senders = new Map<string, SenderLeft>();
+  const activationCharged = new Set<string>();
+  return items.map((item, i) => {
+    const { simulation: sim, sender } = facts[i];
+    const left = senders.get(item.from) ?? leftOf(sender, fees);
+    senders.set(item.from, left);
+    const energyNeeded = sim.energyUsed;
+    const energyAvailable = left.energy;
+    const energyShort = max0(energyNeeded - energyAvailable);
+    const feeLimit = recommendedFeeLimit(energyNeeded, fees.energyFeeSun);
+    const bandwidthNeeded = BigInt(signedTransferBytes(sim.rawDataBytes, feeLimit));
+    const bandwidthAvailable = left.rented.staked + left.rented.free;
+    let energyToRent = 0n;
+    let bandwidthToRent = 0n;
+    let bareCovered = left.bare.staked >= bandwidthNeeded || left.bare.free >= bandwidthNeeded;
+    if (sim.ok) {
+      left.energy = max0(left.energy - energyNeeded);
+      energyToRent = toRent(energyShort, energyRow?.min_amount ?? 0);
+      bareCovered = payBandwidth(left.bare, bandwidthNeeded);
+      if (!payBandwidth(left.rented, bandwidthNeeded)) {
+        bandwidthToRent = toRent(bandwidthNeeded - left.rented.staked, bandwidthRow?.min_amount ?? 0);
+        left.rented.staked = left.rented.staked + bandwidthToRent - bandwidthNeeded;
+      }
+    }
+    const orders: EstimateOrder[] = [];
+    if (energyToRent > 0n) orders.push({ resource: 'energy', amount: Number(energyToRent), tier: ESTIMATE_TIER, receiver: item.from, activate: true });
+    if (bandwidthToRent > 0n) orders.push({ resource: 'bandwidth', amount: Number(bandwidthToRent), tier: ESTIMATE_TIER, receiver: item.from, activate: true });
+    // Activation is charged once per inactive sender, on the first order that reaches it.
+    let activation = 0n;
+    if (orders.length > 0 && !sender.activated && !activationCharged.has(item.from)) {
+      activationCharged.add(item.from);
+      activation = table.activationFeeSun;
+    }
+    const pay = energyToRent * (energyRow?.price_sun_per_unit ?? 0n) + bandwidthToRent * (bandwidthRow?.price_sun_per_unit ?? 0n);
+    return {
+      from: item.from,
+      to: item.to,
+      token: item.token,
+      amount: item.amount.toString(),
+      ok: sim.ok,
+      error: sim.ok ? null : { code: errorCatalog.transfer_would_fail.code, slug: 'transfer_would_fail', message: sim.failure ?? 'The transfer reverts.' },
+      energy_needed: Number(energyNeeded),
+      energy_penalty: Number(sim.energyPenalty),
+      receiver_holds_token: facts[i].receiverTokenBalance > 0n,
+      energy_available: Number(energyAvailable),
+      energy_to_rent: Number(energyToRent),
+      bandwidth_needed: Number(bandwidthNeeded),
+      bandwidth_available: Number(bandwidthAvailable),
+      bandwidth_to_rent: Number(bandwidthToRent),
+      sender_activated: sender.activated,
+      fee_limit_sun: feeLimit,
+      burn_sun_without_rental: energyShort * fees.energyFeeSun + (bareCovered ? 0n : bandwidthNeeded * fees.bandwidthFeeSun),
+      orders,
+      total_amount_sun: pay + activation,
+    };
+  });
 }

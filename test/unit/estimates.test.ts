@@ -1,13 +1,14 @@
 /** The pure rules of an estimate (contract.md section 11), the revert reason decoder and the per-block read cache. */
 import { BlockCache } from '../../services/chain/block-cache';
 import { revertReason } from '../../services/chain/revert-reason';
-import { energyShortfall, estimateTransfer, recommendedFeeLimit, signedTransferBytes, type SenderResources, type TransferFacts } from '../../services/domain/estimates';
+import { energyShortfall, estimateTransfers, recommendedFeeLimit, signedTransferBytes, type SenderResources, type TransferFacts } from '../../services/domain/estimates';
 import { priceTable } from '../../services/domain/pricing';
 
 const table = priceTable('nile');
 const fees = { energyFeeSun: 100n, bandwidthFeeSun: 1_000n, freeNetLimit: 600n };
 const item = { from: 'TFrom', to: 'TTo', amount: 1_000_000n, token: 'TToken' };
 const idle: SenderResources = { activated: true, energyLimit: 0n, energyUsed: 0n, freeNetLimit: 600n, freeNetUsed: 0n, netLimit: 0n, netUsed: 0n };
+const estimateTransfer = (i: typeof item, f: TransferFacts, c: typeof fees, t: typeof table) => estimateTransfers([i], [f], c, t)[0];
 const facts = (over: Partial<TransferFacts['simulation']> = {}, sender: Partial<SenderResources> = {}, receiverTokenBalance = 1n): TransferFacts => ({
   simulation: { ok: true, energyUsed: 64_460n, energyPenalty: 49_810n, failure: null, rawDataBytes: 200, ...over },
   sender: { ...idle, ...sender },
@@ -96,4 +97,23 @@ test('block cache: one read per key and block, a newer block starts over, a fail
   expect(await cache.get(5, 'k', read)).toBe(3); // an older block reads through
   await expect(cache.get(6, 'bad', () => Promise.reject(new Error('down')))).rejects.toThrow('down');
   expect(await cache.get(6, 'bad', read)).toBe(4);
+});
+
+test('transfers from one sender count one after the other: energy and bandwidth the earlier ones use are gone', () => {
+  const f = facts({}, { energyLimit: 100_000n, netLimit: 400n });
+  const [first, second, third] = estimateTransfers([item, item, { ...item, from: 'TOther' }], [f, f, f], fees, table);
+  const bytes = BigInt(first.bandwidth_needed);
+  // First: 100 000 energy and 400 staked bytes cover 64 460 and ~340 bytes.
+  expect([first.energy_to_rent, first.bandwidth_to_rent, first.burn_sun_without_rental]).toEqual([0, 0, 0n]);
+  // Second: 35 540 energy left (28 920 short); ~60 staked left, the free 600 covers the bytes.
+  expect([second.energy_available, second.energy_to_rent, second.bandwidth_to_rent]).toEqual([35_540, 28_920, 0]);
+  expect(second.burn_sun_without_rental).toBe(28_920n * 100n);
+  expect(second.bandwidth_available).toBe(Number(400n - bytes + 600n));
+  // Another sender starts from its own resources.
+  expect(third.energy_available).toBe(100_000);
+  // A third transfer from the first sender: no energy, no free bandwidth left: both rented, both burned without.
+  const [, , again] = estimateTransfers([item, item, item], [f, f, f], fees, table);
+  expect(again.energy_to_rent).toBe(64_460);
+  expect(again.bandwidth_to_rent).toBe(300);
+  expect(again.burn_sun_without_rental).toBe(64_460n * 100n + bytes * 1_000n);
 });

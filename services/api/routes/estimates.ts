@@ -8,7 +8,7 @@ import { Router } from 'express';
 import { ChainUnavailable } from '../../chain/errors';
 import type { ChainReader } from '../../chain/reads';
 import { NoSuchContract, TransferFactsReader } from '../../chain/transfer-facts';
-import { estimateTransfer, type TransferItem } from '../../domain/estimates';
+import { estimateTransfers, type TransferItem } from '../../domain/estimates';
 import type { Runtime } from '../../platform/runtime';
 import { requireAuth } from '../auth/require-auth';
 import { ApiError, sendJson } from '../errors';
@@ -64,7 +64,7 @@ export function estimatesRouter(deps: EstimateRouteDeps): Router {
       const head = await facts.head();
       const [fees, all] = await Promise.all([facts.fees(head.number), facts.facts(head.number, items)]);
       sendJson(res, 200, {
-        data: items.map((item, i) => estimateTransfer(item, all[i], fees, rt.prices)),
+        data: estimateTransfers(items, all, fees, rt.prices),
         chain: { energy_fee_sun: fees.energyFeeSun, bandwidth_fee_sun: fees.bandwidthFeeSun, block_number: head.number, at: new Date(head.timestamp).toISOString() },
       });
     } catch (err) {
