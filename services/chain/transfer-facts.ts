@@ -109,3 +109,12 @@ export class TransferFactsReader {
     return raw;
   }
 }
+
+const readers = new WeakMap<object, TransferFactsReader>();
+
+/** The process's facts reader over `reader` (one cache per chain reader, shared by every route). */
+export function transferFactsFor(reader: Pick<ChainReader, 'call'>): TransferFactsReader {
+  let found = readers.get(reader);
+  if (!found) readers.set(reader, (found = new TransferFactsReader(reader)));
+  return found;
+}

@@ -115,6 +115,25 @@ export interface CreateOrderCommand {
   batchId?: string | null;
   /** Set when a subscription's refill placed the order (source `subscription`). */
   subscriptionId?: string | null;
+  /** `for_transfer` (contract.md section 11): the order is sized by the processor from these facts. */
+  forTransfer?: ForTransferFacts | null;
+}
+
+/**
+ * What the API read for a `for_transfer` order when it arrived: the transfer, the node's simulation of it
+ * (energy needed, penalty included) and the sender's free energy, the energy row's bounds and the routing fee
+ * in force. The processor sizes and prices the order from these alone, so a replay buys the same amount.
+ */
+export interface ForTransferFacts {
+  to: string;
+  /** Token amount, base units (decimal string: up to 256 bits). */
+  amount: string;
+  token: string;
+  energyNeeded: number;
+  energyAvailable: number;
+  minAmount: number;
+  maxAmount: number;
+  routingFeeBps: number;
 }
 
 /** A chain transaction signed for an order, carried in a command so the processor stores it before broadcast. */

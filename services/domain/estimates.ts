@@ -3,6 +3,7 @@
  * sender has, what it would burn without renting, the fee limit to send it with, and the orders that
  * cover the shortfall at the live price. Pure: the chain facts come in (services/chain/transfer-facts.ts).
  */
+import type { ForTransferFacts } from './commands';
 import { errorCatalog } from './errors';
 import type { PriceTable, Tier } from './pricing';
 
@@ -144,6 +145,11 @@ export function energyShortfall(facts: Pick<TransferFacts, 'simulation' | 'sende
   const energyNeeded = facts.simulation.energyUsed;
   const energyAvailable = max0(facts.sender.energyLimit - facts.sender.energyUsed);
   return { energyNeeded, energyAvailable, energyToRent: toRent(energyNeeded - energyAvailable, energyMinAmount) };
+}
+
+/** The amount a `for_transfer` order buys from the facts its command carries (0: nothing is short). */
+export function forTransferAmount(f: Pick<ForTransferFacts, 'energyNeeded' | 'energyAvailable' | 'minAmount'>): number {
+  return Number(toRent(BigInt(f.energyNeeded) - BigInt(f.energyAvailable), f.minAmount));
 }
 
 /**
