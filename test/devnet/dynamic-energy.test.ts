@@ -90,3 +90,27 @@ test('a transfer above the balance reverts with its reason, in the simulation an
   expect(info.receipt.result).toBe('REVERT');
   expect(info.contractResult[0].slice(0, 8)).toBe('08c379a0');
 });
+
+test('simulations on the fast path answer as express does (trailing slash), POST only', async () => {
+  const body = JSON.stringify({
+    owner_address: devnet.accounts.customers[0].address, contract_address: devnet.accounts.usdt_contract, function_selector: 'transfer(address,uint256)',
+    parameter: transferParameter(devnet.accounts.customers[1].address, 7n), visible: true,
+  });
+  const answer = async (path: string) => {
+    const res = await fetch(devnet.url + path, { method: 'POST', body });
+    const json: any = await res.json();
+    // The built transaction carries the time of the call (raw_data.timestamp), so its id differs per call.
+    delete json.transaction.txID;
+    delete json.transaction.raw_data.timestamp;
+    delete json.transaction.raw_data_hex;
+    return { status: res.status, type: res.headers.get('content-type'), json };
+  };
+  for (const path of ['/wallet/triggerconstantcontract', '/walletsolidity/triggerconstantcontract']) {
+    const fast = await answer(path);
+    expect(fast.json.energy_used).toBe(14_650);
+    expect(await answer(path + '/')).toEqual(fast);
+  }
+  const estimated: any = await (await fetch(devnet.url + '/wallet/estimateenergy', { method: 'POST', body })).json();
+  expect(estimated).toEqual({ result: { result: true }, energy_required: 14_650 });
+  expect((await fetch(devnet.url + '/wallet/triggerconstantcontract')).status).toBe(404);
+});
