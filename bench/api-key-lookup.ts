@@ -9,7 +9,7 @@
 import os from 'node:os';
 import { apiKeyCache } from '../services/api/auth/key-cache';
 import { findApiKey } from '../services/api/stores/api-keys';
-import { createRuntime } from '../services/platform/runtime';
+import { createRuntime } from '../services/runtime';
 import { dropWorld, newWorld } from '../test/support/world';
 import { median, percentile, sorted } from './figures';
 

@@ -8,7 +8,7 @@
  */
 import os from 'node:os';
 import { AppendBatcher } from '../services/platform/append-batcher';
-import { createRuntime } from '../services/platform/runtime';
+import { createRuntime } from '../services/runtime';
 import { dropWorld, newWorld } from '../test/support/world';
 import { percentile, sorted } from './figures';
 

@@ -10,7 +10,8 @@
  *   infra/env/load.sh test -- npx tsx bench/batches-read.ts
  */
 import os from 'node:os';
-import { batchFromRow, executorWork, OpenBatchesCache, readOpenBatches } from '../services/batches/store';
+import { batchFromRow } from '../services/processor/batch-store';
+import { executorWork, OpenBatchesCache, readOpenBatches } from '../services/batches/store';
 import { dropWorld, newWorld, openRuntime } from '../test/support/world';
 import { percentile } from './figures';
 

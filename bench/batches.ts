@@ -24,7 +24,7 @@ import { createApp } from '../services/api/app';
 import { warmUpApi } from '../services/api/warm-up';
 import { commandBusFor } from '../services/platform/command-bus';
 import type { Pool } from '../services/platform/db/pool';
-import { createRuntime } from '../services/platform/runtime';
+import { createRuntime } from '../services/runtime';
 import { startRoles } from '../services/roles';
 import { startDevnet } from '../test/devnet/start-devnet';
 import { newWallet, signedHeaders, signUp } from '../test/support/identity';

@@ -11,9 +11,9 @@
  */
 import { randomId } from '../services/domain/ids';
 import { DepositWatcher } from '../services/deposits/watcher';
-import { depositAddressAt } from '../services/identity/deposit-derivation';
+import { depositAddressAt } from '../services/chain/deposit-derivation';
 import { commandBusFor } from '../services/platform/command-bus';
-import { createRuntime } from '../services/platform/runtime';
+import { createRuntime } from '../services/runtime';
 import { startRoles } from '../services/roles';
 import { startDevnet } from '../test/devnet/start-devnet';
 import { dropWorld, newWorld } from '../test/support/world';

@@ -15,7 +15,7 @@ import pg from 'pg';
 import type { Command } from '../services/domain/commands';
 import { parseConfig } from '../services/platform/config';
 import { commandBusFor, type CommandBus } from '../services/platform/command-bus';
-import { createRuntime, type Runtime } from '../services/platform/runtime';
+import { createRuntime, type Runtime } from '../services/runtime';
 import { startRoles } from '../services/roles';
 import { dropWorld, newWorld, type World } from '../test/support/world';
 import { percentile } from './figures';

@@ -18,10 +18,10 @@ import { emptyIdentity, emptyTotals, type Account } from '../services/domain/acc
 import { stringifyJson } from '../services/platform/json';
 import { insertRows } from '../services/platform/db/bulk';
 import { inTransaction } from '../services/platform/db/pool';
-import { createRuntime } from '../services/platform/runtime';
+import { createRuntime } from '../services/runtime';
 import { accountColumns, accountToRow } from '../services/processor/account-rows';
 import { isFinding } from '../services/reconciler/check';
-import { openStake } from '../services/broadcaster/open-stake';
+import { openStake } from '../services/orders/open-stake';
 import { ordersStakeCheck } from '../services/reconciler/orders-check';
 import { startDevnet } from '../test/devnet/start-devnet';
 import { dropWorld, newWorld } from '../test/support/world';

@@ -9,7 +9,7 @@
 import type { Command } from '../services/domain/commands';
 import { commandBusFor } from '../services/platform/command-bus';
 import { dropDatabase } from '../services/platform/db/databases';
-import { createRuntime } from '../services/platform/runtime';
+import { createRuntime } from '../services/runtime';
 import { restoreInto } from '../services/ops/restore';
 import { dropWorld, newWorld } from '../test/support/world';
 

@@ -18,7 +18,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { emptyIdentity, emptyTotals, type Account } from '../services/domain/account';
 import type { Command } from '../services/domain/commands';
-import type { Order } from '../services/domain/orders';
+import type { Order } from '../services/domain/orders/rules';
 import { insertRows, WriteGroup } from '../services/platform/db/bulk';
 import { inTransaction, type Pool } from '../services/platform/db/pool';
 import { accountColumns, accountToRow } from '../services/processor/account-rows';
@@ -39,7 +39,7 @@ type OpenStake = (pool: Pool, q?: { receivers?: string[]; excludeOrder?: string;
 interface Side { name: 'A' | 'B'; openStake: OpenStake; OrderState: any }
 
 async function side(name: 'A' | 'B', root: string): Promise<Side> {
-  const { openStake } = await import(path.join(root, 'services/broadcaster/open-stake.ts'));
+  const { openStake } = await import(path.join(root, 'services/orders/open-stake.ts'));
   const { OrderState } = await import(path.join(root, 'services/processor/order-store.ts'));
   return { name, openStake, OrderState };
 }

@@ -16,7 +16,7 @@ import inspector from 'node:inspector';
 import os from 'node:os';
 import path from 'node:path';
 import { parseConfig } from '../services/platform/config';
-import { createRuntime } from '../services/platform/runtime';
+import { createRuntime } from '../services/runtime';
 import { openBus } from '../test/support/world';
 import { startRoles } from '../services/roles';
 import { startDispatcher } from '../services/dispatcher/dispatcher';

@@ -11,7 +11,7 @@
  *   infra/env/load.sh test -- npx tsx bench/world-setup.ts [ROUNDS]
  */
 import fs from 'node:fs';
-import { createRuntime } from '../services/platform/runtime';
+import { createRuntime } from '../services/runtime';
 import { replayAndVerify } from '../services/ops/replay';
 import { dropDatabase } from '../services/platform/db/databases';
 import { dropWorld, newWorld, openBus, openRuntime, templateReplay } from '../test/support/world';

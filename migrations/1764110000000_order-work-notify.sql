@@ -1,6 +1,6 @@
 -- Up Migration
 
--- Wakes the broadcaster (LISTEN order_work, services/broadcaster/broadcaster.ts) when the processor commits
+-- Wakes the broadcaster (LISTEN order_work, services/delivery/broadcaster.ts) when the processor commits
 -- work for it: an order placed waiting for allocation, or an allocating order's signed set applied. Its poll
 -- stays the fallback. The notification goes out at commit, once per transaction (PostgreSQL folds repeats);
 -- the WHEN clauses keep every other write of the orders table free of it.

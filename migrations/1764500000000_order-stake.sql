@@ -1,7 +1,7 @@
 -- Up Migration
 
 -- The stake the orders hold on chain, per pool address, receiver and resource ('ENERGY' | 'BANDWIDTH'): the sum
--- of heldStake (services/domain/orders.ts) over every order, i.e. what services/broadcaster/open-stake.ts summed
+-- of heldStake (services/domain/orders/rules.ts) over every order, i.e. what services/delivery/open-stake.ts summed
 -- by expanding the allocations of every open order of the receivers asked (242 ms a call with thousands of
 -- active orders per receiver, the largest share of PostgreSQL's CPU per settled order). The processor moves it in
 -- the transaction that writes the orders (services/processor/order-store.ts), so a replay of the log rebuilds it;

@@ -12,7 +12,7 @@ import { parseArgs } from 'node:util';
 import { configureChaos } from './platform/chaos';
 import { loadConfig, type Config } from './platform/config';
 import { logger } from './platform/logger';
-import { createRuntime } from './platform/runtime';
+import { createRuntime } from './runtime';
 import { startTelemetry, stopTelemetry } from './platform/telemetry';
 import { lowerPriority } from './platform/priority';
 import { onReportSignal } from './platform/slice-timing';

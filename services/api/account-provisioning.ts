@@ -4,7 +4,7 @@
  * from DEPOSIT_XPUB; the command carries both, so a replay derives nothing.
  */
 import type { Account } from '../domain/account';
-import { depositAddressAt } from '../identity/deposit-derivation';
+import { depositAddressAt } from '../chain/deposit-derivation';
 import { ApiError } from './errors';
 import { submitCommand, type IdentityDeps } from './identity-deps';
 import { accountIdFor, loadAccount, nextDepositIndex } from './stores/accounts';

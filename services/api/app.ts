@@ -1,7 +1,7 @@
 /** The express app: request ids, strict JSON, validation from the OpenAPI document, the error envelope. */
 import express, { type Express } from 'express';
 import type { CommandBus } from '../platform/command-bus';
-import type { Runtime } from '../platform/runtime';
+import type { Runtime } from '../chain/clients';
 import { httpRequests } from '../platform/metrics';
 import { publicReadBudget } from './auth/budget';
 import { jsonBody } from './body';

@@ -1,6 +1,6 @@
 /** Liveness, readiness (every dependency answers) and Prometheus metrics. */
 import { Router } from 'express';
-import type { Runtime } from '../platform/runtime';
+import type { Runtime } from '../chain/clients';
 import { metricsRegistry, registerLagGauge } from '../platform/metrics';
 import { storedOffsets } from '../platform/checkpointed-consumer';
 import { PROCESSOR_GROUP } from '../processor/processor';

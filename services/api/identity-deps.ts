@@ -1,12 +1,12 @@
 /** What the identity routes share: the runtime, the command bus, the validator and the USDT rate source. */
 import type { CommandBus, NewCommand } from '../platform/command-bus';
-import type { Runtime } from '../platform/runtime';
-import { isTronAddress } from '../identity/address';
+import type { Runtime } from '../chain/clients';
+import { isTronAddress } from '../chain/address';
 import type { Response } from 'express';
 import { ApiError } from './errors';
 import { markStage } from './stage-timing';
 import type { RequestValidator } from './validate';
-import type { RateSource } from './views/account-view';
+import type { RateSource } from '../domain/deposits';
 
 export interface IdentityDeps {
   rt: Runtime;

@@ -1,29 +1,21 @@
 /**
  * Synchronous delivery (spec section 3, the normal case of POST /v1/orders): after the processor accepted
  * the order, the API waits up to ORDER_SYNC_WAIT_MS (real ms) for the broadcaster to sign and broadcast
- * its delegation. Broadcast in time: the answer is `active` with `delegate_hash`. Not in time: the order
- * as it stands (`allocating`; poll it or wait for `order.confirmed`). Reads only; nothing is written here.
+ * its delegation. Broadcast in time: the answer is `active` with `delegate_hash` (domain/orders/view.ts
+ * shownStatus: every read says the same). Not in time: the order as it stands (`allocating`; poll it or wait
+ * for `order.confirmed`). Reads only; nothing is written here.
  * The broadcaster reports a broadcast (status `delegated`) only for orders placed here and young enough
  * that an answer may still be waiting (domain/sync-wait.ts: past the processor's deadline plus this wait,
  * none is); other orders go from `allocating` straight to `confirmed`.
  */
-import { orderJson, type Order } from '../domain/orders';
+import { orderJson } from '../domain/orders/view';
+import { type Order } from '../domain/orders/rules';
 import type { Pool } from '../platform/db/pool';
 import { logger } from '../platform/logger';
-import { orderById, ordersByIds } from './stores/orders';
+import { orderById, ordersByIds } from '../orders/account-reads';
 
 /** How often the waiting orders are read (real ms): one query for all of them, however many wait. */
 const POLL_MS = 50;
-
-/**
- * The Order object POST /v1/orders answers: as stored, except that a delegation broadcast but not yet
- * verified (`delegated`) reads `active`, as the spec's synchronous answer says; reads (GET) show
- * `delegated` until the chain verifies it, then `confirmed` and `active`.
- */
-export function placedOrderJson(order: Order): Record<string, unknown> {
-  const json = orderJson(order);
-  return order.status === 'delegated' ? { ...json, status: 'active' } : json;
-}
 
 interface Waiter {
   accountId: string;
@@ -109,5 +101,5 @@ export async function placedOrderAnswer(
   const id = String(body.id);
   if (body.status === 'allocating' && waitMs > 0 && !watch.admits()) return body;
   const order = body.status === 'allocating' && waitMs > 0 ? await watch.wait(accountId, id, waitMs) : await orderById(pool, accountId, id);
-  return order ? placedOrderJson(order) : body;
+  return order ? orderJson(order) : body;
 }

@@ -7,7 +7,7 @@
 import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import type { RequestHandler } from 'express';
-import type { OpenApiDocument, Operation } from './openapi/document';
+import type { OpenApiDocument, Operation } from './openapi/operation';
 import { unstorableField } from '../identity/text-rules';
 import { ApiError } from './errors';
 

@@ -12,17 +12,17 @@
  * Each step is bounded and best effort: a dependency that is away does not keep the API from listening
  * (the request path falls back as it does at any time, and /readyz reports the dependency).
  */
-import { batchRequestHash, duplicateReceiver, mergeItems, queuedBatch } from '../batches/rules';
-import { batchJson } from '../batches/view';
+import { batchRequestHash, duplicateReceiver, mergeItems, queuedBatch } from '../domain/batches/rules';
+import { batchJson } from '../domain/batches/view';
 import type { Command } from '../domain/commands';
 import { openConnections } from '../platform/db/pool';
 import { stringifyJson } from '../platform/json';
 import { logger } from '../platform/logger';
-import type { Runtime } from '../platform/runtime';
+import type { Runtime } from '../chain/clients';
 import { apiKeyCache } from './auth/key-cache';
 import { checkSecretKeys } from './auth/key-secrets';
 import { usedSignatures } from './auth/used-signatures';
-import { accountLimits } from './views/account-view';
+import { accountLimits } from '../domain/account';
 
 /** Longest one step may take before the API listens without it. */
 const STEP_BOUND_MS = 5_000;

@@ -4,13 +4,14 @@
  * derives from (batch, receiver, step, chunk, attempt), so a restart repeats the same commands and the
  * processor answers them from command_results: no receiver is ever ordered twice.
  */
+import { PollingRole } from '../platform/polling-role';
 import { createHash } from 'node:crypto';
 import { ChainUnavailable } from '../chain/errors';
 import { ChainReader } from '../chain/reads';
 import type { CommandResult } from '../domain/command-result';
 import { errorCatalog } from '../domain/errors';
 import { derivedId } from '../domain/ids';
-import type { Order } from '../domain/orders';
+import type { Order } from '../domain/orders/rules';
 import { orderCommandFrom } from '../domain/order-command';
 import { chargeFor, priceTable, tierSeconds, type DelegatedResource, type PriceRow, type PriceTable, type Tier } from '../domain/pricing';
 import { routingFeeTable, type RoutingFeeTable } from '../domain/routing-fee';
@@ -20,13 +21,14 @@ import type { Config } from '../platform/config';
 import type { CommandBus, NewCommand } from '../platform/command-bus';
 import type { Pool } from '../platform/db/pool';
 import { logger } from '../platform/logger';
-import { orderColumns, orderFromRow } from '../processor/order-store';
-import { accountLimits } from '../api/views/account-view';
-import { balancedChunks, bandwidthPlan, clientOrderIdFor, terminalItem, type BandwidthPlan, type Batch, type BatchItem, type ItemFailure } from './rules';
-import type { ItemStepEntry } from './commands';
+import { ordersById } from '../orders/reads';
+import { accountLimits } from '../domain/account';
+import { balancedChunks, bandwidthPlan, clientOrderIdFor, terminalItem, type BandwidthPlan, type Batch, type BatchItem, type ItemFailure } from '../domain/batches/rules';
+import type { ItemStepEntry } from '../domain/batches/commands';
 import { executorWork, OpenBatchesCache, ordersOfBatches, readOpenBatches } from './store';
-import { OrderPacer, openOrders } from './pacing';
-import { itemChargedSun, itemStatusIn } from './view';
+import { OrderPacer } from './pacing';
+import { openOrders } from '../orders/reads';
+import { itemChargedSun, itemStatusIn } from '../domain/batches/view';
 
 export interface BatchExecutorDeps {
   cfg: Config;
@@ -62,7 +64,7 @@ export class BatchExecutor {
   /** The open batches as last read, each changed row fetched and parsed once. */
   private readonly open = new OpenBatchesCache();
   private stopped = false;
-  private loop: Promise<void> | undefined;
+  private loop: PollingRole | undefined;
 
   constructor(private readonly deps: BatchExecutorDeps) {
     this.chain = deps.chain ?? ChainReader.fromConfig(deps.cfg);
@@ -76,21 +78,13 @@ export class BatchExecutor {
   }
 
   start(): void {
-    this.loop = (async () => {
-      while (!this.stopped) {
-        try {
-          await this.tick();
-        } catch (err) {
-          if (!(err instanceof Stopped)) logger.warn({ err }, 'batch executor tick failed; retrying');
-        }
-        await sleep(this.deps.cfg.CHAIN_POLL_MS);
-      }
-    })();
+    // A pass cut short by stop() throws Stopped; the loop does not log failures while stopping.
+    this.loop = new PollingRole('batch executor', this.deps.cfg.CHAIN_POLL_MS, () => this.tick()).start();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    await this.loop;
+    await this.loop?.stop();
     while (this.running.size > 0) await sleep(50);
   }
 
@@ -328,8 +322,7 @@ export class BatchExecutor {
     if (!orderId) return false;
     const until = Date.now() + ACTIVATION_WAIT_MS;
     while (Date.now() < until && !this.stopped) {
-      const { rows } = await this.deps.pool.query(`SELECT ${orderColumns.join(', ')} FROM orders WHERE id = $1`, [orderId]);
-      const order: Order | undefined = rows[0] ? orderFromRow(rows[0]) : undefined;
+      const order: Order | undefined = (await ordersById(this.deps.pool, [orderId])).get(orderId);
       const tx = order?.allocations.find((a) => a.kind === 'activate');
       if (order?.status === 'failed' || tx?.landed === false) return false;
       if (tx?.landed === true || (order && order.status !== 'allocating' && order.status !== 'created' && order.status !== 'paid')) return true;

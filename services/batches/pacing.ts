@@ -16,19 +16,7 @@
  * on a quiet machine, slower at load 12 to 22 from other work: docs/batches.md, Pacing).
  */
 import type { Clock } from '../platform/clock';
-import type { Pool } from '../platform/db/pool';
-
-/** What the gates read: orders awaiting delivery and when the oldest was placed (clock ms). */
-export interface OpenOrders {
-  count: number;
-  oldestAt: number | null;
-}
-
-export async function openOrders(pool: Pick<Pool, 'query'>): Promise<OpenOrders> {
-  // orders_allocating indexes exactly these statuses by created_at.
-  const { rows } = await pool.query("SELECT count(*)::int AS n, min(created_at) AS oldest FROM orders WHERE status IN ('allocating', 'delegated')");
-  return { count: rows[0].n, oldestAt: rows[0].oldest === null ? null : rows[0].oldest.getTime() };
-}
+import type { OpenOrders } from '../orders/reads';
 
 export interface PacerOptions {
   read: () => Promise<OpenOrders>;

@@ -3,9 +3,9 @@
  * chain (dex_v3, the source naming the block it was read at). Cached `ttlMs` (60 s for rate_now).
  * `null` when no rate is available: an unreadable chain or pool, or no fixed rate configured.
  */
-import { TronWeb } from 'tronweb';
+import { tronAddressToHex } from '../chain/address';
 import { sunPerUsdtFromDecimal, sunPerUsdtFromSqrtPrice, trxPerUsdtDecimal } from '../domain/deposits';
-import type { RateNow, RateSource } from '../api/views/account-view';
+import type { RateNow, RateSource } from '../domain/deposits';
 import type { ChainReader } from '../chain/reads';
 import type { Clock } from '../platform/clock';
 import type { Config } from '../platform/config';
@@ -57,7 +57,7 @@ export class UsdtRateSource {
       if (this.usdtIsToken0 === undefined) {
         const token0 = await this.reader.triggerConstant(pool, 'token0()', '', { view: 'solid' });
         if (!token0.ok) return null;
-        this.usdtIsToken0 = token0.result.slice(-40).toLowerCase() === TronWeb.address.toHex(this.cfg.USDT_CONTRACT).slice(2).toLowerCase();
+        this.usdtIsToken0 = token0.result.slice(-40).toLowerCase() === tronAddressToHex(this.cfg.USDT_CONTRACT).slice(2).toLowerCase();
       }
       const block = await this.reader.solidifiedBlockNumber();
       const slot0 = await this.reader.triggerConstant(pool, 'slot0()', '', { view: 'solid' });

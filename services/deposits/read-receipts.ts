@@ -1,10 +1,10 @@
 /** The receipts of solidified blocks, their transaction infos read where needed (watcher and reconcile share it). */
-import { TronWeb } from 'tronweb';
+import { tronAddressFromHex } from '../chain/address';
 import { blockTxInfos, type TxInfoWithInternals } from '../chain/receipts';
 import type { Block, ChainReader } from '../chain/reads';
 import { needsInfos, receiptsOf, type Receipt } from './receipts';
 
-const fromHex = (hex41: string) => TronWeb.address.fromHex(hex41);
+const fromHex = tronAddressFromHex;
 
 /** Info reads in flight at once: a block range has at most 100 blocks. */
 const INFO_CONCURRENCY = 4;

@@ -7,6 +7,7 @@
  * position (next block to scan) is stored after the block's commands are appended, and it resumes there.
  * Pending-rate deposits are released (`deposit.release`, reason `rate`) once a rate is available.
  */
+import { PollingRole } from '../platform/polling-role';
 import type { Command } from '../domain/commands';
 import type { DepositFacts } from '../domain/deposits';
 import { derivedId } from '../domain/ids';
@@ -18,7 +19,6 @@ import type { Config } from '../platform/config';
 import type { Pool } from '../platform/db/pool';
 import { loadWatcherPosition, saveWatcherPosition } from '../platform/db/watcher-position';
 import { crashPoint } from '../platform/chaos';
-import { logger } from '../platform/logger';
 import { UsdtRateSource, type UsdtRate } from './rate';
 import { readReceipts } from './read-receipts';
 
@@ -61,7 +61,7 @@ export class DepositWatcher {
   private readonly reader: ChainReader;
   private readonly rate: UsdtRateSource;
   private stopped = false;
-  private loop: Promise<void> | undefined;
+  private loop: PollingRole | undefined;
 
   constructor(private readonly deps: WatcherDeps) {
     this.reader = deps.reader ?? ChainReader.fromConfig(deps.cfg);
@@ -70,29 +70,12 @@ export class DepositWatcher {
   }
 
   start(): void {
-    this.loop = this.run();
+    this.loop = new PollingRole('deposit watcher', this.deps.cfg.DEPOSIT_POLL_MS, () => this.tick()).start();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    await this.loop;
-  }
-
-  private async run(): Promise<void> {
-    let failing = 0;
-    while (!this.stopped) {
-      try {
-        await this.tick();
-        if (failing > 0) logger.info({ failedPasses: failing }, 'deposit watcher: chain readable again');
-        failing = 0;
-      } catch (err) {
-        // One warning per outage, not one per poll.
-        const level = failing++ === 0 ? 'warn' : 'debug';
-        if (err instanceof ChainUnavailable) logger[level]({ err: err.message }, 'deposit watcher: chain unavailable; retrying');
-        else logger.error({ err }, 'deposit watcher: scan failed; retrying');
-      }
-      await new Promise((r) => setTimeout(r, this.deps.cfg.DEPOSIT_POLL_MS));
-    }
+    await this.loop?.stop();
   }
 
   /** One pass: scan every confirmed solidified block from the stored position, then release pending rates. */

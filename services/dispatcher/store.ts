@@ -9,6 +9,7 @@ import type { Pool, PoolClient } from '../platform/db/pool';
 import { envelopeBytes, streamKeyOf, type EnvelopeSource } from '../webhooks/signing';
 import { failoverTarget, initialTarget, type EndpointRoute } from '../webhooks/routing';
 import { maxAttemptsFor, orderIdOf, type NextStep } from '../webhooks/schedule';
+import { tiersOfOrders } from '../orders/reads';
 
 export interface IncomingEvent extends EnvelopeSource {
   /** Position in the account's partition: events of one stream are delivered in this order. */
@@ -30,8 +31,7 @@ export async function endpointRoutes(db: Pool | PoolClient, accountIds: string[]
 async function orderTiers(client: PoolClient, events: IncomingEvent[]): Promise<Map<string, string | null>> {
   const ids = [...new Set(events.filter((e) => !(e.data as { tier?: unknown }).tier).map((e) => orderIdOf(e.data)).filter((id): id is string => id !== null))];
   if (ids.length === 0) return new Map();
-  const { rows } = await client.query('SELECT id, tier FROM orders WHERE id = ANY($1::text[])', [ids]);
-  return new Map(rows.map((r) => [r.id as string, r.tier as string | null]));
+  return tiersOfOrders(client, ids);
 }
 
 /** Inserts one delivery per event that some endpoint of its account takes; a repeated event is ignored. */

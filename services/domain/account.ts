@@ -54,3 +54,6 @@ export function emptyIdentity(): Pick<Account, 'email' | 'depositAddress' | 'dep
 export function availableSun(account: Account): bigint {
   return account.balanceSun - account.reservedSun;
 }
+
+/** Per-account limits (contract.md section 4 defaults). */
+export const accountLimits = { max_order_energy: 10_000_000, max_batch_receivers: 100, orders_per_second: 20 };

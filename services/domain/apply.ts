@@ -11,16 +11,16 @@ import { renameAccount } from './handlers/rename-account';
 import { setLowBalanceAlert } from './handlers/set-low-balance-alert';
 import { balanceLowEvent } from './balance-low';
 import { orderEventsOf } from './order-events';
-import { allocateOrder, closeOrder, createOrder, deliverOrder, refundOrder, settleOrder } from './handlers/orders';
+import { allocateOrder, closeOrder, createOrder, deliverOrder, refundOrder, settleOrder } from './orders/handlers';
 import type { ApplyContext, Handler, Outcome, StateView } from './outcome';
-import { claimDevCode, configurePromo, enterDevCode, grantPromo, redeemPromo } from './handlers/promo';
+import { claimDevCode, configurePromo, enterDevCode, grantPromo, redeemPromo } from './promo/handlers';
 import { issueApiKey, revokeApiKey } from './handlers/api-keys';
 import { createWebhookEndpoint, deleteWebhookEndpoint, updateWebhookEndpoint } from './handlers/webhook-endpoints';
-import { cancelBatch, completeBatch, createBatch, stepBatchItem, stepBatchItems } from '../batches/handlers';
+import { cancelBatch, completeBatch, createBatch, stepBatchItem, stepBatchItems } from './batches/handlers';
 import { removeMember, setMember } from './handlers/members';
 import { deleteAddressBookEntry, saveAddressBookEntry } from './handlers/address-book';
-import { createSubscription, endSubscription, refillSubscription, resumeSubscription, updateSubscription } from '../subscriptions/handlers';
-import { chargePlan, pausePlan } from '../subscriptions/plan-handlers';
+import { createSubscription, endSubscription, refillSubscription, resumeSubscription, updateSubscription } from './subscriptions/handlers';
+import { chargePlan, pausePlan } from './subscriptions/plan-handlers';
 
 type HandlerTable = { [T in Exclude<CommandType, 'command.refused'>]: Handler<Extract<Command, { type: T }>> };
 

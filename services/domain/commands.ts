@@ -4,9 +4,9 @@
  * the log rebuilds the same state.
  */
 import type { DepositFacts, DepositPricing } from './deposits';
-import type { BatchCommand } from '../batches/commands';
-import type { SubscriptionCommand } from '../subscriptions/commands';
-import type { PromoConfig } from '../promo/rules';
+import type { BatchCommand } from './batches/commands';
+import type { SubscriptionCommand } from './subscriptions/commands';
+import type { PromoConfig } from './promo/rules';
 
 export interface CommandMeta {
   commandId: string;

@@ -142,3 +142,16 @@ export function usdtCredit(amount: bigint, rateSun: bigint, rateSource: string |
   const rate = rateAfterSpread(rateSun, spreadBps);
   return { kind: 'credit', amountSun: sunForUsdt(amount, rate), rate, rateSource, spreadBps };
 }
+
+/** The indicative USDT rate the API shows with a deposit address (services/deposits/rate.ts reads it). */
+export interface RateNow {
+  trx_per_usdt: string;
+  source: 'dex_v3' | 'fixed_env';
+  at: string;
+}
+
+/**
+ * Where the indicative USDT rate comes from; the ledger issue plugs in the cached DEX/fixed rate.
+ * Until then (or when no rate is available) `rate_now` is null, as the spec allows.
+ */
+export type RateSource = () => Promise<RateNow | null>;

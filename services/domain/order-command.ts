@@ -3,7 +3,7 @@
  * the batch executor both build their command here, so an order from a batch is the very same command.
  */
 import type { CreateOrderCommand, ForTransferFacts } from './commands';
-import { requestHash } from './orders';
+import { requestHash } from './orders/rules';
 import type { OrderResource, Tier } from './pricing';
 
 export interface OrderPlacement {

@@ -6,7 +6,8 @@
  */
 import type { Command } from './commands';
 import { derivedId } from './ids';
-import { orderJson, type Order, type OrderStatus } from './orders';
+import { orderJson } from './orders/view';
+import { type Order, type OrderStatus } from './orders/rules';
 
 export const orderEventTypes = [
   'order.created', 'order.allocated', 'order.confirmed', 'order.active', 'order.expired', 'order.reclaimed', 'order.failed', 'order.refunded',

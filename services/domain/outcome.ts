@@ -5,15 +5,15 @@ import type { DomainError } from './errors';
 import type { DomainEvent } from './events';
 import type { Deposit } from './deposits';
 import type { Journal } from './ledger';
-import type { IdempotencyRecord, Order } from './orders';
-import type { DevCode, PromoConfig, Redemption } from '../promo/rules';
+import type { IdempotencyRecord, Order } from './orders/rules';
+import type { DevCode, PromoConfig, Redemption } from './promo/rules';
 import type { OrderEvent } from './order-events';
 import type { ApiKey, ApiKeyView } from './api-keys';
 import type { WebhookEndpoint, WebhookEndpointView } from './webhook-endpoints';
-import type { Batch } from '../batches/rules';
+import type { Batch } from './batches/rules';
 import type { Member, MemberView } from './members';
 import type { AddressBookEntry, AddressBookView } from './address-book';
-import type { Subscription, SubscriptionView } from '../subscriptions/rules';
+import type { Subscription, SubscriptionView } from './subscriptions/rules';
 
 export interface Effects {
   /** Final state of every account the command changed (or created). */

@@ -2,7 +2,6 @@
  * Prices and quotes (contract.md section 3): price rows per network from configuration, tier rules
  * (sold, switched off, retired), the charge of one order and the checks a quote must pass. Pure.
  */
-import { parseJson } from '../platform/json';
 
 export const orderResources = ['energy', 'bandwidth', 'activation'] as const;
 export type OrderResource = (typeof orderResources)[number];
@@ -67,9 +66,10 @@ const defaults: Record<'mainnet' | 'nile', { rows: RowInput[]; activationFeeSun:
   },
 };
 
-/** The price table of a network: configured rows (retired tiers dropped, never listed) or the defaults. */
-export function priceTable(network: 'mainnet' | 'nile', configured?: string, activationFeeSun?: bigint): PriceTable {
-  const all = configured ? (parseJson(configured) as RowInput[]) : defaults[network].rows;
+/** The price table of a network: configured rows (ORDER_PRICES, parsed by platform/config.ts) (retired tiers dropped, never listed) or the defaults. */
+export function priceTable(network: 'mainnet' | 'nile', configured?: unknown, activationFeeSun?: bigint): PriceTable {
+  if (configured !== undefined && !Array.isArray(configured)) throw new Error('ORDER_PRICES: a JSON array of price rows');
+  const all = configured !== undefined ? (configured as RowInput[]) : defaults[network].rows;
   // ORDER_PRICES may carry `plan` rows; without one, a resource's plan is priced as its 1d row, always sold.
   const planInputs = all.filter((r) => (r.tier as string) === 'plan');
   const inputs = all.filter((r) => (r.tier as string) !== 'plan');

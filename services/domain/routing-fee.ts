@@ -3,8 +3,7 @@
  * fills are `market`/`deep`, never the pool's `instant`). Pure: the API reads the account's volume and its
  * entered dev code, this decides the basis points in force and the fee in SUN.
  */
-import { parseJson } from '../platform/json';
-import type { Order, Supplier } from './orders';
+import type { Order, Supplier } from './orders/rules';
 
 export const BPS = 10_000n;
 const DAY_MS = 86_400_000;
@@ -40,12 +39,12 @@ function checkBps(bps: number, what: string): number {
 
 /**
  * The network's table: `configuredBps` (ROUTING_FEE_BPS) and `configuredTiers` (ROUTING_FEE_TIERS, a JSON
- * array of `{min_volume_sun, fee_bps}`) or the defaults.
+ * array of `{min_volume_sun, fee_bps}`, parsed by platform/config.ts) or the defaults.
  */
-export function routingFeeTable(network: 'mainnet' | 'nile', configuredBps?: number, configuredTiers?: string): RoutingFeeTable {
+export function routingFeeTable(network: 'mainnet' | 'nile', configuredBps?: number, configuredTiers?: unknown): RoutingFeeTable {
   const baseBps = checkBps(configuredBps ?? defaults[network].baseBps, 'ROUTING_FEE_BPS');
-  if (!configuredTiers) return { baseBps, tiers: defaults[network].tiers };
-  const rows = parseJson(configuredTiers) as Array<{ min_volume_sun: number | string; fee_bps: number }>;
+  if (configuredTiers === undefined) return { baseBps, tiers: defaults[network].tiers };
+  const rows = configuredTiers as Array<{ min_volume_sun: number | string | bigint; fee_bps: number }>;
   if (!Array.isArray(rows)) throw new Error('ROUTING_FEE_TIERS: a JSON array of {min_volume_sun, fee_bps}');
   const tiers = rows
     .map((r) => ({ minVolumeSun: BigInt(r.min_volume_sun), feeBps: checkBps(r.fee_bps, 'ROUTING_FEE_TIERS') }))

@@ -7,7 +7,7 @@
  * order. The spec's state machine allows `allocating` -> `confirmed`; no order event announces `delegated`,
  * and `order.settle` sets `delegated_at` itself. Pure.
  */
-import type { Order, OrderSource } from './orders';
+import type { Order, OrderSource } from './orders/rules';
 
 /** Sources placed through POST /v1/orders (an API key, or the dashboard's session): their answer may wait. */
 const answeredAfterWait: ReadonlySet<OrderSource> = new Set(['api', 'dashboard']);

@@ -10,7 +10,8 @@ import { promoOff, promoOptions, promoSet, promoSetOptions } from './promo';
 import { loadConfig } from '../platform/config';
 import { stringifyJson } from '../platform/json';
 import { logger } from '../platform/logger';
-import { createRuntime, type Runtime } from '../platform/runtime';
+import { createRuntime } from '../runtime';
+import { type Runtime } from '../chain/clients';
 import { replayAndVerify } from './replay';
 import { rotateDepositAddress } from './rotate-deposit-address';
 import { creditHeldDeposit } from './credit-held';
@@ -18,6 +19,7 @@ import { rotateEncryptionKeys } from './rotate-encryption-key';
 import { rebuildStats } from '../stats/rebuild';
 import { reconcileOnce, reconcileReport } from '../reconciler/run';
 import { restoreInto } from './restore';
+import { accountOfOrder } from '../orders/reads';
 
 const help = `Usage: ./bin/ops <command> [options]
 
@@ -206,10 +208,10 @@ async function run(argv: string[]): Promise<number> {
         return 0;
       }
       case 'refund-order': {
-        const { rows } = await rt.pool.query('SELECT account_id FROM orders WHERE id = $1', [values.order]);
-        if (rows.length === 0) throw new Error(`no order ${values.order}`);
+        const accountId = await accountOfOrder(rt.pool, values.order as string);
+        if (accountId === null) throw new Error(`no order ${values.order}`);
         const result = await withBus(rt, (bus) =>
-          bus.submit({ type: 'order.refund', accountId: rows[0].account_id, orderId: values.order as string, reason: values.reason as RefundReason }),
+          bus.submit({ type: 'order.refund', accountId, orderId: values.order as string, reason: values.reason as RefundReason }),
         );
         failOn(result);
         console.log(stringifyJson(result.body));

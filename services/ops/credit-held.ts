@@ -6,7 +6,7 @@ import type { CommandResult } from '../domain/command-result';
 import { ChainReader } from '../chain/reads';
 import { UsdtRateSource } from '../deposits/rate';
 import type { CommandBus } from '../platform/command-bus';
-import type { Runtime } from '../platform/runtime';
+import type { Runtime } from '../chain/clients';
 
 export async function creditHeldDeposit(rt: Runtime, bus: CommandBus, depositId: string, memo: string | null): Promise<CommandResult | null> {
   const { rows } = await rt.pool.query('SELECT account_id, asset FROM deposits WHERE deposit_id = $1', [depositId]);

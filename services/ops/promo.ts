@@ -5,9 +5,9 @@
  */
 import type { ConfigurePromoCommand } from '../domain/commands';
 import { PROMO_KEY } from '../domain/commands';
-import { isTronAddress } from '../identity/address';
+import { isTronAddress } from '../chain/address';
 import type { CommandBus } from '../platform/command-bus';
-import type { Runtime } from '../platform/runtime';
+import type { Runtime } from '../chain/clients';
 import { Trc10Reader } from '../chain/trc10';
 import { loadPromoConfig } from '../promo/store';
 

@@ -7,7 +7,7 @@ import type { RefusalReason } from '../domain/commands';
 import { dropDatabase, ensureDatabase } from '../platform/db/databases';
 import { migrate } from '../platform/db/migrate';
 import { createPool, type Pool, type PoolClient } from '../platform/db/pool';
-import type { Runtime } from '../platform/runtime';
+import type { Runtime } from '../chain/clients';
 import { storedOffsets } from '../platform/checkpointed-consumer';
 import { applyPartitionSlice, decodeRecords, processorSpec, PROCESSOR_GROUP } from '../processor/processor';
 import type { RefusalPolicy } from '../processor/apply-batch';

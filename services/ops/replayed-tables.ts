@@ -48,7 +48,7 @@ export const notReplayedTables = [
   'deposit_watcher_position',
   // Quotes: written by the API (POST /v1/quotes); the order that uses one carries its total.
   'quotes',
-  // Chain roles: the signed set of each order, stored before its command is appended (services/broadcaster/work.ts).
+  // Chain roles: the signed set of each order, stored before its command is appended (services/delivery/signed-sets.ts).
   'order_signatures',
   // What a customer would not miss after a restore (docs/recovery.md, "Off the log by design"): delivery
   // attempt history (the dispatcher's), short-lived sign-in material, sessions (sign in again), the audit log.

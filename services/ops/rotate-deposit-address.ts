@@ -3,10 +3,10 @@
  * limits (the processor decides); the retired address keeps crediting for `retired_credit_days`.
  */
 import type { CommandResult } from '../domain/command-result';
-import { depositAddressAt } from '../identity/deposit-derivation';
+import { depositAddressAt } from '../chain/deposit-derivation';
 import { nextDepositIndex } from '../api/stores/accounts';
 import type { CommandBus } from '../platform/command-bus';
-import type { Runtime } from '../platform/runtime';
+import type { Runtime } from '../chain/clients';
 
 export async function rotateDepositAddress(rt: Runtime, bus: CommandBus, accountId: string): Promise<CommandResult> {
   const index = await nextDepositIndex(rt.pool);

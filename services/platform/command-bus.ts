@@ -16,7 +16,7 @@ import { createRedis, replyChannel, type Redis } from './redis';
 import { traceHeaders } from './telemetry';
 import { readResults } from './db/command-results';
 import type { LogCodec } from './wire/codec';
-import type { Runtime } from './runtime';
+import type { Connections } from './connections';
 import { AppendBatcher } from './append-batcher';
 
 /** Extra wait past the deadline before giving up, so a result committed right at the deadline is still seen. */
@@ -47,7 +47,7 @@ export interface CommandBusDeps {
 }
 
 /** The bus of a process, from its runtime: the one place that knows how a bus is wired. */
-export function commandBusFor(rt: Runtime, overrides: Partial<CommandBusDeps> = {}): CommandBus {
+export function commandBusFor(rt: Connections, overrides: Partial<CommandBusDeps> = {}): CommandBus {
   const fiveMinuteEnergy = rt.prices.rows
     .find((r) => r.resource === 'energy' && r.tier === '5m');
   return new CommandBus({

@@ -5,11 +5,24 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { priceTable } from '../domain/pricing';
+import { routingFeeTable } from '../domain/routing-fee';
+import { parseJson } from './json';
 import { repoRoot } from './paths';
 
 const boolFromEnv = z
   .enum(['true', 'false', '1', '0'])
   .transform((v) => v === 'true' || v === '1');
+
+/** A JSON-valued setting: parsed here, int64 kept exact, so the domain receives values and never text. */
+const jsonSetting = z.string().transform((text, ctx) => {
+  try {
+    return parseJson(text);
+  } catch (err) {
+    ctx.addIssue({ code: 'custom', message: `not JSON (${(err as Error).message})` });
+    return z.NEVER;
+  }
+});
 
 const hexKey = z.string().regex(/^[0-9a-fA-F]{64}$/, '64 hex characters');
 
@@ -102,7 +115,7 @@ const schema = z.object({
   /** Public reads without credentials (prices, the OpenAPI document): per IP per second. */
   BUDGET_PUBLIC_READS_PER_IP_PER_SEC: z.coerce.number().int().min(1).default(50),
   /** Orders: JSON price rows overriding the network's defaults (services/domain/pricing.ts). */
-  ORDER_PRICES: z.string().optional(),
+  ORDER_PRICES: jsonSetting.optional(),
   /** Orders: SUN charged to activate an inactive receiver; default per network (pricing.ts). */
   ACTIVATION_FEE_SUN: z.coerce.bigint().min(0n).optional(),
   /**
@@ -170,7 +183,7 @@ const schema = z.object({
   /** Routing fee (docs/routing-fee.md): base markup in basis points on provider-routed orders; default per network. */
   ROUTING_FEE_BPS: z.coerce.number().int().min(0).max(10_000).optional(),
   /** Routing fee volume tiers: JSON array of {min_volume_sun, fee_bps}; default per network (services/domain/routing-fee.ts). */
-  ROUTING_FEE_TIERS: z.string().optional(),
+  ROUTING_FEE_TIERS: jsonSetting.optional(),
   /**
    * Batches: the executor places an order only while fewer orders than this await delivery (allocating,
    * delegated) across the service and the oldest is younger than a third of ORDER_WAIT_WINDOW_MS
@@ -304,6 +317,17 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     throw new Error('Invalid configuration:\n  CHAOS_CRASH_POINTS: refused when NETWORK is mainnet');
   }
   if (cfg.NETWORK === 'mainnet' && !cfg.DEPOSIT_XPUB) throw new Error('Invalid configuration:\n  DEPOSIT_XPUB: required when NETWORK is mainnet');
+  // The JSON settings' rows are checked by the same code that uses them, so a bad row stops the start.
+  for (const [name, check] of [
+    ['ORDER_PRICES', () => priceTable(cfg.NETWORK, cfg.ORDER_PRICES)],
+    ['ROUTING_FEE_TIERS', () => routingFeeTable(cfg.NETWORK, cfg.ROUTING_FEE_BPS, cfg.ROUTING_FEE_TIERS)],
+  ] as const) {
+    try {
+      check();
+    } catch (err) {
+      throw new Error(`Invalid configuration:\n  ${name}: ${(err as Error).message}`);
+    }
+  }
   const topicPrefix = cfg.TOPIC_PREFIX ?? `${cfg.NETWORK}.`;
   if (!topicPrefix.startsWith(`${cfg.NETWORK}.`)) {
     throw new Error(`Invalid configuration:\n  TOPIC_PREFIX: must start with "${cfg.NETWORK}." so topic names carry the network`);

@@ -1,6 +1,8 @@
 /** The address_book table to and from the domain's AddressBookEntry, inside the processor's transaction. */
 import type { AddressBookEntry, AddressBookView } from '../domain/address-book';
 import type { Command } from '../domain/commands';
+import type { Effects } from '../domain/outcome';
+import type { FeatureState } from './feature-state';
 import { upsertRows } from '../platform/db/bulk';
 import type { PoolClient } from '../platform/db/pool';
 import { KeyedRows } from './keyed-rows';
@@ -8,7 +10,7 @@ import { KeyedRows } from './keyed-rows';
 const columns = ['id', 'account_id', 'address', 'label', 'created_at', 'updated_at'] as const;
 
 /** The entries of every account a batch's address_book commands touch, updated in memory as commands apply. */
-export class AddressBookState implements AddressBookView {
+export class AddressBookState implements AddressBookView, FeatureState {
   private readonly entries = new KeyedRows<AddressBookEntry>((e) => e.id);
 
   static async load(client: PoolClient, commands: Command[]): Promise<AddressBookState> {
@@ -36,7 +38,11 @@ export class AddressBookState implements AddressBookView {
     }
   }
 
-  async save(client: PoolClient): Promise<void> {
+  absorb(effects: Effects): void {
+    if (effects.addressBook) this.apply(effects.addressBook);
+  }
+
+  async write(client: PoolClient): Promise<void> {
     const deleted = this.entries.removed().map((e) => e.id);
     // Deletes first: an address deleted and saved again in one batch is a new row under the unique (account, address).
     if (deleted.length > 0) await client.query('DELETE FROM address_book WHERE id = ANY($1::text[])', [deleted]);

@@ -1,6 +1,8 @@
 /** The api_keys table to and from the domain's ApiKey, inside the processor's transaction. */
 import type { ApiKey, ApiKeyView } from '../domain/api-keys';
 import type { Command } from '../domain/commands';
+import type { Effects } from '../domain/outcome';
+import type { FeatureState } from './feature-state';
 import { upsertRows } from '../platform/db/bulk';
 import type { PoolClient } from '../platform/db/pool';
 import { KeyedRows } from './keyed-rows';
@@ -15,7 +17,7 @@ function fromRow(r: Record<string, any>): ApiKey {
 }
 
 /** The keys of every account a batch's api_key commands touch, updated in memory as commands apply. */
-export class ApiKeyState implements ApiKeyView {
+export class ApiKeyState implements ApiKeyView, FeatureState {
   private readonly keys = new KeyedRows<ApiKey>((k) => k.id);
 
   static async load(client: PoolClient, commands: Command[]): Promise<ApiKeyState> {
@@ -40,7 +42,11 @@ export class ApiKeyState implements ApiKeyView {
     this.keys.put(key);
   }
 
-  async save(client: PoolClient): Promise<void> {
+  absorb(effects: Effects): void {
+    for (const key of effects.apiKeys ?? []) this.put(key);
+  }
+
+  async write(client: PoolClient): Promise<void> {
     const rows = this.keys.changed().map((k) => [
       k.id, k.accountId, k.name, k.scopes, k.secretEnc, new Date(k.createdAt), k.revokedAt === null ? null : new Date(k.revokedAt),
     ]);

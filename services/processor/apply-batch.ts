@@ -10,7 +10,7 @@ import type { Command, RefusalReason } from '../domain/commands';
 import { errorCatalog } from '../domain/errors';
 import { derivedId } from '../domain/ids';
 import type { Journal } from '../domain/ledger';
-import type { ApplyContext } from '../domain/outcome';
+import type { ApplyContext, StateView } from '../domain/outcome';
 import { WriteGroup } from '../platform/db/bulk';
 import type { PoolClient } from '../platform/db/pool';
 import {
@@ -18,14 +18,8 @@ import {
 } from './store';
 import { depositIdsOf, loadDeposits, saveDeposits } from './deposit-store';
 import type { Deposit } from '../domain/deposits';
-import { OrderState } from './order-store';
-import { PromoState } from '../promo/store';
-import { ApiKeyState } from './api-key-store';
-import { WebhookEndpointState } from './webhook-endpoint-store';
-import { BatchState } from '../batches/store';
-import { MemberState } from './member-store';
-import { AddressBookState } from './address-book-store';
-import { SubscriptionState } from '../subscriptions/store';
+import { processorStates } from './processor-states';
+import type { FeatureState } from './feature-state';
 
 export interface RefusalPolicy {
   /** Why this command must not apply, or null to apply it. */
@@ -100,15 +94,15 @@ export async function applyBatch(
   const journals: Journal[] = [];
   const deposits = await loadDeposits(client, depositIdsOf(fresh));
   const changedDeposits = new Map<string, Deposit>();
-  const orders = await OrderState.load(client, fresh);
-  const promo = await PromoState.load(client, fresh);
-  const apiKeys = await ApiKeyState.load(client, fresh);
-  const webhookEndpoints = await WebhookEndpointState.load(client, fresh);
-  const batches = await BatchState.load(client, fresh);
-  const members = await MemberState.load(client, fresh);
-  const addressBook = await AddressBookState.load(client, fresh);
-  const subscriptions = await SubscriptionState.load(client, fresh);
-  const view = { account: (id: string) => state.get(id), deposit: (id: string) => deposits.get(id), orders, promo, apiKeys, webhookEndpoints, batches, members, addressBook, subscriptions };
+  // Each feature's state for the slice's commands, served to the handlers under its StateView name.
+  const features: FeatureState[] = [];
+  const featureViews: Partial<StateView> = {};
+  for (const kind of processorStates) {
+    const loaded = await kind.load(client, fresh);
+    features.push(loaded);
+    (featureViews as Record<string, unknown>)[kind.view] = loaded;
+  }
+  const view: StateView = { ...featureViews, account: (id: string) => state.get(id), deposit: (id: string) => deposits.get(id) };
 
   // Follow-ups applied right after their parent (see appliesInline), and those of them this slice must claim.
   const inline = new Set<string>();
@@ -135,17 +129,7 @@ export async function applyBatch(
       changed.set(account.id, account);
     }
     journals.push(...effects.journals);
-    for (const order of effects.orders ?? []) orders.put(order);
-    for (const record of effects.idempotency ?? []) orders.putRecord(record);
-    if (effects.promoConfig) promo.putConfig(effects.promoConfig, command.commandId);
-    for (const redemption of effects.redemptions ?? []) promo.putRedemption(redemption);
-    for (const code of effects.devCodes ?? []) promo.putDevCode(code);
-    for (const key of effects.apiKeys ?? []) apiKeys.put(key);
-    if (effects.webhookEndpoints) webhookEndpoints.apply(effects.webhookEndpoints);
-    for (const batch of effects.batches ?? []) batches.put(batch);
-    if (effects.members) members.apply(effects.members);
-    if (effects.addressBook) addressBook.apply(effects.addressBook);
-    for (const sub of effects.subscriptions ?? []) subscriptions.put(sub);
+    for (const feature of features) feature.absorb(effects, command);
     for (const deposit of effects.deposits ?? []) {
       deposits.set(deposit.depositId, deposit);
       changedDeposits.set(deposit.depositId, deposit);
@@ -186,15 +170,9 @@ export async function applyBatch(
   saveAccounts(writes, [...changed.values()]);
   saveJournals(writes, journals);
   saveDeposits(writes, [...changedDeposits.values()]);
-  orders.save(writes, last);
+  for (const feature of features) feature.stage?.({ first: writes, last });
   await writes.send(client);
-  await promo.save(client);
-  await apiKeys.save(client);
-  await webhookEndpoints.save(client);
-  await members.save(client);
-  await addressBook.save(client);
-  await subscriptions.save(client);
-  batches.save(last);
+  for (const feature of features) await feature.write?.(client);
   saveOutbox(last, outbox);
   finishResults(last, finished.map((f) => f.result));
   if (!tail) await last.send(client);

@@ -1,5 +1,7 @@
 /** The account_members table to and from the domain's Member, inside the processor's transaction. */
 import type { Command } from '../domain/commands';
+import type { Effects } from '../domain/outcome';
+import type { FeatureState } from './feature-state';
 import type { Member, MemberView } from '../domain/members';
 import { upsertRows } from '../platform/db/bulk';
 import type { PoolClient } from '../platform/db/pool';
@@ -9,7 +11,7 @@ const columns = ['account_id', 'address', 'role', 'added_at'] as const;
 const keyOf = (accountId: string, address: string) => `${accountId}\u0000${address}`;
 
 /** The members of every account a batch's member commands touch, updated in memory as commands apply. */
-export class MemberState implements MemberView {
+export class MemberState implements MemberView, FeatureState {
   private readonly members = new KeyedRows<Member>((m) => keyOf(m.accountId, m.address));
 
   static async load(client: PoolClient, commands: Command[]): Promise<MemberState> {
@@ -30,7 +32,11 @@ export class MemberState implements MemberView {
     for (const m of effect.removed) this.members.remove(m);
   }
 
-  async save(client: PoolClient): Promise<void> {
+  absorb(effects: Effects): void {
+    if (effects.members) this.apply(effects.members);
+  }
+
+  async write(client: PoolClient): Promise<void> {
     for (const m of this.members.removed()) {
       await client.query('DELETE FROM account_members WHERE account_id = $1 AND address = $2', [m.accountId, m.address]);
     }

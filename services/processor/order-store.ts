@@ -1,72 +1,19 @@
 /**
  * Order state inside the processor's transaction: loads what a batch's order commands can touch (by order
  * id, client_order_id, quote id, Idempotency-Key), serves it to the pure handlers as an OrderView with the
- * batch's own changes on top, and writes the changes back. Also the row mapping the API reads with.
+ * batch's own changes on top, and writes the changes back. The row mapping is services/orders/rows.ts.
  */
 import type { Command } from '../domain/commands';
-import { heldStake, type IdempotencyRecord, type Order } from '../domain/orders';
-import type { OrderView } from '../domain/outcome';
-import type { TypedColumns, WriteGroup } from '../platform/db/bulk';
+import { heldStake, type IdempotencyRecord, type Order } from '../domain/orders/rules';
+import type { Effects, OrderView } from '../domain/outcome';
+import type { FeatureState, SaveGroups } from './feature-state';
+import type { WriteGroup } from '../platform/db/bulk';
 import type { PoolClient } from '../platform/db/pool';
-import { parseJson, stringifyJson } from '../platform/json';
-
-/** The orders table's columns and their types (the processor writes them as column arrays). */
-export const orderColumnTypes = [
-  ['id', 'text'], ['account_id', 'text'], ['client_order_id', 'text'], ['request_hash', 'text'],
-  ['quote_id', 'text'], ['resource', 'text'], ['amount', 'bigint'], ['delivered_amount', 'bigint'],
-  ['partial', 'boolean'], ['tier', 'text'], ['duration_seconds', 'integer'], ['receiver', 'text'],
-  ['source', 'text'], ['status', 'text'], ['confirm_status', 'text'], ['price_sun_per_unit', 'bigint'],
-  ['pay_amount_sun', 'bigint'], ['activate_amount_sun', 'bigint'], ['total_amount_sun', 'bigint'],
-  ['refunded_amount_sun', 'bigint'], ['supplier', 'text'], ['ratio_limit', 'bigint'], ['ratio_weight', 'bigint'],
-  ['allocations', 'jsonb'], ['delegated_at', 'timestamptz'], ['expires_at', 'timestamptz'], ['close_reason', 'text'],
-  ['close_requested_at', 'timestamptz'], ['undelegations', 'jsonb'], ['reclaim_hash', 'text'],
-  ['reclaimed_at', 'timestamptz'], ['memo', 'text'], ['failure', 'jsonb'], ['created_at', 'timestamptz'],
-  ['updated_at', 'timestamptz'], ['batch_id', 'text'], ['subscription_id', 'text'],
-] as const satisfies TypedColumns;
-
-export const orderColumns = orderColumnTypes.map(([c]) => c);
-
-const ms = (d: Date | null) => (d === null ? null : d.getTime());
-const date = (n: number | null) => (n === null ? null : new Date(n));
-const num = (v: bigint | null) => (v === null ? null : Number(v));
-
-/** jsonb with bigint amounts kept exact (stored as JSON numbers, read back through lossless parsing). */
-function fromJsonb<T>(value: unknown): T {
-  return parseJson(JSON.stringify(value)) as T;
-}
-
-export function orderFromRow(r: Record<string, any>): Order {
-  const allocations = (r.allocations as any[]).map((a) => ({ ...a, sun: BigInt(a.sun) }));
-  const undelegations = (r.undelegations as any[]).map((u) => ({ ...u, sun: BigInt(u.sun) }));
-  return {
-    id: r.id, accountId: r.account_id, clientOrderId: r.client_order_id, requestHash: r.request_hash, quoteId: r.quote_id,
-    resource: r.resource, amount: num(r.amount), deliveredAmount: num(r.delivered_amount), partial: r.partial, tier: r.tier,
-    durationSeconds: r.duration_seconds, receiver: r.receiver, source: r.source, status: r.status, confirmStatus: r.confirm_status,
-    priceSunPerUnit: r.price_sun_per_unit, paySun: r.pay_amount_sun, activateSun: r.activate_amount_sun, totalSun: r.total_amount_sun,
-    refundedSun: r.refunded_amount_sun, supplier: r.supplier,
-    ratio: r.ratio_limit === null ? null : { limit: r.ratio_limit, weight: r.ratio_weight },
-    allocations, delegatedAt: ms(r.delegated_at), expiresAt: ms(r.expires_at), closeReason: r.close_reason,
-    closeRequestedAt: ms(r.close_requested_at), undelegations, reclaimHash: r.reclaim_hash, reclaimedAt: ms(r.reclaimed_at), memo: r.memo,
-    failure: r.failure === null ? null : fromJsonb(r.failure), createdAt: ms(r.created_at) as number, updatedAt: ms(r.updated_at) as number,
-    batchId: r.batch_id ?? null,
-    subscriptionId: r.subscription_id ?? null,
-  };
-}
-
-function orderToRow(o: Order): unknown[] {
-  return [
-    o.id, o.accountId, o.clientOrderId, o.requestHash, o.quoteId, o.resource, o.amount, o.deliveredAmount, o.partial, o.tier,
-    o.durationSeconds, o.receiver, o.source, o.status, o.confirmStatus, o.priceSunPerUnit, o.paySun, o.activateSun,
-    o.totalSun, o.refundedSun, o.supplier, o.ratio?.limit ?? null, o.ratio?.weight ?? null, stringifyJson(o.allocations),
-    date(o.delegatedAt), date(o.expiresAt), o.closeReason, date(o.closeRequestedAt), stringifyJson(o.undelegations), o.reclaimHash,
-    date(o.reclaimedAt), o.memo, o.failure === null ? null : stringifyJson(o.failure), new Date(o.createdAt), new Date(o.updatedAt),
-    o.batchId ?? null, o.subscriptionId ?? null,
-  ];
-}
+import { orderColumns, orderColumnTypes, orderFromRow, orderToRow } from '../orders/rows';
 
 const orderCommandTypes = new Set(['order.create', 'order.allocate', 'order.settle', 'order.close', 'order.refund', 'order.deliver']);
 
-export class OrderState implements OrderView {
+export class OrderState implements OrderView, FeatureState {
   private readonly orders = new Map<string, Order>();
   /** Each order as stored before this batch: `order_stake` moves by what the stored row held and the new one holds. */
   private readonly stored = new Map<string, Order>();
@@ -147,6 +94,15 @@ export class OrderState implements OrderView {
       state.put(order, false);
     }
     return state;
+  }
+
+  absorb(effects: Effects): void {
+    for (const order of effects.orders ?? []) this.put(order);
+    for (const record of effects.idempotency ?? []) this.putRecord(record);
+  }
+
+  stage({ first, last }: SaveGroups): void {
+    this.save(first, last);
   }
 
   /**

@@ -1,5 +1,7 @@
 /** The webhook_endpoints table to and from the domain's WebhookEndpoint, inside the processor's transaction. */
 import type { Command } from '../domain/commands';
+import type { Effects } from '../domain/outcome';
+import type { FeatureState } from './feature-state';
 import type { WebhookEndpoint, WebhookEndpointView } from '../domain/webhook-endpoints';
 import { upsertRows } from '../platform/db/bulk';
 import type { PoolClient } from '../platform/db/pool';
@@ -15,7 +17,7 @@ function fromRow(r: Record<string, any>): WebhookEndpoint {
 }
 
 /** The endpoints of every account a batch's webhook commands touch, updated in memory as commands apply. */
-export class WebhookEndpointState implements WebhookEndpointView {
+export class WebhookEndpointState implements WebhookEndpointView, FeatureState {
   private readonly endpoints = new KeyedRows<WebhookEndpoint>((e) => e.id);
 
   static async load(client: PoolClient, commands: Command[]): Promise<WebhookEndpointState> {
@@ -43,7 +45,11 @@ export class WebhookEndpointState implements WebhookEndpointView {
     }
   }
 
-  async save(client: PoolClient): Promise<void> {
+  absorb(effects: Effects): void {
+    if (effects.webhookEndpoints) this.apply(effects.webhookEndpoints);
+  }
+
+  async write(client: PoolClient): Promise<void> {
     const deleted = this.endpoints.removed().map((e) => e.id);
     if (deleted.length > 0) await client.query('DELETE FROM webhook_endpoints WHERE id = ANY($1::text[])', [deleted]);
     const rows = this.endpoints.changed().map((e) => [

@@ -15,7 +15,7 @@ import type { CommandBus } from '../platform/command-bus';
 import type { Config } from '../platform/config';
 import type { Pool } from '../platform/db/pool';
 import { loadWatcherPosition, saveWatcherPosition } from '../platform/db/watcher-position';
-import { PollingRole } from '../broadcaster/work';
+import { PollingRole } from '../platform/polling-role';
 import { DropLog } from './drop-log';
 import { loadPromoConfig } from './store';
 

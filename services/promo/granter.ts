@@ -22,8 +22,9 @@ import type { CommandBus } from '../platform/command-bus';
 import type { Config } from '../platform/config';
 import type { Pool } from '../platform/db/pool';
 import { logger } from '../platform/logger';
-import { PollingRole, txLifetimeMs } from '../broadcaster/work';
-import type { Redemption } from './rules';
+import { PollingRole } from '../platform/polling-role';
+import { txLifetimeMs } from '../delivery/chain-deps';
+import type { Redemption } from '../domain/promo/rules';
 import { openRedemptions } from './store';
 
 export interface GranterDeps {

@@ -4,21 +4,11 @@
  * The rule itself is services/domain/routing-fee.ts.
  */
 import type { Pool } from '../platform/db/pool';
-import { routingFeeBps, routingFeeSun, VOLUME_WINDOW_DAYS, type EnteredCode, type RoutingFee, type RoutingFeeTable } from '../domain/routing-fee';
-import type { Supplier } from '../domain/orders';
+import { chargedVolumeSun } from '../orders/reads';
+import { routingFeeBps, routingFeeSun, type EnteredCode, type RoutingFee, type RoutingFeeTable } from '../domain/routing-fee';
+import type { Supplier } from '../domain/orders/rules';
 
-const DAY_MS = 86_400_000;
 type Queryable = Pick<Pool, 'query'>;
-
-/** Pay amounts of the account's delivered orders created in the window, less what was refunded. */
-export async function chargedVolumeSun(db: Queryable, accountId: string, at: number): Promise<bigint> {
-  const { rows } = await db.query(
-    `SELECT COALESCE(sum(pay_amount_sun - refunded_amount_sun), 0)::text AS v FROM orders
-     WHERE account_id = $1 AND created_at >= $2 AND created_at <= $3 AND status IN ('confirmed', 'active', 'expired', 'reclaimed')`,
-    [accountId, new Date(at - VOLUME_WINDOW_DAYS * DAY_MS), new Date(at)],
-  );
-  return BigInt(rows[0].v);
-}
 
 /** The lowest-rate dev code the account entered that is still in force at `at`, or null. */
 export async function enteredCode(db: Queryable, accountId: string, at: number): Promise<EnteredCode | null> {

@@ -9,7 +9,7 @@ import type { Config } from '../platform/config';
 import type { Pool } from '../platform/db/pool';
 import { logger } from '../platform/logger';
 import { reconcileDifference, reconcileDiffering, reconcilePassSeconds } from '../platform/metrics';
-import { PollingRole } from '../broadcaster/work';
+import { PollingRole } from '../platform/polling-role';
 import { isFinding, rowKey, runChecks, type CheckResult, type ReconcileCheck } from './check';
 import { reconcileChecks } from './checks';
 

@@ -11,6 +11,7 @@
  * Every transaction is signed with its own nonce and waited for in a block. A second run refunds nothing
  * twice: a failed order is refused a second refund by the processor, and leaves the open orders' sums.
  */
+import { closedTwins, openOrdersOf } from '../orders/stake-reads';
 import { poolSigners, type Signer } from '../chain/pool-keys';
 import type { ChainReader } from '../chain/reads';
 import { uniqueRef, type ChainResource, type ChainWriter, type SignedTx } from '../chain/writes';
@@ -18,8 +19,8 @@ import type { CommandBus } from '../platform/command-bus';
 import type { Config } from '../platform/config';
 import type { Pool } from '../platform/db/pool';
 import type { Clock } from '../platform/clock';
-import type { NonceSource } from '../broadcaster/nonces';
-import { txLifetimeMs } from '../broadcaster/work';
+import type { NonceSource } from '../chain/nonces';
+import { txLifetimeMs } from '../delivery/chain-deps';
 import { isFinding, type ReconcileRow } from './check';
 
 export interface RepairDeps {
@@ -40,36 +41,6 @@ export interface RepairAction {
   txId?: string;
   orderId?: string;
   detail?: string;
-}
-
-interface OpenOrder {
-  id: string;
-  accountId: string;
-  expiresAt: number | null;
-  sun: bigint;
-}
-
-async function openOrdersOf(pool: Pool, from: string, receiver: string, resource: string): Promise<OpenOrder[]> {
-  const { rows } = await pool.query(
-    `SELECT o.id, o.account_id, o.expires_at, sum((a ->> 'sun')::numeric)::text AS sun
-       FROM orders o CROSS JOIN LATERAL jsonb_array_elements(o.allocations) AS a
-      WHERE o.receiver = $1 AND o.status IN ('confirmed', 'active') AND a ->> 'kind' = 'delegate' AND (a ->> 'landed')::boolean IS TRUE
-        AND a ->> 'from' = $2 AND (CASE WHEN o.resource = 'bandwidth' THEN 'BANDWIDTH' ELSE 'ENERGY' END) = $3
-      GROUP BY 1, 2, 3 ORDER BY o.expires_at DESC NULLS FIRST`,
-    [receiver, from, resource],
-  );
-  return rows.map((r: any) => ({ id: r.id, accountId: r.account_id, expiresAt: r.expires_at ? new Date(r.expires_at).getTime() : null, sun: BigInt(r.sun) }));
-}
-
-/** Closed orders whose landed delegation is a transaction another order stored: they never delivered. */
-async function closedTwins(pool: Pool): Promise<Array<{ id: string; accountId: string }>> {
-  const { rows } = await pool.query(
-    `SELECT DISTINCT o.id, o.account_id
-       FROM orders o CROSS JOIN LATERAL jsonb_array_elements(o.allocations) AS a
-       JOIN order_tx_ids t ON t.tx_id = a ->> 'txId'
-      WHERE o.status IN ('expired', 'reclaimed') AND a ->> 'kind' = 'delegate' AND (a ->> 'landed')::boolean IS TRUE AND t.order_id <> o.id`,
-  );
-  return rows.map((r: any) => ({ id: r.id, accountId: r.account_id }));
 }
 
 export async function repair(deps: RepairDeps, rows: ReconcileRow[]): Promise<RepairAction[]> {

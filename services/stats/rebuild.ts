@@ -5,7 +5,7 @@
  * projects a record first moves the stored offset, and the other skips it.
  */
 import { inTransaction } from '../platform/db/pool';
-import type { Runtime } from '../platform/runtime';
+import type { Runtime } from '../chain/clients';
 import { applyIsolated, decodeAll } from '../platform/checkpointed-consumer';
 import { STATS_GROUP, statsSpec } from './consumer';
 import { statsTables } from './store';

@@ -10,7 +10,7 @@ import type { ChainReader } from '../chain/reads';
 import { poolSigners } from '../chain/pool-keys';
 import type { Config } from '../platform/config';
 
-/** The supplier's stake addresses (the stand-in provider fills from the last pool key, as in broadcaster/suppliers.ts). */
+/** The supplier's stake addresses (the stand-in provider fills from the last pool key, as in chain/suppliers.ts). */
 export function supplierAddresses(cfg: Config): string[] {
   const addresses = poolSigners(cfg).map((s) => s.address);
   return cfg.ORDER_SUPPLIER === 'provider' ? addresses.slice(-1) : addresses;

@@ -1,99 +1,14 @@
 /**
- * Subscription rows: the processor's SubscriptionState (loads what a batch's subscription commands touch,
- * serves it to the pure handlers with the batch's own changes on top, writes the changes back), and the
- * reads of the API and the watcher. Only the processor writes the table.
+ * The reads of subscription rows the API and the watcher make. Only the processor writes the table
+ * (services/processor/subscription-store.ts, which also maps its rows).
  */
-import type { Command } from '../domain/commands';
-import type { Order } from '../domain/orders';
-import { upsertRows } from '../platform/db/bulk';
-import type { Pool, PoolClient } from '../platform/db/pool';
-import { KeyedRows } from '../processor/keyed-rows';
-import { orderColumns, orderFromRow } from '../processor/order-store';
-import { subscriptionCommandTypes } from './commands';
-import type { Subscription, SubscriptionView } from './rules';
+import type { Pool } from '../platform/db/pool';
+import type { Subscription } from '../domain/subscriptions/rules';
+import { subscriptionFromRow } from '../processor/subscription-store';
 
-type Queryable = Pick<Pool, 'query'>;
-
-const columns = [
-  'id', 'account_id', 'client_subscription_id', 'request_hash', 'kind', 'status', 'receiver', 'resource', 'amount', 'tier', 'threshold_amount',
-  'max_price_sun', 'max_refills_per_day', 'refills_today', 'refill_day', 'last_refill_at', 'last_order_id', 'reason', 'daily_fee_sun',
-  'next_billing_at', 'created_at', 'updated_at',
-] as const;
-
-const ms = (d: Date | null) => (d === null ? null : d.getTime());
-const date = (n: number | null) => (n === null ? null : new Date(n));
-const big = (v: string | null) => (v === null ? null : BigInt(v));
 const num = (v: string | null) => (v === null ? null : Number(v));
 
-export function subscriptionFromRow(r: Record<string, any>): Subscription {
-  return {
-    id: r.id, accountId: r.account_id, clientSubscriptionId: r.client_subscription_id, requestHash: r.request_hash, kind: r.kind, status: r.status,
-    receiver: r.receiver, resource: r.resource, amount: Number(r.amount), tier: r.tier, thresholdAmount: num(r.threshold_amount),
-    maxPriceSun: big(r.max_price_sun), maxRefillsPerDay: r.max_refills_per_day, refillsToday: r.refills_today, refillDay: r.refill_day,
-    lastRefillAt: ms(r.last_refill_at), lastOrderId: r.last_order_id, reason: r.reason, dailyFeeSun: big(r.daily_fee_sun),
-    nextBillingAt: ms(r.next_billing_at), createdAt: r.created_at.getTime(), updatedAt: r.updated_at.getTime(),
-  };
-}
-
-const subscriptionToRow = (s: Subscription): unknown[] => [
-  s.id, s.accountId, s.clientSubscriptionId, s.requestHash, s.kind, s.status, s.receiver, s.resource, s.amount, s.tier, s.thresholdAmount,
-  s.maxPriceSun, s.maxRefillsPerDay, s.refillsToday, s.refillDay, date(s.lastRefillAt), s.lastOrderId, s.reason, s.dailyFeeSun,
-  date(s.nextBillingAt), new Date(s.createdAt), new Date(s.updatedAt),
-];
-
-export class SubscriptionState implements SubscriptionView {
-  private readonly subs = new KeyedRows<Subscription>((s) => s.id);
-  private readonly orders = new Map<string, Order>();
-  /** Accounts whose live subscriptions are all loaded (creation checks the limit and the receiver). */
-  private readonly wholeAccounts = new Set<string>();
-
-  static async load(client: PoolClient, commands: Command[]): Promise<SubscriptionState> {
-    const state = new SubscriptionState();
-    const work = commands.filter((c) => subscriptionCommandTypes.has(c.type));
-    if (work.length === 0) return state;
-    const ids = work.flatMap((c) => ('subscriptionId' in c && typeof c.subscriptionId === 'string' ? [c.subscriptionId] : []));
-    const creators = [...new Set(work.filter((c) => c.type === 'subscription.create').map((c) => c.accountId))];
-    const { rows } = await client.query(
-      `SELECT * FROM subscriptions WHERE id = ANY($1::text[])
-       UNION SELECT * FROM subscriptions WHERE account_id = ANY($2::text[]) AND (status <> 'ended' OR client_subscription_id IS NOT NULL)`,
-      [ids, creators],
-    );
-    for (const r of rows) state.subs.load(subscriptionFromRow(r));
-    for (const a of creators) state.wholeAccounts.add(a);
-    const orderIds = state.subs.values().flatMap((s) => (s.lastOrderId ? [s.lastOrderId] : []));
-    if (orderIds.length > 0) {
-      const { rows: orderRows } = await client.query(`SELECT ${orderColumns.join(', ')} FROM orders WHERE id = ANY($1::text[])`, [orderIds]);
-      for (const r of orderRows) state.orders.set(r.id, orderFromRow(r));
-    }
-    return state;
-  }
-
-  byId(subscriptionId: string): Subscription | undefined {
-    return this.subs.get(subscriptionId);
-  }
-
-  byClientId(accountId: string, clientSubscriptionId: string): Subscription | undefined {
-    for (const s of this.subs.values()) if (s.accountId === accountId && s.clientSubscriptionId === clientSubscriptionId) return s;
-    return undefined;
-  }
-
-  liveOf(accountId: string): Subscription[] {
-    if (!this.wholeAccounts.has(accountId)) throw new Error(`live subscriptions of ${accountId} were not loaded`);
-    return this.subs.values().filter((s) => s.accountId === accountId && s.status !== 'ended');
-  }
-
-  loadedOrder(orderId: string): Order | undefined {
-    return this.orders.get(orderId);
-  }
-
-  put(sub: Subscription): void {
-    this.subs.put(sub);
-  }
-
-  async save(client: PoolClient): Promise<void> {
-    await upsertRows(client, 'subscriptions', columns, this.subs.changed().map(subscriptionToRow), { key: 'id', keep: ['created_at'] });
-  }
-}
+type Queryable = Pick<Pool, 'query'>;
 
 /** `sub_` id or `cid:<client_subscription_id>`, the caller's own only. */
 export async function subscriptionByRef(db: Queryable, accountId: string, ref: string): Promise<Subscription | undefined> {
@@ -158,27 +73,3 @@ export async function subscriptionsOfReceivers(db: Queryable, receivers: string[
   return (await db.query(`${watchedQuery} AND s.receiver = ANY($1::text[])`, [receivers])).rows.map(watchedFromRow);
 }
 
-/** Status of the given orders (a refill in flight until its order is delivered or failed). */
-export async function orderStatuses(db: Queryable, orderIds: string[]): Promise<Map<string, Order>> {
-  const out = new Map<string, Order>();
-  if (orderIds.length === 0) return out;
-  const { rows } = await db.query(`SELECT ${orderColumns.join(', ')} FROM orders WHERE id = ANY($1::text[])`, [orderIds]);
-  for (const r of rows) out.set(r.id, orderFromRow(r));
-  return out;
-}
-
-/**
- * Plan days to take back: every delivered, not yet closed day of a plan paused or ended (the close asked
- * when it stopped may have found the day not delivered yet), and a plan's earlier day once its current day
- * is delivered (renewal takes the previous day back only then, so the receiver is never left without one).
- */
-export async function plansToUndelegate(db: Queryable): Promise<Array<{ accountId: string; orderId: string }>> {
-  const { rows } = await db.query(
-    `SELECT o.account_id, o.id AS order_id FROM subscriptions s
-       JOIN orders o ON o.subscription_id = s.id
-       LEFT JOIN orders cur ON cur.id = s.last_order_id
-     WHERE s.kind = 'plan' AND o.status IN ('confirmed', 'active') AND o.close_reason IS NULL
-       AND (s.status IN ('paused', 'ended') OR (o.id <> s.last_order_id AND cur.status IN ('confirmed', 'active')))`,
-  );
-  return rows.map((r) => ({ accountId: r.account_id, orderId: r.order_id }));
-}

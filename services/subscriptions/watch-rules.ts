@@ -5,10 +5,10 @@
  * have crossed below a threshold, and those are the only ones read again.
  */
 import { derivedId } from '../domain/ids';
-import type { Order } from '../domain/orders';
+import type { Order } from '../domain/orders/rules';
 import type { PriceTable } from '../domain/pricing';
 import type { Block } from '../chain/reads';
-import { refillInFlight, suspensionCleared, type Subscription } from './rules';
+import { refillInFlight, suspensionCleared, type Subscription } from '../domain/subscriptions/rules';
 
 /** Free energy and bandwidth of one receiver, as `getaccountresource` reports them (limit minus used). */
 export interface FreeResources {

@@ -10,19 +10,17 @@ import { ChainUnavailable } from '../chain/errors';
 import type { Block, ChainReader } from '../chain/reads';
 import type { Command } from '../domain/commands';
 import { derivedId } from '../domain/ids';
-import type { Order } from '../domain/orders';
+import type { Order } from '../domain/orders/rules';
 import type { PriceTable } from '../domain/pricing';
 import type { Clock } from '../platform/clock';
 import type { Config } from '../platform/config';
 import type { CommandBus } from '../platform/command-bus';
 import type { Pool } from '../platform/db/pool';
 import { crashPoint } from '../platform/chaos';
-import { logger } from '../platform/logger';
-import { Waker } from '../platform/waker';
-import type { Subscription } from './rules';
-import {
-  orderStatuses, plansToUndelegate, subscriptionsOfReceivers, subscriptionsThatMayAct, watchedThresholds, type WatchedSubscription, type WatchedThreshold,
-} from './store';
+import { PollingRole } from '../platform/polling-role';
+import type { Subscription } from '../domain/subscriptions/rules';
+import { ordersById, plansToUndelegate } from '../orders/reads';
+import { subscriptionsOfReceivers, subscriptionsThatMayAct, watchedThresholds, type WatchedSubscription, type WatchedThreshold } from './store';
 import { stakeCovers, supplierAddresses } from './pool-cover';
 import { freeOf, planAction, refillPrice, touchedBy, watchAction, type FreeResources } from './watch-rules';
 
@@ -52,8 +50,6 @@ export class SubscriptionWatcher {
   /** Receivers seen on chain (an account, once created, stays): their refills pay no activation and need no read. */
   private readonly activeReceivers = new Set<string>();
   /** The head loop's wait (woken to stop) and the full pass loop's. */
-  private readonly waker = new Waker();
-  private readonly fullWaker = new Waker();
   private lastHead = -1;
   /** The newest head's block time, and the shortest block interval seen between heads (chain ms): when the next block is due. */
   private headAt: number | undefined;
@@ -64,7 +60,7 @@ export class SubscriptionWatcher {
   /** The supplier's stake addresses, worked out when a plan is first due (a watcher of refills only needs no pool keys). */
   private supplierAddresses: string[] | undefined;
   private position: number | null | undefined;
-  private loops: Array<Promise<void>> = [];
+  private loops: PollingRole[] = [];
   /**
    * Blocks applied, for the bench (the newest 10,000): ms from the block's time to the block read
    * (`seenLagMs`: how late the watcher learnt of it) and to its receivers read again (`lagMs`).
@@ -82,23 +78,14 @@ export class SubscriptionWatcher {
    * processor applies it once (as after a restart).
    */
   start(): void {
-    const run = async (pass: () => Promise<void>, waker: Waker, waitMs: (tookMs: number) => number) => {
-      while (waker.running) {
-        const at = performance.now();
-        await pass().catch((err) => logger.warn({ err }, 'subscription watcher pass failed; retrying'));
-        await waker.sleep(waitMs(performance.now() - at));
-      }
-    };
     this.loops = [
-      run(() => this.followHead(), this.waker, () => this.nextReadInMs(Date.now())),
-      run(() => this.fullPass(), this.fullWaker, (took) => Math.max(0, FULL_PASS_MS - took)),
+      new PollingRole('subscription watcher', () => this.nextReadInMs(Date.now()), () => this.followHead()).start(),
+      new PollingRole('subscription watcher (full pass)', (took) => Math.max(0, FULL_PASS_MS - took), () => this.fullPass()).start(),
     ];
   }
 
   async stop(): Promise<void> {
-    this.waker.stop();
-    this.fullWaker.stop();
-    await Promise.all(this.loops);
+    await Promise.all(this.loops.map((loop) => loop.stop()));
   }
 
   /**
@@ -255,7 +242,7 @@ export class SubscriptionWatcher {
   private async act(all: WatchedSubscription[], full: boolean): Promise<void> {
     const now = this.deps.clock.now();
     const subs = all.filter((s) => this.mayAct(s));
-    const orders = await orderStatuses(this.deps.pool, subs.flatMap((s) => (s.lastOrderId ? [s.lastOrderId] : [])));
+    const orders = await ordersById(this.deps.pool, subs.flatMap((s) => (s.lastOrderId ? [s.lastOrderId] : [])));
     const activeOf = await this.knowActive(subs.map((s) => s.receiver));
     const covered = await this.knowCover(subs.filter((s) => planAction(s, s.lastOrderId ? orders.get(s.lastOrderId) : undefined, now)?.kind === 'charge'));
     const commands: Command[] = [];

@@ -8,7 +8,7 @@
 import { randomInt } from 'node:crypto';
 import type { Command } from '../../services/domain/commands';
 import type { CommandBus } from '../../services/platform/command-bus';
-import type { Runtime } from '../../services/platform/runtime';
+import type { Runtime } from '../../services/runtime';
 import { replayAndVerify } from '../../services/ops/replay';
 import { assertLedgerInvariants } from '../support/ledger-invariants';
 import { startService, type ServiceProcess } from '../support/service-process';

@@ -8,7 +8,7 @@
 import type { Express } from 'express';
 import { createApp } from '../../services/api/app';
 import type { CommandBus } from '../../services/platform/command-bus';
-import type { Runtime } from '../../services/platform/runtime';
+import type { Runtime } from '../../services/runtime';
 import { listen } from '../support/http';
 import { dropWorld, newWorld, openBus, openRuntime, type World } from '../support/world';
 

@@ -5,7 +5,7 @@
  */
 import { readResults } from '../../services/platform/db/command-results';
 import { commandBusFor, type CommandBus } from '../../services/platform/command-bus';
-import type { Runtime } from '../../services/platform/runtime';
+import type { Runtime } from '../../services/runtime';
 import { replayAndVerify } from '../../services/ops/replay';
 import { startRoles, type Stoppable } from '../../services/roles';
 import type { Command } from '../../services/domain/commands';

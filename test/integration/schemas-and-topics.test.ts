@@ -4,7 +4,7 @@
  */
 import { COMPATIBILITY } from '@kafkajs/confluent-schema-registry';
 import { topicName, topics } from '../../topics';
-import { createRuntime, type Runtime } from '../../services/platform/runtime';
+import { createRuntime, type Runtime } from '../../services/runtime';
 import { readSchema, registerSchema, subjectFor } from '../../services/platform/wire/registry';
 import { KafkaLog } from '../../services/platform/kafka';
 import { dropWorld, newWorld, openRuntime, type World } from '../support/world';

@@ -6,7 +6,7 @@ import { TronWeb } from 'tronweb';
 import { parseConfig } from '../../services/platform/config';
 import { DepositWatcher, WATCHER_NAME } from '../../services/deposits/watcher';
 import type { CommandBus } from '../../services/platform/command-bus';
-import type { Runtime } from '../../services/platform/runtime';
+import type { Runtime } from '../../services/runtime';
 import { startDevnet, type Devnet } from '../devnet/start-devnet';
 import { OPEN_BUDGETS, call, signUp, signedCall, signedHeaders, startApiStack, type Customer } from './identity';
 import { assertLedgerInvariants } from './ledger-invariants';

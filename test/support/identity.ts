@@ -9,7 +9,7 @@ import { TronWeb } from 'tronweb';
 import { createApp } from '../../services/api/app';
 import { signature, Stamper } from '../../clients/typescript/src/signing';
 import type { CommandBus } from '../../services/platform/command-bus';
-import type { Runtime } from '../../services/platform/runtime';
+import type { Runtime } from '../../services/runtime';
 import { startRoles, type Stoppable } from '../../services/roles';
 import { dropWorld, newWorld, openBus, openRuntime, type World } from './world';
 

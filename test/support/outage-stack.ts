@@ -14,7 +14,7 @@ import type { Server } from 'node:http';
 import { createApp } from '../../services/api/app';
 import { startDispatcher } from '../../services/dispatcher/dispatcher';
 import type { CommandBus } from '../../services/platform/command-bus';
-import type { Runtime } from '../../services/platform/runtime';
+import type { Runtime } from '../../services/runtime';
 import { startRoles, type Stoppable } from '../../services/roles';
 import { webhookSecretBox } from '../../services/webhooks/secrets';
 import { startDevnet, type Devnet } from '../devnet/start-devnet';

@@ -3,7 +3,7 @@
  * log's end offset on every partition): the honest replacement for "sleep, then assert nothing happened".
  * Call it after the appends that might have changed something; whatever they did is then committed.
  */
-import type { Runtime } from '../../services/platform/runtime';
+import type { Runtime } from '../../services/runtime';
 import { storedOffsets } from '../../services/platform/checkpointed-consumer';
 import { PROCESSOR_GROUP } from '../../services/processor/processor';
 import { eventually } from './world';

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { createApp } from '../../services/api/app';
 import type { CommandBus } from '../../services/platform/command-bus';
-import type { Runtime } from '../../services/platform/runtime';
+import type { Runtime } from '../../services/runtime';
 import { startRoles, type Role, type Stoppable } from '../../services/roles';
 import { startDevnet, type Devnet } from '../devnet/start-devnet';
 import { call, OPEN_BUDGETS, sign, type Wallet } from './identity';

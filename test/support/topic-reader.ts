@@ -1,5 +1,5 @@
 /** Reads a whole topic of a test world, decoded, to check what reached the log. */
-import type { Runtime } from '../../services/platform/runtime';
+import type { Runtime } from '../../services/runtime';
 import type { TopicKey } from '../../topics';
 
 export interface ReadRecord<T> {

@@ -1,6 +1,6 @@
 /** Helpers of the webhook tests: accounts and credits through the real pipeline, endpoints in the table. */
 import type { CommandBus } from '../../services/platform/command-bus';
-import type { Runtime } from '../../services/platform/runtime';
+import type { Runtime } from '../../services/runtime';
 import { randomId } from '../../services/domain/ids';
 import { newEndpointSecret } from '../../services/webhooks/signing';
 import { webhookSecretBox } from '../../services/webhooks/secrets';

@@ -8,7 +8,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseConfig, type Config } from '../../services/platform/config';
-import { createRuntime, type Runtime } from '../../services/platform/runtime';
+import { createRuntime, type Runtime } from '../../services/runtime';
 import { commandBusFor, type CommandBus } from '../../services/platform/command-bus';
 import { replayAndVerify, type ReplayOptions } from '../../services/ops/replay';
 import { reconcileOnce, reconcileReport } from '../../services/reconciler/run';

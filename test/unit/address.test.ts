@@ -1,7 +1,7 @@
 /** The service's address test accepts exactly what TronWeb's isAddress accepts (the rule it replaced). */
 import { randomBytes } from 'node:crypto';
 import { TronWeb } from 'tronweb';
-import { isTronAddress as isTronAddressFast } from '../../services/identity/address';
+import { isTronAddress as isTronAddressFast } from '../../services/chain/address';
 
 /** The reference: TronWeb's own check, behind the mainnet-style shape (as the service used it before). */
 function isTronAddress(value: unknown): value is string {

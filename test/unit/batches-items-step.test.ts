@@ -1,6 +1,6 @@
 /** batch.items, pure: each entry decided as batch.item decides it alone (cancelled not started, repeats change nothing). */
-import { stepBatchItem, stepBatchItems } from '../../services/batches/handlers';
-import { queuedBatch, type Batch } from '../../services/batches/rules';
+import { stepBatchItem, stepBatchItems } from '../../services/domain/batches/handlers';
+import { queuedBatch, type Batch } from '../../services/domain/batches/rules';
 import type { StateView } from '../../services/domain/outcome';
 
 const spec = (receiver: string) => ({ receiver, resource: 'energy' as const, amount: 10_000, tier: '1h' as const, activate: null, bandwidth: null, bandwidthAmount: null, maxPriceSun: null, clientOrderIdPrefix: null });

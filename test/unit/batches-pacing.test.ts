@@ -1,9 +1,10 @@
 import { SUN_PER_TRX, trxFor } from '../../services/chain/allocation';
 import { devnetKey, signerOf } from '../../services/chain/pool-keys';
 import type { ChainWriter } from '../../services/chain/writes';
-import { CEILING_FACTOR, mayPlace, nextBound, OrderPacer, type OpenOrders } from '../../services/batches/pacing';
-import { StakeSupplier } from '../../services/broadcaster/suppliers';
-import type { Order } from '../../services/domain/orders';
+import { CEILING_FACTOR, mayPlace, nextBound, OrderPacer } from '../../services/batches/pacing';
+import { type OpenOrders } from '../../services/orders/reads';
+import { StakeSupplier } from '../../services/chain/suppliers';
+import type { Order } from '../../services/domain/orders/rules';
 import { SteppedClock } from '../../services/platform/clock';
 
 const window = { maxOpen: 10, waitWindowMs: 90_000 };

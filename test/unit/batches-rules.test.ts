@@ -1,5 +1,6 @@
-import { activationStatus, balancedChunks, bandwidthOf, bandwidthPlan, DEFAULT_BANDWIDTH_AMOUNT, batchRequestHash, batchStatus, chargedSun, chunkAmounts, clientOrderIdFor, duplicateReceiver, itemFromStored, itemStatus, mergeItems, specFromStored, storedForm, summaryOf, trackingId, type BatchItem, type ItemOrder } from '../../services/batches/rules';
-import { batchStepFromWire, batchStepToWire } from '../../services/batches/commands';
+import { activationStatus, balancedChunks, bandwidthOf, bandwidthPlan, DEFAULT_BANDWIDTH_AMOUNT, batchRequestHash, batchStatus, chargedSun, chunkAmounts, clientOrderIdFor, duplicateReceiver, itemFromStored, itemStatus, mergeItems, specFromStored, storedForm, summaryOf, trackingId, type BatchItem, type ItemOrder } from '../../services/domain/batches/rules';
+import { batchStepFromWire, batchStepToWire } from '../../services/platform/wire/batch-steps';
+import { batchJson } from '../../services/domain/batches/view';
 import { parseOwnJson, stringifyJson } from '../../services/platform/json';
 
 const item = (over: Partial<BatchItem> = {}): BatchItem => ({
@@ -121,4 +122,17 @@ test('stored form: null fields and empty orderIds left out, read back as they we
   // A batch.create sent in full (before) reads the same.
   expect(batchStepFromWire({ ...wire, payload: stringifyJson({ batchKey: 'k', clientBatchId: null, requestHash: 'h', items: specs }) })).toStrictEqual(create);
   expect(specFromStored({ receiver: 'TC', resource: 'bandwidth' })).toStrictEqual({ receiver: 'TC', resource: 'bandwidth', amount: null, tier: null, activate: null, bandwidth: null, bandwidthAmount: null, maxPriceSun: null, clientOrderIdPrefix: null });
+});
+
+test('a batch reads as finished only with its finished_at: open with every receiver done, it is processing', () => {
+  const orders = new Map([['ord_1', { ...order(), id: 'ord_1', allocations: [] } as never]]);
+  const open = {
+    id: 'bat_1', accountId: 'acc_1', batchKey: 'k', clientBatchId: 'cb', requestHash: 'h', items: [item({ orderIds: ['ord_1'] })],
+    createdAt: 1, finishedAt: null, finalStatus: null, chargedSun: null,
+  };
+  expect(batchStatus(['completed'])).toBe('completed');
+  expect(batchJson(open, orders)).toMatchObject({ status: 'processing', finished_at: null });
+  expect(batchJson({ ...open, finishedAt: 5_000, finalStatus: 'completed', chargedSun: 4_000_000n }, orders))
+    .toMatchObject({ status: 'completed', finished_at: new Date(5_000).toISOString() });
+  expect(batchJson({ ...open, items: [item({ progress: 'queued', orderIds: [] })] }, new Map())).toMatchObject({ status: 'queued', finished_at: null });
 });

@@ -5,7 +5,7 @@
  */
 import { scaledClock } from '../../services/platform/clock';
 import { mayAwaitBroadcast, SYNC_WAIT_SLACK_MS, syncWaitHorizonMs } from '../../services/domain/sync-wait';
-import { orderSources } from '../../services/domain/orders';
+import { orderSources } from '../../services/domain/orders/rules';
 
 test('the horizon covers the processor deadline, the wait and the slack; none when answers never wait', () => {
   expect(syncWaitHorizonMs(10_000, 1_500)).toBe(10_000 + 1_500 + SYNC_WAIT_SLACK_MS);

@@ -2,15 +2,12 @@
  * The confirmer's cache of final transaction states is bounded: an answer is kept only while its order
  * is still in a work list (allocating or closing) and dropped once the order is settled or closed.
  */
-import type { Order } from '../../services/domain/orders';
+import type { Order } from '../../services/domain/orders/rules';
 import { SteppedClock } from '../../services/platform/clock';
 
 const lists: Record<string, Order[]> = { allocating: [], closing: [] };
-jest.mock('../../services/broadcaster/work', () => ({
-  ...jest.requireActual('../../services/broadcaster/work'),
-  workList: async (_pool: unknown, list: string) => lists[list] ?? [],
-}));
-import { Confirmer } from '../../services/confirmer/confirmer';
+import { Confirmer } from '../../services/delivery/confirmer';
+import { plainDeliveryStore } from './support/delivery-store';
 import { order } from './confirmer-order';
 
 
@@ -20,7 +17,8 @@ test('transaction states of settled orders are dropped from the cache', async ()
   const confirmer = new Confirmer({
     cfg: { ORDER_WAIT_WINDOW_MS: 10_000 } as any,
     // order_tx_ids: each transaction stored by its own order (tx_a* by ord_a, tx_b* by ord_b).
-    pool: { query: async (sql: string, params: string[][]) => ({ rows: sql.includes('order_tx_ids') ? [{ tx_id: params[0][0], order_id: `ord_${params[0][0][3]}` }] : [] }) } as any,
+    pool: {} as any,
+    store: plainDeliveryStore(lists, (txId) => `ord_${txId[3]}`),
     clock: new SteppedClock(1_000),
     bus: { append: async (c: any[]) => void appended.push(...c) } as any,
     reader: {

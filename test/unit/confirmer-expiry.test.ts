@@ -3,15 +3,12 @@
  * delegation in a head block that is not solidified yet is pending in the solidified view, and an order
  * failed on the head's time left that stake delegated to no open order once the block solidified.
  */
-import type { Order } from '../../services/domain/orders';
+import type { Order } from '../../services/domain/orders/rules';
 import { SteppedClock } from '../../services/platform/clock';
 
 const lists: Record<string, Order[]> = { allocating: [], closing: [] };
-jest.mock('../../services/broadcaster/work', () => ({
-  ...jest.requireActual('../../services/broadcaster/work'),
-  workList: async (_pool: unknown, list: string) => lists[list] ?? [],
-}));
-import { Confirmer } from '../../services/confirmer/confirmer';
+import { Confirmer } from '../../services/delivery/confirmer';
+import { plainDeliveryStore } from './support/delivery-store';
 import { order as allocatingOrder } from './confirmer-order';
 
 const EXPIRATION = 50_000;
@@ -24,7 +21,8 @@ const order = (id: string): Order => {
 function confirmerOver(chain: { solidTimestamp: number; solidTxs: Set<string> }, calls: string[], appended: any[]) {
   return new Confirmer({
     cfg: { ORDER_WAIT_WINDOW_MS: 10_000 } as any,
-    pool: { query: async (sql: string, params: string[][]) => ({ rows: sql.includes('order_tx_ids') ? [{ tx_id: params[0][0], order_id: `ord_${params[0][0].slice(7)}` }] : [] }) } as any,
+    pool: {} as any,
+    store: plainDeliveryStore(lists, (txId) => `ord_${txId.slice(7)}`),
     clock: new SteppedClock(60_000),
     bus: { append: async (c: any[]) => void appended.push(...c) } as any,
     reader: {

@@ -1,5 +1,5 @@
 /** An allocating order of one delegation per transaction id, for the confirmer's unit tests. */
-import type { Order } from '../../services/domain/orders';
+import type { Order } from '../../services/domain/orders/rules';
 
 export const order = (id: string, txIds: string[], status: Order['status'] = 'allocating'): Order => ({
   id, accountId: 'acc_1', clientOrderId: null, requestHash: '', quoteId: null, resource: 'energy', amount: 20_000, deliveredAmount: null,

@@ -3,15 +3,12 @@
  * a transaction read as pending once is not read again until a block it is in has been read, and a read
  * of the blocks that fails sends it back to one read per transaction.
  */
-import type { Order } from '../../services/domain/orders';
+import type { Order } from '../../services/domain/orders/rules';
 import { SteppedClock } from '../../services/platform/clock';
 
 const lists: Record<string, Order[]> = { allocating: [], closing: [] };
-jest.mock('../../services/broadcaster/work', () => ({
-  ...jest.requireActual('../../services/broadcaster/work'),
-  workList: async (_pool: unknown, list: string) => lists[list] ?? [],
-}));
-import { Confirmer } from '../../services/confirmer/confirmer';
+import { Confirmer } from '../../services/delivery/confirmer';
+import { plainDeliveryStore } from './support/delivery-store';
 import { order } from './confirmer-order';
 
 
@@ -21,7 +18,8 @@ test('a pending transaction is read again only once a solidified block holding i
   const chain = { solid: 10, blocks: new Map<number, string[]>(), landed: new Set<string>(), failRange: false };
   const confirmer = new Confirmer({
     cfg: { ORDER_WAIT_WINDOW_MS: 60_000 } as any,
-    pool: { query: async (sql: string, params: string[][]) => ({ rows: sql.includes('order_tx_ids') ? [{ tx_id: params[0][0], order_id: 'ord_a' }] : [] }) } as any,
+    pool: {} as any,
+    store: plainDeliveryStore(lists, () => 'ord_a'),
     clock: new SteppedClock(1_000),
     bus: { append: async (c: any[]) => void appended.push(...c) } as any,
     reader: {

@@ -1,9 +1,9 @@
 /**
- * heldStake: the stake one order counts toward its receiver in order_stake (services/domain/orders.ts). The
+ * heldStake: the stake one order counts toward its receiver in order_stake (services/domain/orders/rules.ts). The
  * sum over all orders is checked against the database query it stands for in
  * test/integration/orders/open-stake.test.ts; here, each rule of the definition on its own.
  */
-import { heldStake, type Allocation, type Order } from '../../services/domain/orders';
+import { heldStake, type Allocation, type Order } from '../../services/domain/orders/rules';
 
 const delegate = (from: string, sun: bigint, landed: boolean | null, stranded = false): Allocation =>
   ({ kind: 'delegate', from, amount: 1, sun, txId: `${from}${sun}`, signedTx: '{}', landed, ...(stranded ? { stranded: true as const } : {}) });

@@ -6,7 +6,7 @@ import express from 'express';
 import { jsonBody } from '../../services/api/body';
 import { createdCursorCodec, cursorInstant, cursorSeq } from '../../services/api/cursor';
 import { errorHandler } from '../../services/api/errors';
-import type { OpenApiDocument } from '../../services/api/openapi/document';
+import type { OpenApiDocument } from '../../services/api/openapi/operation';
 import { RequestValidator, storableDateTime } from '../../services/api/validate';
 import { signatureSingleUse, timestampInWindow } from '../../services/identity/request-signing';
 import { storableText, unstorableField } from '../../services/identity/text-rules';

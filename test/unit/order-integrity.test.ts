@@ -6,10 +6,10 @@
 import { emptyIdentity, emptyTotals, type Account } from '../../services/domain/account';
 import { applyCommand } from '../../services/domain/apply';
 import type { Command } from '../../services/domain/commands';
-import type { IdempotencyRecord, Order } from '../../services/domain/orders';
+import type { IdempotencyRecord, Order } from '../../services/domain/orders/rules';
 import type { OrderView, StateView } from '../../services/domain/outcome';
 import { NONCE_RANGE, uniqueRef } from '../../services/chain/writes';
-import { stakeLeft } from '../../services/scheduler/stake-left';
+import { stakeLeft } from '../../services/delivery/stake-left';
 import { formatResults, isFinding } from '../../services/reconciler/check';
 
 const ctx = { network: 'nile' as const, brand: 'energy' };

@@ -7,9 +7,10 @@
 import { emptyIdentity, emptyTotals, type Account } from '../../services/domain/account';
 import { applyCommand } from '../../services/domain/apply';
 import type { Command } from '../../services/domain/commands';
-import { canMove, closesAfterEnd, fillPriceSun, fillsOf, moveRefusal, orderStatuses, type Order, type OrderStatus } from '../../services/domain/orders';
+import { orderJson, storedStatusesShownAs } from '../../services/domain/orders/view';
+import { canMove, closesAfterEnd, moveRefusal, orderStatuses, type Order, type OrderStatus } from '../../services/domain/orders/rules';
+import { fillPriceSun, fillsOf } from '../../services/domain/orders/view';
 import type { Outcome, OrderView, StateView } from '../../services/domain/outcome';
-import { placedOrderJson } from '../../services/api/sync-delivery';
 
 const ctx = { network: 'nile' as const, brand: 'energy' };
 
@@ -75,7 +76,9 @@ test('delivery: broadcast -> delegated (hash, unverified), settle -> confirmed w
   // The broadcast must name every delegation of the stored set.
   expect(w.run(broadcast(id, ['d1']))).toMatchObject({ kind: 'rejected', error: { slug: 'order_status_conflict' } });
   const delegated = w.run(broadcast(id, ['d1', 'd2']));
-  expect(delegated.body).toMatchObject({ status: 'delegated', confirm_status: 'unconfirmed', delegate_hash: 'd1', delegate_hashes: ['d1', 'd2'] });
+  // Stored `delegated`; read (this answer, GET) as `active` with its hash, as POST /v1/orders answers it.
+  expect(w.orders.get(id)).toMatchObject({ status: 'delegated', confirmStatus: 'unconfirmed' });
+  expect(delegated.body).toMatchObject({ status: 'active', confirm_status: 'unconfirmed', delegate_hash: 'd1', delegate_hashes: ['d1', 'd2'] });
   expect(delegated.effects.events).toEqual([]);
   expect(w.run(broadcast(id, ['d1', 'd2']))).toMatchObject({ kind: 'rejected', error: { slug: 'order_status_conflict', details: { from: 'delegated', to: 'delegated' } } });
 
@@ -242,13 +245,16 @@ test('a delegation that landed but was not covered is stranded: the order fails,
   expect(closesAfterEnd(w.orders.get(plain)!)).toBe(false);
 });
 
-test('the synchronous answer reads a broadcast delegation as active; every other status as stored', () => {
+test('every read of an order, the synchronous answer among them, gives a broadcast delegation as active; every other status as stored', () => {
   const w = world();
   const id = w.run(create()).body.id;
   w.run(allocate(id, [delegate('d1')]));
-  expect(placedOrderJson(w.orders.get(id)!)).toMatchObject({ status: 'allocating', delegate_hash: 'd1' });
+  expect(orderJson(w.orders.get(id)!)).toMatchObject({ status: 'allocating', delegate_hash: 'd1' });
   w.run(broadcast(id, ['d1']));
-  expect(placedOrderJson(w.orders.get(id)!)).toMatchObject({ status: 'active', confirm_status: 'unconfirmed', delegate_hash: 'd1' });
+  expect(orderJson(w.orders.get(id)!)).toMatchObject({ status: 'active', confirm_status: 'unconfirmed', delegate_hash: 'd1' });
   w.run(settle(id, ['d1']));
-  expect(placedOrderJson(w.orders.get(id)!)).toMatchObject({ status: 'active', confirm_status: 'confirmed' });
+  expect(orderJson(w.orders.get(id)!)).toMatchObject({ status: 'active', confirm_status: 'confirmed' });
+  // A list filtered on `active` finds the broadcast ones too; `delegated` is never read, so it selects none.
+  expect(storedStatusesShownAs(['active'])).toEqual(['active', 'delegated']);
+  expect(storedStatusesShownAs(['delegated', 'confirmed'])).toEqual(['confirmed']);
 });

@@ -2,7 +2,7 @@
 import { emptyIdentity, emptyTotals, type Account } from '../../services/domain/account';
 import { applyCommand } from '../../services/domain/apply';
 import type { Command } from '../../services/domain/commands';
-import { canMove, partialRefund, type IdempotencyRecord, type Order } from '../../services/domain/orders';
+import { canMove, partialRefund, type IdempotencyRecord, type Order } from '../../services/domain/orders/rules';
 import type { OrderView, StateView } from '../../services/domain/outcome';
 import { chargeFor, priceFor, priceTable } from '../../services/domain/pricing';
 import { csvCell } from '../../services/api/views/orders-csv';
@@ -56,7 +56,7 @@ test('price rows: sold, switched off, retired never listed, bounds', () => {
   expect(priceFor(table, 'energy', '3d', 65_000, 10_000_000)).toMatchObject({ ok: false, slug: 'tier_unavailable' });
   expect(priceFor(table, 'energy', '5m', 20_000_000, 10_000_000)).toMatchObject({ ok: false, slug: 'amount_out_of_range' });
   expect(chargeFor(40n, 65_000, false, 1_500_000n)).toEqual({ priceSunPerUnit: 40n, paySun: 2_600_000n, activateSun: 1_500_000n, totalSun: 4_100_000n });
-  const custom = priceTable('nile', JSON.stringify([{ resource: 'energy', tier: '30d', price_sun_per_unit: 1, min_amount: 1, max_amount: 2, available: true }]));
+  const custom = priceTable('nile', [{ resource: 'energy', tier: '30d', price_sun_per_unit: 1, min_amount: 1, max_amount: 2, available: true }]);
   expect(custom.rows).toEqual([]);
 });
 
@@ -136,4 +136,22 @@ test('csv cells: formula prefix, quoting, arrays space-separated', () => {
   expect(csvCell('a,"b"')).toBe('"a,""b"""');
   expect(csvCell(['x', 'y'])).toBe('x y');
   expect(csvCell(null)).toBe('');
+});
+
+test('order.confirmed names the batch or subscription the order was placed for, as its order-events twin does', () => {
+  const w = world(10_000_000n);
+  const tx = (id: string) => ({ kind: 'delegate', from: 'TP', amount: 65_000, sun: 1n, txId: id, signedTx: '{}' });
+  for (const [extra, ids] of [
+    [{ source: 'batch', batchId: 'bat_1' }, { batch_id: 'bat_1', subscription_id: null }],
+    [{ source: 'subscription', subscriptionId: 'sub_1' }, { batch_id: null, subscription_id: 'sub_1' }],
+    [{}, { batch_id: null, subscription_id: null }],
+  ] as const) {
+    const placed = w.run(create(extra)) as any;
+    const txId = `t_${placed.body.id}`;
+    w.run({ type: 'order.allocate', orderId: placed.body.id, txs: [tx(txId)], ratioLimit: 1n, ratioWeight: 1n });
+    const settled = w.run({ type: 'order.settle', orderId: placed.body.id, landedTxIds: [txId], deliveredAt: 5_000 }) as any;
+    expect(settled.effects.events[0]).toMatchObject({ type: 'order.confirmed', data: ids });
+    const twin = (settled.effects.orderEvents ?? []).find((e: { type: string }) => e.type === 'order.confirmed');
+    expect(twin.order).toMatchObject(ids);
+  }
 });

@@ -4,7 +4,7 @@
  * LISTEN connection once (a later connection error does not release it again).
  */
 import { EventEmitter } from 'node:events';
-import { PollingRole } from '../../services/broadcaster/work';
+import { PollingRole } from '../../services/platform/polling-role';
 import type { Pool } from '../../services/platform/db/pool';
 
 class FakeClient extends EventEmitter {

@@ -4,7 +4,7 @@
  * is answered DUP every `everyMs`); an id whose owner differs, or that no order stored, is dropped.
  */
 import type { BroadcastOutcome, ChainWriter } from '../../services/chain/writes';
-import { Rebroadcaster } from '../../services/broadcaster/work';
+import { Rebroadcaster } from '../../services/chain/rebroadcaster';
 
 function duplicateWriter(): ChainWriter & { sent: string[] } {
   const sent: string[] = [];

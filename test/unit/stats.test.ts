@@ -7,7 +7,7 @@ import { emptyIdentity, emptyTotals, type Account } from '../../services/domain/
 import { applyCommand } from '../../services/domain/apply';
 import type { Command } from '../../services/domain/commands';
 import { orderEventsOf, type OrderEvent } from '../../services/domain/order-events';
-import type { IdempotencyRecord, Order } from '../../services/domain/orders';
+import type { IdempotencyRecord, Order } from '../../services/domain/orders/rules';
 import type { OrderView, StateView } from '../../services/domain/outcome';
 import {
   accountStats, avgPricePer65k, localCellsOf, localDay, localDaysOf, monthsBefore, planFor, resolveRange, type DayRow, type StatsInput, type StatsRange,

@@ -6,11 +6,11 @@
 import { emptyIdentity, emptyTotals, type Account } from '../../services/domain/account';
 import { applyCommand } from '../../services/domain/apply';
 import type { Command } from '../../services/domain/commands';
-import type { Order } from '../../services/domain/orders';
+import type { Order } from '../../services/domain/orders/rules';
 import type { OrderView, StateView } from '../../services/domain/outcome';
 import { priceTable } from '../../services/domain/pricing';
-import { subscriptionStepFromWire, subscriptionStepToWire } from '../../services/subscriptions/commands';
-import { subscriptionRequestHash, type Subscription, type SubscriptionSpec, type SubscriptionView } from '../../services/subscriptions/rules';
+import { subscriptionStepFromWire, subscriptionStepToWire } from '../../services/platform/wire/subscription-steps';
+import { subscriptionRequestHash, type Subscription, type SubscriptionSpec, type SubscriptionView } from '../../services/domain/subscriptions/rules';
 import { stakeCovers } from '../../services/subscriptions/pool-cover';
 import { freeOf, planAction, refillPrice, touchedBy, watchAction } from '../../services/subscriptions/watch-rules';
 

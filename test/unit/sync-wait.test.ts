@@ -3,8 +3,8 @@
  * broadcaster keeps up: after a wait ran out with its order still allocating, answers do not wait, except
  * one probe at a time; a probe that sees its order broadcast turns waiting back on.
  */
-jest.mock('../../services/api/stores/orders', () => ({ ordersByIds: jest.fn(), orderById: jest.fn() }));
-import { ordersByIds } from '../../services/api/stores/orders';
+jest.mock('../../services/orders/account-reads', () => ({ ordersByIds: jest.fn(), orderById: jest.fn() }));
+import { ordersByIds } from '../../services/orders/account-reads';
 import { BroadcastWatch, placedOrderAnswer } from '../../services/api/sync-delivery';
 import type { Pool } from '../../services/platform/db/pool';
 

@@ -2,7 +2,7 @@
 import express from 'express';
 import { jsonBody } from '../../services/api/body';
 import { errorHandler } from '../../services/api/errors';
-import type { OpenApiDocument } from '../../services/api/openapi/document';
+import type { OpenApiDocument } from '../../services/api/openapi/operation';
 import { sharedSchemas } from '../../services/api/openapi/shared-schemas';
 import { RequestValidator } from '../../services/api/validate';
 import { listen } from '../support/http';

@@ -18,8 +18,7 @@ import { batchesPage } from './pages/batches';
 import { batchDetailPage } from './pages/batch-detail';
 import { statsPage } from './pages/stats';
 
-/** A page draws itself into `root` and returns what stops its timers when the user leaves it. */
-export type Page = (root: HTMLElement, param: string | undefined) => (() => void) | void;
+import type { Page } from './page';
 
 const pages: { path: string; title: string; page: Page }[] = [
   { path: 'overview', title: 'Overview', page: overviewPage },

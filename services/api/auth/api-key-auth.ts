@@ -9,7 +9,7 @@
 import type { Request } from 'express';
 import { tokenHash, signatureMatches, signatureSingleUse, signRequest, timestampInWindow } from '../../identity/request-signing';
 import { logger } from '../../platform/logger';
-import type { Runtime } from '../../platform/runtime';
+import type { Runtime } from '../../chain/clients';
 import { ApiError } from '../errors';
 import { touchApiKey } from '../stores/api-keys';
 import type { AuthContext } from './context';

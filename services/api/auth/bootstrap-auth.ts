@@ -1,6 +1,6 @@
 /** Bootstrap tokens: `abt_`, 15 minutes, one address; they open exactly four operations. */
 import { tokenHash } from '../../identity/request-signing';
-import type { Runtime } from '../../platform/runtime';
+import type { Runtime } from '../../chain/clients';
 import { ApiError } from '../errors';
 import { accountIdFor, loadAccount } from '../stores/accounts';
 import { findBootstrapToken } from '../stores/bootstrap-tokens';

@@ -7,7 +7,7 @@
  * refused while a cache is away) nor open (no limit at all): the limits that protect the service remain.
  */
 import type { RequestHandler } from 'express';
-import type { Runtime } from '../../platform/runtime';
+import type { Runtime } from '../../chain/clients';
 import { luaScript, withRedis } from '../../platform/redis';
 import { ApiError } from '../errors';
 import { clientIp } from './credentials';

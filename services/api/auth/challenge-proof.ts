@@ -4,9 +4,9 @@
  * whatever the signature turns out to be (single use). The signature is checked even when the nonce is
  * unknown, so the answer time does not tell the failures apart.
  */
-import { recoverSigner } from '../../identity/address';
+import { recoverSigner } from '../../chain/address';
 import type { ChallengePurpose } from '../../identity/challenge-message';
-import type { Runtime } from '../../platform/runtime';
+import type { Runtime } from '../../chain/clients';
 import { ApiError } from '../errors';
 import { consumeChallenge } from '../stores/challenges';
 

@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { challengeMessage, type ChallengePurpose } from '../../identity/challenge-message';
 import { toIso } from '../../platform/clock';
-import type { Runtime } from '../../platform/runtime';
+import type { Runtime } from '../../chain/clients';
 import { saveChallenge } from '../stores/challenges';
 import { spendBudget } from './budget';
 import { CHALLENGE_TTL_MS } from './challenge-proof';

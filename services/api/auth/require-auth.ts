@@ -5,7 +5,7 @@
  * 1015 key scope, 1016 session role, 1020 budget (every caller: API key, bootstrap token, session). The app puts the Runtime in `app.locals.rt`.
  */
 import type { Request, RequestHandler, Response } from 'express';
-import type { Runtime } from '../../platform/runtime';
+import type { Runtime } from '../../chain/clients';
 import { ApiError } from '../errors';
 import { verifySignedRequest } from './api-key-auth';
 import { verifyBootstrap } from './bootstrap-auth';

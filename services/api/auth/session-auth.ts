@@ -4,7 +4,7 @@
  */
 import type { Request, Response } from 'express';
 import { tokenHash, signatureMatches } from '../../identity/request-signing';
-import type { Runtime } from '../../platform/runtime';
+import type { Runtime } from '../../chain/clients';
 import { ApiError } from '../errors';
 import { extendSession, findLiveSession, roleOf, type SessionRow } from '../stores/sessions';
 import { csrfHeader, SESSION_COOKIE } from './credentials';

@@ -9,7 +9,7 @@
  * fallback answers and also marks Redis.
  */
 import { logger } from '../../platform/logger';
-import type { Runtime } from '../../platform/runtime';
+import type { Runtime } from '../../chain/clients';
 import { luaScript, type Redis } from '../../platform/redis';
 import { spendLua } from './budget';
 

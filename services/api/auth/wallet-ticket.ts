@@ -4,7 +4,7 @@
  * the token only; GETDEL takes it atomically, so two exchanges of one ticket cannot both succeed.
  */
 import { newToken, tokenHash } from '../../identity/request-signing';
-import type { Runtime } from '../../platform/runtime';
+import type { Runtime } from '../../chain/clients';
 
 export const WALLET_TICKET_TTL_MS = 10 * 60_000;
 

@@ -1,7 +1,7 @@
 /** Batches (spec section 4, Batches; section 2, Batch and BatchItem). */
 import { allTiers, orderResources } from '../../domain/pricing';
-import { itemStatuses } from '../../batches/rules';
-import type { Operation } from './document';
+import { itemStatuses } from '../../domain/batches/rules';
+import type { Operation } from './operation';
 import { ref, json, obj, errors, nullable, dateTime } from './builders';
 
 const tags = ['batches'];

@@ -13,24 +13,7 @@ import { statsPaths, statsSchemas } from './stats-paths';
 import { batchPaths, batchSchemas } from './batches-paths';
 import { subscriptionPaths, subscriptionSchemas } from './subscriptions-paths';
 import { estimatePaths, estimateSchemas } from './estimates-paths';
-
-export type OpenApiDocument = {
-  openapi: '3.1.0';
-  info: { title: string; version: string; description: string };
-  servers: Array<{ url: string }>;
-  paths: Record<string, Record<string, Operation>>;
-  components: { schemas: Record<string, unknown>; securitySchemes?: Record<string, unknown> };
-};
-
-export interface Operation {
-  operationId: string;
-  summary: string;
-  tags?: string[];
-  security?: Array<Record<string, string[]>>;
-  parameters?: Array<{ name: string; in: 'query' | 'path' | 'header'; required?: boolean; schema: unknown; description?: string }>;
-  requestBody?: { required?: boolean; content: { 'application/json': { schema: unknown } } };
-  responses: Record<string, { description: string; content?: Record<string, { schema: unknown }> }>;
-}
+import type { OpenApiDocument } from './operation';
 
 export function buildDocument(): OpenApiDocument {
   return {

@@ -1,5 +1,5 @@
 /** POST /v1/estimates (contract.md section 11): what token transfers need, and the orders that cover it. */
-import type { Operation } from './document';
+import type { Operation } from './operation';
 import { dateTime, errors, json, nullable, obj, ref } from './builders';
 
 export const MAX_ESTIMATE_ITEMS = 100;

@@ -1,5 +1,5 @@
 /** Identity and access: signup by address challenge, account, deposit addresses, sessions, members, API keys, address book. */
-import type { Operation } from './document';
+import type { Operation } from './operation';
 import { ref, json, obj, errors, nullable, dateTime } from './builders';
 
 const body = (schema: unknown, required = true) => ({ required, content: { 'application/json': { schema } } });

@@ -1,5 +1,5 @@
 /** Balance and ledger reads: GET /v1/balance (API key, balance.read), GET /v1/ledger (session, viewer or above). */
-import type { Operation } from './document';
+import type { Operation } from './operation';
 import { ref, json, obj, errors, dateTime } from './builders';
 
 const ledgerKinds = ['deposit', 'order_charge', 'order_refund', 'referral_payout', 'subscription_fee', 'subscription_usage', 'reserve_fee', 'invoice', 'withdrawal', 'adjustment'];

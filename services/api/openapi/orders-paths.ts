@@ -1,7 +1,7 @@
 /** Prices, quotes and orders (spec section 4 Orders; contract.md section 3). */
 import { allTiers, orderResources } from '../../domain/pricing';
-import { orderStatuses } from '../../domain/orders';
-import type { Operation } from './document';
+import { orderStatuses } from '../../domain/orders/rules';
+import type { Operation } from './operation';
 import { ref, json, obj, errors, nullable, dateTime } from './builders';
 
 const tags = ['orders'];

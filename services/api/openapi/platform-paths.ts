@@ -1,4 +1,4 @@
-import type { Operation } from './document';
+import type { Operation } from './operation';
 import { errorResponse } from './shared-schemas';
 
 const plain = (description: string) => ({ description, content: { 'text/plain': { schema: { type: 'string' } } } });

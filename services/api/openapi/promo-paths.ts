@@ -1,5 +1,5 @@
 /** Promo (spec section 4, Promo): public reads, the redeem challenge and the signed claim. */
-import type { Operation } from './document';
+import type { Operation } from './operation';
 import { ref, json, obj, errors, nullable, dateTime } from './builders';
 
 const body = (schema: unknown) => ({ required: true, content: { 'application/json': { schema } } });

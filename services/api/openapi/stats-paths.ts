@@ -1,5 +1,5 @@
 /** GET /v1/account/stats (API key orders.read, or session viewer and above): AccountStats, spec section 2. */
-import type { Operation } from './document';
+import type { Operation } from './operation';
 import { errorResponse } from './shared-schemas';
 import { ref, dateTime } from './builders';
 

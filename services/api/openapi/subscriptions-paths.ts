@@ -1,7 +1,7 @@
 /** Subscriptions (contract.md section 9): auto-refill and plans. */
 import { allTiers } from '../../domain/pricing';
-import { pauseReasons, subscriptionKinds, subscriptionStatuses, suspendReasons } from '../../subscriptions/rules';
-import type { Operation } from './document';
+import { pauseReasons, subscriptionKinds, subscriptionStatuses, suspendReasons } from '../../domain/subscriptions/rules';
+import type { Operation } from './operation';
 import { ref, json, obj, errors, nullable, dateTime } from './builders';
 
 const tags = ['subscriptions'];

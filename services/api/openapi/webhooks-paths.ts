@@ -1,6 +1,6 @@
 /** Webhooks (spec section 4): endpoints, secret rotation, the test delivery and the delivery log. */
 import { webhookEventTypes } from '../../webhooks/event-types';
-import type { Operation } from './document';
+import type { Operation } from './operation';
 import { ref, json, obj, errors, nullable, dateTime } from './builders';
 
 const eventList = { type: 'array', items: ref('WebhookEventType'), uniqueItems: true, maxItems: webhookEventTypes.length };

@@ -5,10 +5,10 @@
  */
 import { Router, type Request } from 'express';
 import type { CommandBus } from '../../platform/command-bus';
-import type { Runtime } from '../../platform/runtime';
+import type { Runtime } from '../../chain/clients';
 import type { PriceTable } from '../../domain/pricing';
-import { batchJson } from '../../batches/view';
-import { batchRequestHash, duplicateReceiver, mergeItems, queuedBatch, type Batch, type ItemInput, type ItemSpec } from '../../batches/rules';
+import { batchJson } from '../../domain/batches/view';
+import { batchRequestHash, duplicateReceiver, mergeItems, queuedBatch, type Batch, type ItemInput, type ItemSpec } from '../../domain/batches/rules';
 import { batchByRef, listBatches, ordersOfBatches } from '../../batches/store';
 import { accountIdOf, requireAuth } from '../auth/require-auth';
 import { ApiError, sendJson } from '../errors';
@@ -16,7 +16,7 @@ import { markStage } from '../stage-timing';
 import { createdCursorCodec } from '../cursor';
 import { checkAddress, submitCommand } from '../identity-deps';
 import type { RequestValidator } from '../validate';
-import { accountLimits } from '../views/account-view';
+import { accountLimits } from '../../domain/account';
 
 export interface BatchRouteDeps {
   rt: Runtime;

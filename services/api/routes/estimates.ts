@@ -9,7 +9,7 @@ import { ChainUnavailable } from '../../chain/errors';
 import type { ChainReader } from '../../chain/reads';
 import { NoSuchContract, transferFactsFor } from '../../chain/transfer-facts';
 import { estimateTransfers, type TransferItem } from '../../domain/estimates';
-import type { Runtime } from '../../platform/runtime';
+import type { Runtime } from '../../chain/clients';
 import { requireAuth } from '../auth/require-auth';
 import { ApiError, sendJson } from '../errors';
 import { checkAddress } from '../identity-deps';

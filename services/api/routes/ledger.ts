@@ -2,7 +2,7 @@
 import { Router } from 'express';
 import { ledgerHeldStatuses, usdtDecimal } from '../../domain/deposits';
 import { toIso } from '../../platform/clock';
-import type { Runtime } from '../../platform/runtime';
+import type { Runtime } from '../../chain/clients';
 import { accountIdOf, requireAuth } from '../auth/require-auth';
 import { cursorInstant, invalidCursor } from '../cursor';
 import { ApiError, sendJson } from '../errors';

@@ -7,12 +7,13 @@ import { Router, type Request, type Response } from 'express';
 import type { ChainReader } from '../../chain/reads';
 import type { CommandBus } from '../../platform/command-bus';
 import { randomId } from '../../domain/ids';
-import { orderDetailJson, orderJson, type OrderStatus } from '../../domain/orders';
+import { orderDetailJson, orderJson } from '../../domain/orders/view';
+import { type OrderStatus } from '../../domain/orders/rules';
 import { orderCommandFrom } from '../../domain/order-command';
 import {
   chargeFor, planRowJson, priceFor, priceRowJson, quoteMatches, QUOTE_TTL_MS, tierSeconds, type DelegatedResource, type OrderResource, type PriceTable, type Tier,
 } from '../../domain/pricing';
-import type { Runtime } from '../../platform/runtime';
+import type { Runtime } from '../../chain/clients';
 import { routingFeeTable } from '../../domain/routing-fee';
 import { routingFeeFor } from '../../promo/routing-fee-reads';
 import { publicReadBudget } from '../auth/budget';
@@ -24,9 +25,10 @@ import { ApiError, sendJson } from '../errors';
 import { createdCursorCodec } from '../cursor';
 import { markStage } from '../stage-timing';
 import { checkAddress, submitCommand } from '../identity-deps';
-import { insertQuote, listOrders, orderByRef, quoteById, type OrderCursor, type OrderFilter } from '../stores/orders';
+import { listOrders, orderByRef, type OrderCursor, type OrderFilter } from '../../orders/account-reads';
+import { insertQuote, quoteById } from '../stores/quotes';
 import type { RequestValidator } from '../validate';
-import { accountLimits } from '../views/account-view';
+import { accountLimits } from '../../domain/account';
 import { csvHeader, csvLine } from '../views/orders-csv';
 
 export interface OrderRouteDeps {

@@ -4,7 +4,7 @@
  * with the orders export's cell rules (formula-injection prefix, RFC 4180 quoting).
  */
 import { Router } from 'express';
-import type { Runtime } from '../../platform/runtime';
+import type { Runtime } from '../../chain/clients';
 import { accountStats, planFor, resolveRange } from '../../stats/account-stats';
 import { readStatsInput } from '../../stats/store';
 import { accountIdOf, requireAuth } from '../auth/require-auth';

@@ -5,19 +5,19 @@
  */
 import { Router, type Response } from 'express';
 import type { CommandBus } from '../../platform/command-bus';
-import type { Runtime } from '../../platform/runtime';
+import type { Runtime } from '../../chain/clients';
 import { priceFor, type DelegatedResource, type Tier } from '../../domain/pricing';
-import type { PlanPricing, UpdateSubscriptionCommand } from '../../subscriptions/commands';
+import type { PlanPricing, UpdateSubscriptionCommand } from '../../domain/subscriptions/commands';
 import { receiverActivation } from '../receiver-activation';
-import { DEFAULT_MAX_REFILLS_PER_DAY, subscriptionRequestHash, type SubscriptionKind, type SubscriptionSpec } from '../../subscriptions/rules';
+import { DEFAULT_MAX_REFILLS_PER_DAY, subscriptionRequestHash, type SubscriptionKind, type SubscriptionSpec } from '../../domain/subscriptions/rules';
 import { listSubscriptions, subscriptionByRef } from '../../subscriptions/store';
-import { subscriptionJson } from '../../subscriptions/view';
+import { subscriptionJson } from '../../domain/subscriptions/view';
 import { accountIdOf, requireAuth } from '../auth/require-auth';
 import { ApiError, sendJson } from '../errors';
 import { createdCursorCodec } from '../cursor';
 import { checkAddress, submitCommand } from '../identity-deps';
 import type { RequestValidator } from '../validate';
-import { accountLimits } from '../views/account-view';
+import { accountLimits } from '../../domain/account';
 
 export interface SubscriptionRouteDeps {
   rt: Runtime;

@@ -6,7 +6,7 @@
 import { Router, type Response } from 'express';
 import { randomId } from '../../domain/ids';
 import { EVENT_VERSION } from '../../domain/events';
-import type { Runtime } from '../../platform/runtime';
+import type { Runtime } from '../../chain/clients';
 import { realAnswerLimitMs } from '../../dispatcher/dispatcher';
 import { sendAttempt, type SendOptions } from '../../webhooks/http-client';
 import { webhookSecretBox } from '../../webhooks/secrets';

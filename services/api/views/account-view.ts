@@ -1,27 +1,15 @@
 /** Account and DepositAddress as the API answers them (spec section 2), from the processor's tables. */
 import type { Account } from '../../domain/account';
 import { rotationPolicy } from '../../domain/deposit-rotation';
-import { usdtDecimal } from '../../domain/deposits';
+import { usdtDecimal, type RateSource } from '../../domain/deposits';
+import { accountLimits } from '../../domain/account';
 import type { Config } from '../../platform/config';
 import { toIso } from '../../platform/clock';
 
-/** Per-account limits (contract.md section 4 defaults). */
-export const accountLimits = { max_order_energy: 10_000_000, max_batch_receivers: 100, orders_per_second: 20 };
 
 /** USDT deposit bounds as decimal strings (held below min, held for review above max), from USDT_MIN/USDT_MAX. */
 export const usdtBounds = (cfg: Config) => ({ min: usdtDecimal(cfg.USDT_MIN), max: usdtDecimal(cfg.USDT_MAX) });
 
-export interface RateNow {
-  trx_per_usdt: string;
-  source: 'dex_v3' | 'fixed_env';
-  at: string;
-}
-
-/**
- * Where the indicative USDT rate comes from; the ledger issue plugs in the cached DEX/fixed rate.
- * Until then (or when no rate is available) `rate_now` is null, as the spec allows.
- */
-export type RateSource = () => Promise<RateNow | null>;
 export const noRate: RateSource = async () => null;
 
 export async function depositRows(cfg: Config, account: Account, rate: RateSource, currency?: 'TRX' | 'USDT') {

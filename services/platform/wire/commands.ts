@@ -1,7 +1,7 @@
 /** Domain commands to and from the Avro shape of schemas/account-command.avsc. */
 import type { Command, CommandBody, SignedTxFact } from '../../domain/commands';
-import { batchStepFromWire, batchStepToWire } from '../../batches/commands';
-import { subscriptionStepFromWire, subscriptionStepToWire } from '../../subscriptions/commands';
+import { batchStepFromWire, batchStepToWire } from './batch-steps';
+import { subscriptionStepFromWire, subscriptionStepToWire } from './subscription-steps';
 
 const ns = 'energy.rental.commands.';
 

@@ -5,7 +5,7 @@
  * exactly the stored delegations, batch.completed is on the log once, and a replay rebuilds the database.
  */
 import { TronWeb } from 'tronweb';
-import type { Runtime } from '../../../services/platform/runtime';
+import type { Runtime } from '../../../services/runtime';
 import type { Devnet } from '../../devnet/start-devnet';
 import { startCrashStack, type CrashStack } from '../../support/crash-stack';
 import { newWallet } from '../../support/identity';

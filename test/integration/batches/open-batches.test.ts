@@ -5,7 +5,7 @@
  * (every receiver done and no order of the batch awaiting delivery). The rows are written straight into a
  * world's database: only the read is under test.
  */
-import type { Runtime } from '../../../services/platform/runtime';
+import type { Runtime } from '../../../services/runtime';
 import { executorWork, OpenBatchesCache, readOpenBatches } from '../../../services/batches/store';
 import { dropWorld, newWorld, openRuntime, type World } from '../../support/world';
 

@@ -4,7 +4,7 @@
  * watcher SIGKILLed mid-scan and restarted: nothing lost, nothing credited twice.
  */
 import { creditHeldDeposit } from '../../../services/ops/credit-held';
-import { depositAddressAt } from '../../../services/identity/deposit-derivation';
+import { depositAddressAt } from '../../../services/chain/deposit-derivation';
 import { nextDepositIndex } from '../../../services/api/stores/accounts';
 import { derivedId } from '../../../services/domain/ids';
 import { call, signIn, sessionHeaders } from '../../support/identity';

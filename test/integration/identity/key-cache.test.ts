@@ -16,7 +16,7 @@ import { ordersRouter } from '../../../services/api/routes/orders';
 import { RequestValidator } from '../../../services/api/validate';
 import { apiKeyCache, KEY_CACHE_APPLICATION } from '../../../services/api/auth/key-cache';
 import type { CommandBus } from '../../../services/platform/command-bus';
-import type { Runtime } from '../../../services/platform/runtime';
+import type { Runtime } from '../../../services/runtime';
 import { call, sessionHeaders, signedCall, signIn, signUp, startIdentityStack, type Customer, type IdentityStack, type Session } from '../../support/identity';
 import { eventually, openBus, openRuntime } from '../../support/world';
 

@@ -13,7 +13,7 @@ import { buildDocument } from '../../../services/api/openapi/document';
 import { identityRouters } from '../../../services/api/routes/identity';
 import { RequestValidator } from '../../../services/api/validate';
 import { parseConfig } from '../../../services/platform/config';
-import type { Runtime } from '../../../services/platform/runtime';
+import type { Runtime } from '../../../services/runtime';
 import { rotateEncryptionKeys } from '../../../services/ops/rotate-encryption-key';
 import { webhookSecretBox } from '../../../services/webhooks/secrets';
 import { call, signedCall, signUp, startIdentityStack, type IdentityStack } from '../../support/identity';

@@ -3,7 +3,7 @@
  * keypair, challenge, signMessageV2, verify, create the account, read the deposit address, issue the
  * first key, and GET /v1/account with a signed request. Then the challenge's failure answers.
  */
-import { depositAddressAt } from '../../../services/identity/deposit-derivation';
+import { depositAddressAt } from '../../../services/chain/deposit-derivation';
 import { replayAndVerify } from '../../../services/ops/replay';
 import { call, newWallet, sign, signedCall, signedChallenge, startIdentityStack, type IdentityStack } from '../../support/identity';
 import { templateReplay } from '../../support/world';

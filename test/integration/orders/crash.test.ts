@@ -7,7 +7,7 @@
  * only one), the ledger balances, and a replay of the log rebuilds the database (dropWorld).
  */
 import { TronWeb } from 'tronweb';
-import type { Runtime } from '../../../services/platform/runtime';
+import type { Runtime } from '../../../services/runtime';
 import type { Devnet } from '../../devnet/start-devnet';
 import { startCrashStack, type CrashStack } from '../../support/crash-stack';
 import { newWallet } from '../../support/identity';

@@ -8,7 +8,7 @@
 import { applyBatch, type RefusalPolicy } from '../../../services/processor/apply-batch';
 import type { Command } from '../../../services/domain/commands';
 import { derivedId } from '../../../services/domain/ids';
-import type { Runtime } from '../../../services/platform/runtime';
+import type { Runtime } from '../../../services/runtime';
 import { dropWorld, newWorld, openRuntime, type World } from '../../support/world';
 
 const ctx = { network: 'nile' as const, brand: 'energy' };

@@ -9,14 +9,14 @@
  * (the migration's backfill query) with no zero rows. Seeded: a failure prints its seed (STAKE_SEED).
  */
 import { randomBytes } from 'node:crypto';
-import { openStake, stakeKey, type OpenStakeQuery } from '../../../services/broadcaster/open-stake';
+import { openStake, stakeKey, type OpenStakeQuery } from '../../../services/orders/open-stake';
 import { emptyIdentity, emptyTotals, type Account } from '../../../services/domain/account';
 import type { Command } from '../../../services/domain/commands';
-import type { Allocation, Order, OrderStatus } from '../../../services/domain/orders';
-import { orderStatuses } from '../../../services/domain/orders';
+import type { Allocation, Order, OrderStatus } from '../../../services/domain/orders/rules';
+import { orderStatuses } from '../../../services/domain/orders/rules';
 import { insertRows, WriteGroup } from '../../../services/platform/db/bulk';
 import { inTransaction, type Pool } from '../../../services/platform/db/pool';
-import type { Runtime } from '../../../services/platform/runtime';
+import type { Runtime } from '../../../services/runtime';
 import { accountColumns, accountToRow } from '../../../services/processor/account-rows';
 import { OrderState } from '../../../services/processor/order-store';
 import { dropWorld, newWorld, openRuntime, type World } from '../../support/world';

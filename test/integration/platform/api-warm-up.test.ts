@@ -10,7 +10,7 @@ import { usedSignatures } from '../../../services/api/auth/used-signatures';
 import { warmUpApi } from '../../../services/api/warm-up';
 import { signedCall, startIdentityStack, signUp, type IdentityStack } from '../../support/identity';
 import { openRuntime } from '../../support/world';
-import type { Runtime } from '../../../services/platform/runtime';
+import type { Runtime } from '../../../services/runtime';
 
 const POOL_MIN = 3;
 let stack: IdentityStack;

@@ -7,7 +7,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import { devDefaults } from '../../../services/platform/config';
 import { createPool } from '../../../services/platform/db/pool';
 import { checkOrStamp, readStamp } from '../../../services/platform/log-identity';
-import { createRuntime, currentLogIdentity, type Runtime } from '../../../services/platform/runtime';
+import { createRuntime, currentLogIdentity, type Runtime } from '../../../services/runtime';
 import { startService } from '../../support/service-process';
 import { dropWorld, newWorld, openRuntime, type World } from '../../support/world';
 

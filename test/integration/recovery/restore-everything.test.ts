@@ -11,7 +11,7 @@ import { DepositWatcher } from '../../../services/deposits/watcher';
 import { startDispatcher } from '../../../services/dispatcher/dispatcher';
 import { parseConfig } from '../../../services/platform/config';
 import { dropDatabase } from '../../../services/platform/db/databases';
-import { createRuntime, type Runtime } from '../../../services/platform/runtime';
+import { createRuntime, type Runtime } from '../../../services/runtime';
 import { replayedTables, notReplayedTables } from '../../../services/ops/replayed-tables';
 import { webhookSecretBox } from '../../../services/webhooks/secrets';
 import { verifySignature } from '../../../services/webhooks/signing';

@@ -8,7 +8,7 @@ import { commandBusFor, type CommandBus } from '../../../services/platform/comma
 import { dropDatabase } from '../../../services/platform/db/databases';
 import { createPool, type Pool } from '../../../services/platform/db/pool';
 import { readStamp } from '../../../services/platform/log-identity';
-import { createRuntime, type Runtime } from '../../../services/platform/runtime';
+import { createRuntime, type Runtime } from '../../../services/runtime';
 import { compareTable } from '../../../services/ops/replay';
 import { replayedTables } from '../../../services/ops/replayed-tables';
 import { catchUpAfterRestore, restoreInto } from '../../../services/ops/restore';

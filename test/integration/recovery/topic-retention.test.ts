@@ -6,7 +6,7 @@
 import { ConfigResourceTypes, Kafka, logLevel } from 'kafkajs';
 import { topicName, topics } from '../../../topics';
 import { KafkaLog } from '../../../services/platform/kafka';
-import { createRuntime } from '../../../services/platform/runtime';
+import { createRuntime } from '../../../services/runtime';
 import { dropWorld, newWorld, openRuntime, type World } from '../../support/world';
 
 const kafka = new Kafka({ brokers: process.env.KAFKA_BROKERS!.split(','), logLevel: logLevel.NOTHING });

@@ -13,7 +13,7 @@ import { requestId } from '../../../services/api/request-id';
 import { webhooksRouter } from '../../../services/api/routes/webhooks';
 import { RequestValidator } from '../../../services/api/validate';
 import type { CommandBus } from '../../../services/platform/command-bus';
-import type { Runtime } from '../../../services/platform/runtime';
+import type { Runtime } from '../../../services/runtime';
 import { parseJson } from '../../../services/platform/json';
 import { verifySignature } from '../../../services/webhooks/signing';
 import type { Resolver } from '../../../services/webhooks/url-check';

@@ -7,7 +7,7 @@
  * during them.
  */
 import type { CommandBus } from '../../../services/platform/command-bus';
-import type { Runtime } from '../../../services/platform/runtime';
+import type { Runtime } from '../../../services/runtime';
 import { parseJson } from '../../../services/platform/json';
 import { startRoles, type Stoppable } from '../../../services/roles';
 import { startService, type ServiceProcess } from '../../support/service-process';

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { CommandBus } from '../../../services/platform/command-bus';
-import type { Runtime } from '../../../services/platform/runtime';
+import type { Runtime } from '../../../services/runtime';
 import { inTransaction } from '../../../services/platform/db/pool';
 import { parseJson } from '../../../services/platform/json';
 import { insertDeliveries, type IncomingEvent } from '../../../services/dispatcher/store';

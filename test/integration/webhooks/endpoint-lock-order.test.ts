@@ -4,7 +4,7 @@
  * sender does) gets it, where the scan order (the higher id first, as stored here) made the two deadlock.
  */
 import type { Command } from '../../../services/domain/commands';
-import type { Runtime } from '../../../services/platform/runtime';
+import type { Runtime } from '../../../services/runtime';
 import { WebhookEndpointState } from '../../../services/processor/webhook-endpoint-store';
 import { dropWorld, eventually, newWorld, openRuntime, type World } from '../../support/world';
 

@@ -4,7 +4,7 @@
  * 3,000 times faster, so the eleven hours of one endpoint's schedule take about 13 s.
  */
 import { randomUUID } from 'node:crypto';
-import type { Runtime } from '../../../services/platform/runtime';
+import type { Runtime } from '../../../services/runtime';
 import { inTransaction } from '../../../services/platform/db/pool';
 import { insertDeliveries } from '../../../services/dispatcher/store';
 import { verifySignature } from '../../../services/webhooks/signing';

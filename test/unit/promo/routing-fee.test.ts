@@ -32,7 +32,7 @@ describe('routing fee rate', () => {
   });
 
   it('the lower of the code and the volume tier applies', () => {
-    const lowTiers = routingFeeTable('nile', 1_000, '[{"min_volume_sun": 0, "fee_bps": 900}, {"min_volume_sun": "5000000", "fee_bps": 200}]');
+    const lowTiers = routingFeeTable('nile', 1_000, [{ min_volume_sun: 0, fee_bps: 900 }, { min_volume_sun: '5000000', fee_bps: 200 }]);
     expect(routingFeeBps('provider', lowTiers, 5_000_000n, code, ENTERED)).toEqual({ bps: 200, source: 'volume_tier' });
     expect(routingFeeBps('provider', lowTiers, 4_999_999n, code, ENTERED)).toEqual({ bps: 300, source: 'promo_code' });
     // A code above the rate in force changes nothing.
@@ -55,14 +55,14 @@ describe('routing fee in SUN', () => {
 
 describe('routing fee table', () => {
   it('takes the base and tiers from configuration, tiers sorted by volume', () => {
-    const t = routingFeeTable('mainnet', 800, '[{"min_volume_sun": 200, "fee_bps": 400}, {"min_volume_sun": 100, "fee_bps": 600}]');
+    const t = routingFeeTable('mainnet', 800, [{ min_volume_sun: 200, fee_bps: 400 }, { min_volume_sun: 100, fee_bps: 600 }]);
     expect(t).toEqual({ baseBps: 800, tiers: [{ minVolumeSun: 100n, feeBps: 600 }, { minVolumeSun: 200n, feeBps: 400 }] });
   });
 
   it('refuses a rate outside 0..10000 bps or a tiers value that is not an array', () => {
     expect(() => routingFeeTable('nile', 10_001)).toThrow(/ROUTING_FEE_BPS/);
-    expect(() => routingFeeTable('nile', undefined, '[{"min_volume_sun": 0, "fee_bps": 1.5}]')).toThrow(/ROUTING_FEE_TIERS/);
-    expect(() => routingFeeTable('nile', undefined, '{"fee_bps": 100}')).toThrow(/ROUTING_FEE_TIERS/);
+    expect(() => routingFeeTable('nile', undefined, [{ min_volume_sun: 0, fee_bps: 1.5 }])).toThrow(/ROUTING_FEE_TIERS/);
+    expect(() => routingFeeTable('nile', undefined, { fee_bps: 100 })).toThrow(/ROUTING_FEE_TIERS/);
   });
 });
 

@@ -1,5 +1,5 @@
-import { claimRefusal, nextUtcMidnight, promoState, promoView, utcDay, type PromoConfig, type Redemption } from '../../../services/promo/rules';
-import { grantPromo, redeemPromo } from '../../../services/domain/handlers/promo';
+import { claimRefusal, nextUtcMidnight, promoState, promoView, utcDay, type PromoConfig, type Redemption } from '../../../services/domain/promo/rules';
+import { grantPromo, redeemPromo } from '../../../services/domain/promo/handlers';
 import type { PromoView } from '../../../services/domain/outcome';
 
 const NOW = Date.parse('2026-11-22T15:00:00Z');

@@ -4,7 +4,7 @@ import { field, h, put } from '../dom';
 import { when } from '../format';
 import { can } from '../state';
 import { actionButton, busy, copyButton, errorText, notice, section, table } from '../ui';
-import type { Page } from '../main';
+import type { Page } from '../page';
 
 export const addressesPage: Page = (root) => {
   const listBox = h('div', null, 'Loading…');

@@ -5,7 +5,7 @@ import { txUrl } from '../explorer';
 import { num, short, trx, when } from '../format';
 import { can } from '../state';
 import { actionButton, badge, errorText, notice, section, table } from '../ui';
-import type { Page } from '../main';
+import type { Page } from '../page';
 import { BATCH_MOVING, progress } from './batches';
 
 export const batchDetailPage: Page = (root, id) => {

@@ -8,7 +8,7 @@ import { short, trx, when } from '../format';
 import { parseReceivers, type BatchLine } from '../batch-input';
 import { can } from '../state';
 import { badge, busy, errorText, notice, section, table } from '../ui';
-import type { Page } from '../main';
+import type { Page } from '../page';
 import { CursorList } from '../cursor-list';
 
 type BatchRequest = paths['/v1/batches']['post']['requestBody']['content']['application/json'];

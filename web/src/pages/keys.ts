@@ -6,7 +6,7 @@ import { h, put } from '../dom';
 import { when } from '../format';
 import { can } from '../state';
 import { actionButton, busy, errorText, notice, secretOnce, section, table } from '../ui';
-import type { Page } from '../main';
+import type { Page } from '../page';
 
 const SCOPES = ['account.read', 'balance.read', 'orders.read', 'orders.write', 'webhooks.read', 'webhooks.write'];
 

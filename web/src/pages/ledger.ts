@@ -8,7 +8,7 @@ import { short, trx, usdt, when } from '../format';
 import { txUrl } from '../explorer';
 import { actionButton, errorText, notice, section, table } from '../ui';
 import { ledgerCsv } from '../ledger-csv';
-import type { Page } from '../main';
+import type { Page } from '../page';
 
 const PAGE = 20;
 

@@ -5,7 +5,7 @@ import { txUrl } from '../explorer';
 import { num, trx, when } from '../format';
 import { can } from '../state';
 import { badge, errorText, notice, section } from '../ui';
-import type { Page } from '../main';
+import type { Page } from '../page';
 import { MOVING } from './orders';
 
 const RECLAIMABLE = new Set(['confirmed', 'active']);

@@ -7,10 +7,11 @@ import { field, h, put } from '../dom';
 import { num, short, trx, when } from '../format';
 import { can } from '../state';
 import { badge, busy, errorText, notice, section, table } from '../ui';
-import type { Page } from '../main';
+import type { Page } from '../page';
 import { CursorList } from '../cursor-list';
 
-const STATUSES = ['allocating', 'delegated', 'confirmed', 'active', 'expired', 'reclaimed', 'failed', 'refunded'];
+/** The statuses an order reads as (a broadcast delegation reads `active`: domain/orders/view.ts shownStatus). */
+const STATUSES = ['allocating', 'confirmed', 'active', 'expired', 'reclaimed', 'failed', 'refunded'];
 /** States an order still moves out of on its own: the list keeps polling while one is shown. */
 export const MOVING = new Set(['created', 'paid', 'allocating', 'delegated', 'confirmed']);
 

@@ -8,7 +8,7 @@ import { field, h, put } from '../dom';
 import { short, trx, usdt } from '../format';
 import { accountName, can, state } from '../state';
 import { busy, copyButton, errorText, notice, section, stat } from '../ui';
-import type { Page } from '../main';
+import type { Page } from '../page';
 
 /** A transfer of USDT costs about this much energy; the hint says how many such orders the balance pays. */
 const TYPICAL_ENERGY = 65_000;

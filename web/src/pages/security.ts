@@ -5,7 +5,7 @@ import { explorerPrefix, setExplorerPrefix, validExplorer } from '../explorer';
 import { when } from '../format';
 import { state } from '../state';
 import { busy, errorText, notice, section, table } from '../ui';
-import type { Page } from '../main';
+import type { Page } from '../page';
 
 export const securityPage: Page = (root) => {
   const history = h('div', null, 'Loading…');

@@ -8,7 +8,7 @@ import { num, short, trx } from '../format';
 import { barChart, heatMap, hbarChart } from '../charts/svg';
 import { compact } from '../charts/scale';
 import { errorText, notice, section, stat } from '../ui';
-import type { Page } from '../main';
+import type { Page } from '../page';
 
 type Stats = Schemas['AccountStats'];
 type StatsDay = Stats['series'][number];

@@ -4,7 +4,7 @@ import { field, h, put } from '../dom';
 import { short, when } from '../format';
 import { can } from '../state';
 import { badge, busy, errorText, notice, secretOnce, section, table } from '../ui';
-import type { Page } from '../main';
+import type { Page } from '../page';
 
 export const webhooksPage: Page = (root) => {
   const listBox = h('div', null, 'Loading…');

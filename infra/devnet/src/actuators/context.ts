@@ -1,6 +1,8 @@
 import type { ContractRegistry } from '../contracts/registry';
 import type { HexAddress } from '../crypto/address';
 import type { StateView } from '../state/accounts';
+import type { InternalTx, TxLog } from './tx-records';
+
 
 /** What an actuator sees: the state to validate against and write to, and the head block's clock. */
 export interface ExecContext {
@@ -10,29 +12,6 @@ export interface ExecContext {
   /** Head slot (3 s units since genesis) for resource usage. */
   readonly slot: number;
   readonly contracts: ContractRegistry;
-}
-
-/** TransactionInfo.Log: address and topics as 20/32-byte hex without the 41 prefix. */
-export interface TxLog {
-  readonly address: string;
-  readonly topics: readonly string[];
-  readonly data: string;
-}
-
-/**
- * TransactionInfo.internal_transactions entry (protocol.InternalTransaction) for a message call a
- * contract made: TRX only here, so callValueInfo holds one entry with the value.
- */
-export interface InternalTx {
-  /** 32-byte hex (InternalTransaction.getHash). */
-  readonly hash: string;
-  readonly caller: HexAddress;
-  readonly to: HexAddress;
-  /** SUN. */
-  readonly value: bigint;
-  readonly note: 'call';
-  /** The call, or one it ran in, failed: nothing it did stayed. */
-  rejected: boolean;
 }
 
 export type ContractRet = 'SUCCESS' | 'REVERT' | 'OUT_OF_ENERGY';

@@ -1,4 +1,4 @@
-import type { InternalTx, TxLog } from '../actuators/context';
+import type { InternalTx, TxLog } from '../actuators/tx-records';
 import type { HexAddress } from '../crypto/address';
 import { newAccount, StateView } from '../state/accounts';
 import { internalTxHash } from './internal-tx';

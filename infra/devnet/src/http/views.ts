@@ -1,4 +1,4 @@
-import type { InternalTx } from '../actuators/context';
+import type { InternalTx } from '../actuators/tx-records';
 import type { Block, StoredTx } from '../chain/block';
 import type { Chain } from '../chain/chain';
 import { ADDRESS_FIELDS } from '../tx/contracts';

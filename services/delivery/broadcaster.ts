@@ -1,0 +1,312 @@
+/**
+ * The broadcaster role. For orders waiting for allocation it picks stake (the pool's addresses, split
+ * when one cannot cover it, or the provider), signs each order's set once (stored before anything else:
+ * the sets of a pass in one transaction, see storeSignedSets and signedOnce) and appends `order.allocate`;
+ * the processor keeps the first set stored. A set without an activation, of an order well inside its wait
+ * window, is broadcast as soon as its command is on the log (sendAhead); the rest, and every re-broadcast
+ * (after a crash or a lost broadcast), from what the processor applied: the activation first, the
+ * delegations once the activation is in a block. What is in a block is learnt from the blocks themselves,
+ * read once each. Once the node accepted every delegation of an order a POST /v1/orders answer may be
+ * waiting for, it appends `order.deliver` broadcast (the order becomes `delegated`; the answer is then
+ * `active` with its hash); every other order goes from `allocating` to `confirmed` (domain/sync-wait.ts).
+ */
+import { inFlightSun, type Ratio } from '../chain/allocation';
+import { MAX_BLOCK_RANGE, type ChainReader } from '../chain/reads';
+import type { ChainWriter, RefBlock } from '../chain/writes';
+import type { Command } from '../domain/commands';
+import { derivedId } from '../domain/ids';
+import type { Order } from '../domain/orders/rules';
+import { mayAwaitBroadcast, syncWaitHorizonMs } from '../domain/sync-wait';
+import { chainResource, type Suppliers } from '../chain/suppliers';
+import { PollingRole } from '../platform/polling-role';
+import type { OwnedTx, Rebroadcaster } from '../chain/rebroadcaster';
+import { WorkListCache } from '../orders/work-lists';
+import { orderChainOf, txLifetimeMs, type OrderChainDeps } from './chain-deps';
+import { StoredDelegationsCache } from './signed-sets';
+import type { DeliveryStore } from './store';
+
+/** Orders of one pass signed side by side (their stake promised before any await). */
+const SIGN_AT_ONCE = 32;
+/**
+ * Real ms before a stored set this process appended is appended again while its order still waits for
+ * allocation: the log acknowledged it, so a repeat only covers an append lost in between (a crash, after
+ * which nothing is remembered and every stored set is appended at once), not every pass of a processor's lag.
+ */
+const REAPPEND_AFTER_MS = 5_000;
+/** Blocks whose transaction ids are kept, and how far behind the head a pass may be to read blocks (else it asks per delegation). */
+const BLOCKS_SCANNED = 300;
+
+export type BroadcasterDeps = OrderChainDeps;
+
+export class Broadcaster {
+  private readonly writer: ChainWriter;
+  private readonly reader: ChainReader;
+  private readonly suppliers: Suppliers;
+  private readonly sender: Rebroadcaster;
+  /** Activations seen in a block (head view): their delegations may go. */
+  private readonly activated = new Set<string>();
+  /** Stored delegations of allocating orders seen in a block (head view): no longer in flight. */
+  private readonly inBlock = new Set<string>();
+  /** Allocating orders whose broadcast was reported (bounded: trimmed to the orders still in the work list). */
+  private readonly reported = new Set<string>();
+  /** Transaction ids of the blocks read (scanHead), with their block number; the last block read. */
+  private readonly headSeen = new Map<string, number>();
+  private headTo: number | null = null;
+  /** The stored sets' delegations, each set read and parsed once (they never change). */
+  private readonly stored = new StoredDelegationsCache();
+  /** The work lists read every pass, each changed row fetched and parsed once. */
+  private readonly unallocated = new WorkListCache();
+  private readonly allocatedOrders = new WorkListCache();
+  /** Stored sets of orders waiting for allocation (they never change), and when this process last appended each. */
+  private readonly storedSets = new Map<string, Command>();
+  private readonly appendedAt = new Map<string, number>();
+  private readonly store: DeliveryStore;
+
+  constructor(private readonly deps: BroadcasterDeps) {
+    ({ writer: this.writer, reader: this.reader, suppliers: this.suppliers, sender: this.sender, store: this.store } = orderChainOf(deps));
+  }
+
+  async tick(): Promise<void> {
+    await this.allocate();
+    await this.broadcast();
+  }
+
+  private async allocate(): Promise<void> {
+    const { clock, cfg } = this.deps;
+    const orders = await this.store.workList('needs-allocation', clock.now(), 200, this.unallocated);
+    const ids = new Set(orders.map((o) => o.id));
+    for (const id of this.storedSets.keys()) if (!ids.has(id)) this.storedSets.delete(id);
+    for (const id of this.appendedAt.keys()) if (!ids.has(id)) this.appendedAt.delete(id);
+    if (orders.length === 0) return;
+    // Sets stored in an earlier pass (appended again: a crash between store and append); each read once.
+    const unknown = orders.filter((o) => !this.storedSets.has(o.id)).map((o) => o.id);
+    for (const [id, command] of await this.store.storedCommands(unknown, 'allocate')) this.storedSets.set(id, command);
+    const unsigned = orders.filter((o) => !this.storedSets.has(o.id));
+    const realNow = Date.now();
+    const commands: Command[] = orders.flatMap((o) => {
+      const command = this.storedSets.get(o.id);
+      return command && realNow - (this.appendedAt.get(o.id) ?? 0) >= REAPPEND_AFTER_MS ? [command] : [];
+    });
+    const signed = unsigned.length > 0 ? await this.signPass(unsigned, await this.writer.refBlock(txLifetimeMs(cfg, clock))) : [];
+    for (const c of signed) this.storedSets.set((c as { orderId: string }).orderId, c);
+    commands.push(...signed);
+    if (commands.length === 0) return;
+    await this.deps.bus.append(commands);
+    for (const c of commands) this.appendedAt.set((c as { orderId: string }).orderId, realNow);
+    await this.sendAhead(orders, signed);
+  }
+
+  /**
+   * Signs the orders of a pass and stores their sets: those claiming an activation one by one (signedOnce,
+   * the claim decided at the store), the others in one transaction (storeSignedSets). Answers the stored
+   * commands to append.
+   */
+  private async signPass(orders: Order[], ref: RefBlock): Promise<Command[]> {
+    const { clock } = this.deps;
+    // In flight before the delegatable stake is read: one landing in between is then subtracted twice
+    // (this pass fills less), never not at all.
+    // The chain's ratios are read side by side with the in-flight stake and the receivers' activation.
+    const ratios = new Map<string, Promise<Ratio>>();
+    for (const order of orders) {
+      const key = `${order.supplier}:${chainResource(order)}`;
+      if (ratios.has(key)) continue;
+      const reading = this.suppliers[order.supplier].ratio(chainResource(order));
+      reading.catch(() => undefined);
+      ratios.set(key, reading);
+    }
+    const [inFlight, inactive] = await Promise.all([this.inFlight(ref), this.inactiveReceivers(orders)]);
+    await this.suppliers.pool.refresh(inFlight);
+    await this.suppliers.provider.refresh(inFlight);
+    const claimed = new Map<string, string>();
+    // The stake an order takes is promised before any await (StakeSupplier.allocate) and the activation
+    // claim is decided synchronously (activates), so the orders are signed side by side.
+    const make = async (order: Order, activates: boolean): Promise<Command | null> => {
+      const ratio = await (ratios.get(`${order.supplier}:${chainResource(order)}`) as Promise<Ratio>);
+      const filled = await this.suppliers[order.supplier].allocate(order, ref, ratio, activates);
+      if (!filled) return null;
+      return {
+        type: 'order.allocate', commandId: derivedId('command', 'order-allocate', order.id), accountId: order.accountId,
+        issuedAt: clock.now(), deadlineAt: null, replyTo: null,
+        orderId: order.id, txs: filled.txs, ratioLimit: filled.ratio.limit, ratioWeight: filled.ratio.weight,
+      };
+    };
+    const out: Command[] = [];
+    const plain: Array<{ orderId: string; command: Command }> = [];
+    for (let i = 0; i < orders.length; i += SIGN_AT_ONCE) {
+      await Promise.all(orders.slice(i, i + SIGN_AT_ONCE).map(async (order) => {
+        const activates = this.activates(order, inactive, claimed);
+        if (!activates) {
+          const command = await make(order, false);
+          if (command) plain.push({ orderId: order.id, command });
+          return;
+        }
+        const command = await this.store.signedOnce(order.id, 'allocate', () => make(order, true), order.receiver);
+        if (command) out.push(command);
+      }));
+    }
+    for (const command of (await this.store.storeSignedSets('allocate', plain)).values()) if (command) out.push(command);
+    return out;
+  }
+
+  /**
+   * Broadcasts the delegations of sets this pass stored and appended (the log acknowledged their
+   * order.allocate), before the processor applies them: a hop through the log and a wake-up less. Only
+   * sets without an activation, of orders inside half their wait window. Nothing can then be delegated for
+   * an order that never gets its set: the order leaves `allocating` before its set is applied only by a
+   * settle the confirmer appends past the window, and it appends none for an order with a stored set (it
+   * waits for the set to be applied); a settle decided before the set was stored comes past the window, so
+   * the set is not sent ahead. Once applied, what lands is settled as for any set.
+   */
+  private async sendAhead(orders: Order[], appended: Command[]): Promise<void> {
+    const now = this.deps.clock.now();
+    const young = new Set(orders.filter((o) => now - o.createdAt < this.deps.cfg.ORDER_WAIT_WINDOW_MS / 2).map((o) => o.id));
+    const txs: OwnedTx[] = [];
+    for (const c of appended) {
+      if (c.type !== 'order.allocate' || !young.has(c.orderId) || c.txs.some((t) => t.kind !== 'delegate')) continue;
+      txs.push(...c.txs.map((t) => ({ orderId: c.orderId, txId: t.txId, signedTx: t.signedTx })));
+    }
+    if (txs.length > 0) await this.sender.sendAhead(txs);
+  }
+
+  /**
+   * Receivers of this pass's orders charged for an activation that are still not on chain, with the live
+   * order (if any) that already claimed their activation: one query and one read per receiver.
+   */
+  private async inactiveReceivers(orders: Order[]): Promise<Map<string, string | null>> {
+    const receivers = [...new Set(orders.filter((o) => o.activateSun > 0n).map((o) => o.receiver))];
+    const claimants = await this.store.activationClaimants(receivers);
+    const out = new Map<string, string | null>();
+    for (let i = 0; i < receivers.length; i += 16) {
+      await Promise.all(receivers.slice(i, i + 16).map(async (r) => {
+        if (!(await this.reader.account(r, 'full')).exists) out.set(r, claimants.get(r) ?? null);
+      }));
+    }
+    return out;
+  }
+
+  /**
+   * Whether this order signs the receiver's activation: it was charged for one, the receiver is still not
+   * on chain, and no other live order claimed it (in an earlier pass, or earlier in this one; the claim
+   * itself is taken when the set is stored). An order charged for an activation it does not perform gets
+   * that part back at settlement.
+   */
+  private activates(order: Order, inactive: Map<string, string | null>, claimedThisPass: Map<string, string>): boolean {
+    if (order.activateSun === 0n || !inactive.has(order.receiver)) return false;
+    const claimant = inactive.get(order.receiver) ?? claimedThisPass.get(order.receiver) ?? null;
+    if (claimant !== null && claimant !== order.id) return false;
+    claimedThisPass.set(order.receiver, order.id);
+    return true;
+  }
+
+  /**
+   * Stake of stored delegations not in a block yet that may still land, per address and resource. What is
+   * in a block is learnt from the blocks up to the reference block, read once each (a pass reads the few
+   * produced since the last); at the first pass, or one far behind, by asking about each delegation.
+   */
+  private async inFlight(ref: RefBlock): Promise<Map<string, bigint>> {
+    const [stored, scanned] = await Promise.all([this.store.storedDelegations(this.stored), this.scanHead(ref)]);
+    const live = new Set(stored.map((d) => d.txId));
+    for (const id of this.inBlock) if (!live.has(id)) this.inBlock.delete(id);
+    for (const d of stored) if (this.headSeen.has(d.txId)) this.inBlock.add(d.txId);
+    const delegations = stored.map((d) => ({ ...d, inBlock: false }));
+    if (!scanned) {
+      const unsure = delegations.filter((d) => !this.inBlock.has(d.txId) && ref.timestamp <= d.expiration);
+      for (let i = 0; i < unsure.length; i += 16) {
+        await Promise.all(unsure.slice(i, i + 16).map(async (d) => {
+          if (await this.reader.transactionInfo(d.txId, 'full')) this.inBlock.add(d.txId);
+        }));
+      }
+    }
+    for (const d of delegations) d.inBlock = this.inBlock.has(d.txId);
+    return inFlightSun(delegations, ref.timestamp);
+  }
+
+  /**
+   * Reads the transaction ids of the blocks after `headTo` up to the reference block into `headSeen`. True
+   * when every block after the one `headTo` named before is read; false at the first pass or far behind
+   * (then `headTo` becomes the reference block, the caller asks about each transaction, and the blocks after
+   * it are read from the next pass on) or when a block is not served yet.
+   */
+  private async scanHead(ref: RefBlock): Promise<boolean> {
+    const head = ref.number;
+    if (head === undefined) return false;
+    if (this.headTo === null || head - this.headTo > BLOCKS_SCANNED || head < this.headTo) {
+      this.headSeen.clear();
+      this.headTo = head;
+      return false;
+    }
+    while (this.headTo < head) {
+      const { ids, last } = await this.reader.blockTxIds(this.headTo + 1, Math.min(head, this.headTo + MAX_BLOCK_RANGE) + 1, 'full');
+      if (last === null) return false;
+      for (const id of ids) this.headSeen.set(id, last);
+      this.headTo = last;
+    }
+    for (const [id, n] of this.headSeen) if (n <= head - BLOCKS_SCANNED) this.headSeen.delete(id);
+    return true;
+  }
+
+  private async broadcast(): Promise<void> {
+    const orders = await this.store.workList('allocated', this.deps.clock.now(), 500, this.allocatedOrders);
+    const live = new Set(orders.flatMap((o) => o.allocations.map((a) => a.txId)));
+    for (const id of this.activated) if (!live.has(id)) this.activated.delete(id);
+    const txs: OwnedTx[] = [];
+    for (const order of orders) {
+      // A delegation seen in a block (inFlight) is not sent again: the node would only answer DUP_TRANSACTION
+      // (and cost an owner lookup) every pass until the confirmer settles the order.
+      const sendable = (await this.ready(order)).filter((a) => !this.inBlock.has(a.txId));
+      txs.push(...sendable.map((a) => ({ orderId: order.id, txId: a.txId, signedTx: a.signedTx })));
+    }
+    await this.sender.send(txs);
+    await this.reportBroadcasts(orders);
+  }
+
+  /**
+   * `order.deliver` broadcast for each allocating order whose every delegation the node accepted and whose
+   * POST /v1/orders answer may still be waiting for it: the order is `delegated`, the answer `active` with
+   * its hash. Nobody waits on the others (batches, subscriptions, an API order past its wait): the
+   * confirmer settles them from `allocating`, a record on the log less each. The command id derives from
+   * the order, so a repeat (another pass, a restart) applies once.
+   */
+  private async reportBroadcasts(orders: Order[]): Promise<void> {
+    const { clock, cfg } = this.deps;
+    const ids = new Set(orders.map((o) => o.id));
+    for (const id of this.reported) if (!ids.has(id)) this.reported.delete(id);
+    const now = clock.now();
+    // Clock ms to real ms: the API's wait is real time, and tests run the roles on a scaled clock.
+    const horizonMs = syncWaitHorizonMs(clock.realDelay(cfg.COMMAND_TIMEOUT_MS), cfg.ORDER_SYNC_WAIT_MS);
+    const commands: Command[] = [];
+    for (const order of orders) {
+      if (order.status !== 'allocating' || this.reported.has(order.id) || !mayAwaitBroadcast(order, clock.realDelay(now - order.createdAt), horizonMs)) continue;
+      const delegations = order.allocations.filter((a) => a.kind === 'delegate');
+      if (delegations.length === 0) continue;
+      if (!delegations.every((a) => this.sender.wasAccepted(a.txId) || this.inBlock.has(a.txId))) continue;
+      commands.push({
+        type: 'order.deliver', commandId: derivedId('command', 'order-broadcast', order.id), accountId: order.accountId, issuedAt: now,
+        deadlineAt: null, replyTo: null, orderId: order.id, step: 'broadcast', txIds: delegations.map((a) => a.txId), at: now,
+      });
+    }
+    if (commands.length === 0) return;
+    await this.deps.bus.append(commands);
+    for (const c of commands) if (c.type === 'order.deliver') this.reported.add(c.orderId);
+  }
+
+  /** The transactions of an order that may be broadcast now. */
+  private async ready(order: Order): Promise<Array<{ txId: string; signedTx: string }>> {
+    const activation = order.allocations.find((a) => a.kind === 'activate');
+    if (activation && !this.activated.has(activation.txId) && !this.headSeen.has(activation.txId)) {
+      const info = await this.reader.transactionInfo(activation.txId, 'full');
+      if (!info) return [activation];
+      this.activated.add(activation.txId);
+    }
+    // Without an activation of its own, an order for a receiver another order activates broadcasts its
+    // delegations anyway: refused until the activation lands, then accepted (a refusal is retried).
+    return order.allocations.filter((a) => a.kind === 'delegate');
+  }
+}
+
+export async function startBroadcaster(deps: BroadcasterDeps): Promise<PollingRole> {
+  const b = new Broadcaster(deps);
+  // Woken when the processor commits an order to allocate or a signed set to broadcast (the order_work
+  // trigger), so a new order does not wait out the poll twice; the poll stays the fallback.
+  return new PollingRole('broadcaster', deps.cfg.CHAIN_POLL_MS, () => b.tick()).wakeOn(deps.pool, 'order_work').coalesce(deps.cfg.CHAIN_WAKE_GAP_MS).start();
+}
