@@ -3,6 +3,7 @@
  * (`USDT` or a TRC-20 address) and the amount (an integer string or an integer, up to 256 bits). Anything
  * else is the caller's 400 naming the field.
  */
+import type { TransferRef } from '../domain/estimates';
 import type { Config } from '../platform/config';
 import { ApiError } from './errors';
 import { checkAddress } from './identity-deps';
@@ -31,4 +32,13 @@ export function tokenContract(cfg: Pick<Config, 'USDT_CONTRACT'>, value: unknown
     throw new ApiError('invalid_request', `\`${field}\` must be \`USDT\` or a TRC-20 contract address.`, { field });
   }
   return checkAddress(value, field);
+}
+
+/** A request's `for_transfer` ({to, amount, token}) checked: the receiver's address, a uint256, the token contract. */
+export function transferRefOf(cfg: Pick<Config, 'USDT_CONTRACT'>, raw: { to: string; amount: unknown; token?: unknown }, field: string): TransferRef {
+  return {
+    to: checkAddress(raw.to, `${field}.to`),
+    amount: tokenAmount(raw.amount, `${field}.amount`).toString(),
+    token: tokenContract(cfg, raw.token, `${field}.token`),
+  };
 }

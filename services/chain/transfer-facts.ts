@@ -8,7 +8,8 @@
  * wallets are not three hundred sequential node calls. `nodeCalls` counts the reads that reached the node.
  */
 import { TronWeb } from 'tronweb';
-import type { ChainFees, SenderResources, Simulation, TransferFacts, TransferItem } from '../domain/estimates';
+import type { ForTransferFacts } from '../domain/commands';
+import { forTransferAmount, type ChainFees, type SenderResources, type Simulation, type TransferFacts, type TransferItem } from '../domain/estimates';
 import { BlockCache } from './block-cache';
 import { ChainUnavailable } from './errors';
 import type { BlockHeader, ChainReader } from './reads';
@@ -117,4 +118,32 @@ export function transferFactsFor(reader: Pick<ChainReader, 'call'>): TransferFac
   let found = readers.get(reader);
   if (!found) readers.set(reader, (found = new TransferFactsReader(reader)));
   return found;
+}
+
+export interface ForTransferRead {
+  facts: ForTransferFacts;
+  /** What the processor will size the order at from `facts` (0: nothing is short). */
+  amount: number;
+  senderActive: boolean;
+  /** Why the transfer would fail (a revert's reason); renting energy does not help then. */
+  failure: string | null;
+}
+
+/**
+ * The facts a `for_transfer` order carries (POST /v1/orders, a batch item): the transfer simulated with the
+ * receiver of the energy as its sender, and that sender's free energy, at the head block; the energy row's
+ * bounds and the routing fee are the caller's. Throws NoSuchContract (the caller's bad token) or
+ * ChainUnavailable.
+ */
+export async function readForTransfer(
+  reader: TransferFactsReader, item: TransferItem, bounds: { minAmount: number; maxAmount: number },
+): Promise<ForTransferRead> {
+  const head = await reader.head();
+  const [read] = await reader.facts(head.number, [item]);
+  const free = read.sender.activated ? read.sender.energyLimit - read.sender.energyUsed : 0n;
+  const facts: ForTransferFacts = {
+    to: item.to, amount: item.amount.toString(), token: item.token, energyNeeded: Number(read.simulation.energyUsed),
+    energyAvailable: Number(free > 0n ? free : 0n), minAmount: bounds.minAmount, maxAmount: bounds.maxAmount, routingFeeBps: 0,
+  };
+  return { facts, amount: forTransferAmount(facts), senderActive: read.sender.activated, failure: read.simulation.ok ? null : (read.simulation.failure ?? 'it reverts') };
 }

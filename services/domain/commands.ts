@@ -3,6 +3,7 @@
  * everything its effect depends on (ids, the time it was received, prices, chain facts) so a replay of
  * the log rebuilds the same state.
  */
+import type { ForTransferFacts } from './estimates';
 import type { DepositFacts, DepositPricing } from './deposits';
 import type { BatchCommand } from './batches/commands';
 import type { SubscriptionCommand } from './subscriptions/commands';
@@ -119,22 +120,7 @@ export interface CreateOrderCommand {
   forTransfer?: ForTransferFacts | null;
 }
 
-/**
- * What the API read for a `for_transfer` order when it arrived: the transfer, the node's simulation of it
- * (energy needed, penalty included) and the sender's free energy, the energy row's bounds and the routing fee
- * in force. The processor sizes and prices the order from these alone, so a replay buys the same amount.
- */
-export interface ForTransferFacts {
-  to: string;
-  /** Token amount, base units (decimal string: up to 256 bits). */
-  amount: string;
-  token: string;
-  energyNeeded: number;
-  energyAvailable: number;
-  minAmount: number;
-  maxAmount: number;
-  routingFeeBps: number;
-}
+export type { ForTransferFacts };
 
 /** A chain transaction signed for an order, carried in a command so the processor stores it before broadcast. */
 export interface SignedTxFact {

@@ -3,7 +3,6 @@
  * sender has, what it would burn without renting, the fee limit to send it with, and the orders that
  * cover the shortfall at the live price. Pure: the chain facts come in (services/chain/transfer-facts.ts).
  */
-import type { ForTransferFacts } from './commands';
 import { errorCatalog } from './errors';
 import type { PriceTable, Tier } from './pricing';
 
@@ -51,6 +50,30 @@ export interface TransferFacts {
   simulation: Simulation;
   sender: SenderResources;
   receiverTokenBalance: bigint;
+}
+
+/**
+ * What the API read for a `for_transfer` order when it arrived: the transfer, the node's simulation of it
+ * (energy needed, penalty included) and the sender's free energy, the energy row's bounds and the routing fee
+ * in force. The processor sizes and prices the order from these alone, so a replay buys the same amount.
+ */
+export interface ForTransferFacts {
+  to: string;
+  /** Token amount, base units (decimal string: up to 256 bits). */
+  amount: string;
+  token: string;
+  energyNeeded: number;
+  energyAvailable: number;
+  minAmount: number;
+  maxAmount: number;
+  routingFeeBps: number;
+}
+
+/** A transfer a `for_transfer` order or batch item names: receiver, amount (base units, decimal string), token contract. */
+export interface TransferRef {
+  to: string;
+  amount: string;
+  token: string;
 }
 
 export interface TransferItem {

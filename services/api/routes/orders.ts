@@ -19,7 +19,7 @@ import { routingFeeFor } from '../../promo/routing-fee-reads';
 import { publicReadBudget } from '../auth/budget';
 import { accountIdOf, authOf, requireAuth } from '../auth/require-auth';
 import { receiverActivation } from '../receiver-activation';
-import { readForTransfer } from '../for-transfer';
+import { orderForTransfer } from '../for-transfer';
 import { BroadcastWatch, placedOrderAnswer } from '../sync-delivery';
 import { ApiError, sendJson } from '../errors';
 import { createdCursorCodec } from '../cursor';
@@ -141,7 +141,7 @@ export function ordersRouter(deps: OrderRouteDeps): Router {
     let activateSun: bigint;
     let quoteExpiresAt: number | null = null;
     // Contract §11: sized by the processor from the chain facts read here (services/api/for-transfer.ts).
-    const transfer = body.for_transfer === undefined ? null : await readForTransfer(rt.cfg, chain, table, accountLimits.max_order_energy, body);
+    const transfer = body.for_transfer === undefined ? null : await orderForTransfer(rt.cfg, chain, table, accountLimits.max_order_energy, body);
     if (body.quote_id !== undefined) {
       const quote = await quoteById(rt.pool, accountId, body.quote_id);
       if (!quote) throw new ApiError('quote_expired', 'No such quote, or it has expired.');

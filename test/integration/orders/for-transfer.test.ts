@@ -5,12 +5,11 @@
  * into an empty database gives the same orders (amounts included). No chain roles: orders stay `allocating`.
  */
 import { replayAndVerify } from '../../../services/ops/replay';
-import { newWallet, type Customer, type Wallet } from '../../support/identity';
+import { newWallet, type Customer } from '../../support/identity';
+import { fundedSender } from '../../support/transfers';
 import { assertLedgerInvariants } from '../../support/ledger-invariants';
 import { fundedCustomer, orderCall, postOrder, startOrderStack, type OrderStack } from '../../support/orders';
 import { templateReplay } from '../../support/world';
-import { eventually } from '../../devnet/start-devnet';
-import { TronWeb } from 'tronweb';
 
 jest.setTimeout(120_000);
 
@@ -29,31 +28,14 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-const landed = (txid: string) => eventually(async () => {
-  const i: any = await stack.devnet.post('/walletsolidity/gettransactioninfobyid', { value: txid });
-  return i.id ? i : undefined;
-}, 30_000);
-
-async function senderWith(energyStakeSun: number): Promise<Wallet> {
-  const w = await newWallet();
-  await Promise.all((await stack.devnet.post('/admin/faucet', { to: w.address, trx_sun: 20_000_000_000, usdt: 100_000_000 })).txids.map(landed));
-  if (energyStakeSun > 0) {
-    const tw = new TronWeb({ fullHost: stack.devnet.url, privateKey: w.privateKey });
-    const signed = await tw.trx.sign(await tw.transactionBuilder.freezeBalanceV2(energyStakeSun, 'ENERGY', w.address));
-    await tw.trx.sendRawTransaction(signed);
-    await landed(signed.txID);
-  }
-  return w;
-}
-
 const balance = async () => {
   const { as_of: _at, ...rest } = (await orderCall(stack, customer, 'GET', '/v1/balance')).body;
   return rest;
 };
 
 test('the order buys the shortfall the estimate names; enough already answers 3047 and charges nothing; replay gives the same', async () => {
-  const bare = await senderWith(0);
-  const staked = await senderWith(10_000_000_000); // ~220k energy: covers one new-holder transfer
+  const bare = await fundedSender(stack.devnet);
+  const staked = await fundedSender(stack.devnet, 10_000_000_000); // ~220k energy: covers one new-holder transfer
   const fresh = (await newWallet()).address;
   const holder = stack.devnet.accounts.customers[0].address;
 
