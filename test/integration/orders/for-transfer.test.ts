@@ -5,7 +5,7 @@
  * into an empty database gives the same orders (amounts included). No chain roles: orders stay `allocating`.
  */
 import { replayAndVerify } from '../../../services/ops/replay';
-import { newWallet, type Customer } from '../../support/identity';
+import { call, newWallet, ownerViewerEditor, sessionHeaders, signedCall, signUp, type Customer } from '../../support/identity';
 import { fundedSender } from '../../support/transfers';
 import { assertLedgerInvariants } from '../../support/ledger-invariants';
 import { fundedCustomer, orderCall, postOrder, startOrderStack, type OrderStack } from '../../support/orders';
@@ -93,4 +93,17 @@ test('bad for_transfer input: 400 naming the field, nothing charged', async () =
     expect({ field, status: reply.status, got: reply.body.error?.details?.field }).toEqual({ field, status: 400, got: field });
   }
   expect(await balance()).toEqual(before);
+});
+
+test('a viewer session estimates (any role; CSRF as for every POST); an API key without orders.read may not', async () => {
+  const { viewer } = await ownerViewerEditor(stack.base, customer);
+  const items = [{ from: stack.devnet.accounts.customers[0].address, to: stack.devnet.accounts.customers[1].address, amount: 1 }];
+  const ok = await call(stack.base, 'POST', '/v1/estimates', { body: { items }, headers: sessionHeaders(viewer) });
+  expect(ok.status).toBe(200);
+  expect(ok.body.data[0]).toMatchObject({ ok: true, energy_needed: 64_460, receiver_holds_token: true });
+  const noCsrf = await call(stack.base, 'POST', '/v1/estimates', { body: { items }, headers: sessionHeaders(viewer, false) });
+  expect(noCsrf.status).toBe(403);
+  const writer = await signUp(stack.base, ['orders.write']);
+  const refused = await signedCall(stack.base, writer.key, 'POST', '/v1/estimates', { items });
+  expect([refused.status, refused.body.error?.code]).toEqual([403, 1015]);
 });
