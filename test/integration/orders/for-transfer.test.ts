@@ -107,3 +107,19 @@ test('a viewer session estimates (any role; CSRF as for every POST); an API key 
   const refused = await signedCall(stack.base, writer.key, 'POST', '/v1/estimates', { items });
   expect([refused.status, refused.body.error?.code]).toEqual([403, 1015]);
 });
+
+test('the node unable to simulate: 503 5003 for an estimate and a for_transfer order, nothing charged', async () => {
+  const before = await balance();
+  const from = stack.devnet.accounts.customers[0].address;
+  const to = stack.devnet.accounts.customers[1].address;
+  await stack.devnet.post('/admin/faults', { fail_reads_ms: 3_000 });
+  try {
+    const estimate = await orderCall(stack, customer, 'POST', '/v1/estimates', { items: [{ from, to, amount: 1 }] });
+    expect([estimate.status, estimate.body.error?.code]).toEqual([503, 5003]);
+    const order = await postOrder(stack, customer, { resource: 'energy', tier: '5m', receiver: from, for_transfer: { to, amount: 1 } });
+    expect([order.status, order.body.error?.code]).toEqual([503, 5003]);
+  } finally {
+    await stack.devnet.post('/admin/faults', { clear: true });
+  }
+  expect(await balance()).toEqual(before);
+});
