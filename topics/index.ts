@@ -33,7 +33,7 @@ export const topics = {
     valueSchema: 'account-event.avsc',
     cleanupPolicy: 'delete',
     retentionMs: -1,
-    doc: 'Events relayed from the outbox; read by the dispatcher, the chain roles and analytics consumers.',
+    doc: 'Events relayed from the outbox; read by the webhook dispatcher, ops restore and analytics consumers.',
   },
   orderEvents: {
     name: 'order-events',

@@ -41,7 +41,8 @@ export function createApp(deps: ApiDeps): Express {
   app.locals.rt = deps.rt;
   app.disable('x-powered-by');
   // No ETag: answers are read fresh (the contract has no conditional requests), and the hash over every
-  // body was 1 to 1.6 % of an API process's CPU under the orders benchmark.
+  // body was a visible share of an API process's CPU under the orders benchmark (bench/README.md,
+  // "Order path, API side").
   app.set('etag', false);
   app.set('query parser', 'extended');
   const doc = buildDocument();
@@ -56,7 +57,8 @@ export function createApp(deps: ApiDeps): Express {
   });
   app.use(jsonBody);
   // First: the hot path (POST /v1/orders, GET /v1/orders/{id} polling) then matches without walking the 36
-  // routes of the routers below, 3 to 4 % of an API process's CPU per order (bench/README.md). No other
+  // routes of the routers below, a visible share of an API process's CPU per order (bench/README.md,
+  // "Figures formerly quoted in code comments"). No other
   // router declares a path under /v1/orders, /v1/prices or /v1/quotes, so nothing is shadowed.
   app.use(ordersRouter({ rt: deps.rt, bus: deps.bus, validator, chain: deps.chain ?? deps.rt.chain.reader }));
   app.use(healthRouter(deps.rt));

@@ -22,8 +22,9 @@ function readError(message: string): Error {
 }
 
 /**
- * The plain case without body-parser (raw-body, type-is, on-finished: 2 to 3 % of an API process's busy
- * time per order): no body at all, or a Content-Length within the limit and neither Transfer-Encoding nor
+ * The plain case without body-parser (raw-body, type-is, on-finished: a visible share of an API process's
+ * busy time per order, bench/README.md, "Figures formerly quoted in code comments"): no body at all,
+ * or a Content-Length within the limit and neither Transfer-Encoding nor
  * Content-Encoding. Everything else (chunked, compressed, a declared length past the limit) still goes
  * through express.raw, whose answers (413, 415, 400) stay as they were.
  */

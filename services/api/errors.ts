@@ -23,8 +23,9 @@ export class ApiError extends Error {
 
 /**
  * Writes the answer with node's response directly: express's `type()` + `send()` parse and re-format the
- * content type twice per answer and check freshness (no ETag or Last-Modified is ever set here), 1 to 2 % of
- * an API process under the orders benchmark. HEAD answers carry no body (node drops it); 204 and 304 none.
+ * content type twice per answer and check freshness (no ETag or Last-Modified is ever set here), a visible
+ * share of an API process under the orders benchmark (bench/README.md, "Figures formerly quoted in code comments").
+ * HEAD answers carry no body (node drops it); 204 and 304 none.
  */
 export function sendJson(res: Response, status: number, body: unknown): void {
   // The client closed the connection (it gave up waiting): writing would only build an ERR_STREAM_DESTROYED.

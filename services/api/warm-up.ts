@@ -1,7 +1,7 @@
 /**
  * What the API opens before it listens, so a fresh process's first requests do not open it on their path.
  * Measured on the first POST /v1/batches of a fresh process (bench/README.md, "A fresh process's first
- * POSTs"): a PostgreSQL connection started beside the request (40 to 170 ms on the shared stack), the
+ * POSTs"): a PostgreSQL connection started beside the request (tens to hundreds of ms), the
  * API-key cache's LISTEN connection opened by the first signed request (which meanwhile read its key row
  * from the pool), the signature guard's copy into Redis (until done, each signed write is a row insert in
  * PostgreSQL), the producer's connection, the cipher of the key secrets.

@@ -12,8 +12,9 @@
  * BATCH_MAX_OPEN_ORDERS, its floor; while the bound is what holds the executor back and the
  * oldest open order is younger than BATCH_PACE_TARGET_MS, the path delivers faster than it is fed and the
  * bound grows (at most to CEILING_FACTOR times the floor); once the oldest is older than that, more open
- * orders would only queue, and the bound shrinks back towards the floor (1.30x the fixed bound's receivers/s
- * on a quiet machine, slower at load 12 to 22 from other work: docs/batches.md, Pacing).
+ * orders would only queue, and the bound shrinks back towards the floor (faster than the fixed bound on a
+ * quiet machine, slower on one loaded by other work: docs/batches.md, Pacing; figures in bench/README.md,
+ * "Figures formerly quoted in code comments").
  */
 import type { Clock } from '../platform/clock';
 import type { OpenOrders } from '../orders/reads';

@@ -26,8 +26,9 @@ function decode25(text: string): Buffer | null {
 /**
  * Base58Check with a valid checksum, mainnet-style `T` prefix: the same rule as TronWeb's isAddress (34
  * characters, 25 bytes, version byte 0x41, checksum = first 4 bytes of sha256(sha256(21 bytes))), with
- * node:crypto's sha256 and a byte-array base58 decode; TronWeb's pure-JS one cost about 40 µs of CPU per
- * address, 4 ms per 100-receiver batch (test/unit/address.test.ts holds the two to the same answers).
+ * node:crypto's sha256 and a byte-array base58 decode; TronWeb's pure-JS one was dear per address and
+ * per batch (figures in bench/README.md, "Figures formerly quoted in code comments";
+ * test/unit/address.test.ts holds the two to the same answers).
  */
 export function isTronAddress(value: unknown): value is string {
   if (typeof value !== 'string' || value.length !== 34 || value.charCodeAt(0) !== 84 /* T */) return false;
@@ -44,7 +45,8 @@ export function isTronAddress(value: unknown): value is string {
 
 /**
  * Addresses that passed: a checksum, once right, is right for good, and a bot orders to the same receivers
- * again and again (the decode and two hashes were 2 % of an API process's busy time per order). Bounded;
+ * again and again (the decode and two hashes were a visible share of an API process's busy time per order:
+ * bench/README.md, "Figures formerly quoted in code comments"). Bounded;
  * only valid ones are kept, so input cannot fill it with junk that then answers faster.
  */
 const valid = new Set<string>();

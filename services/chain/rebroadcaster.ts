@@ -29,7 +29,8 @@ export class Rebroadcaster {
   /**
    * Owners (order_tx_ids) of transactions: known from sendAhead, or read for a round's DUP_TRANSACTION answers
    * in one query, once per id. A transaction sent ahead and not in a block `everyMs` later is sent again and
-   * answered DUP (bench/batches 5 x 100: 79 such answers, each a single-id read before, none now). An owner
+   * answered DUP (bench/batches.ts meets many such answers; each was a single-id read before, none now;
+   * figures in bench/README.md, "Figures formerly quoted in code comments"). An owner
    * never changes once stored; trimmed like `sentAt`.
    */
   private readonly owners = new Map<string, string>();

@@ -9,7 +9,8 @@
  * broadcasts read the same.
  */
 import { createHash } from 'node:crypto';
-import { TronWeb, utils } from 'tronweb';
+import { TronWeb } from 'tronweb';
+import { signDigest } from './signing';
 
 export type ContractValue =
   | { type: 'TransferContract'; owner: string; to: string; amount: bigint }
@@ -129,7 +130,6 @@ export function buildAndSign(c: ContractValue, header: TxHeader, privateKey: str
       timestamp: header.timestamp,
     },
   };
-  // signTransaction signs txID (the raw data's hash) with the key; it never re-derives the address.
-  const signed = utils.crypto.signTransaction(privateKey, unsigned as any) as unknown as LocalSignedTx['json'];
-  return { txID, json: signed };
+  // The txID (the raw data's hash) signed with the key, as TronWeb's signTransaction does; never re-deriving the address.
+  return { txID, json: { ...unsigned, signature: [signDigest(privateKey, txID)] } };
 }

@@ -12,7 +12,8 @@ import { logger } from '../platform/logger';
 
 /** Commands carrying signed sets, revived from their stored JSON (bigints restored). */
 function reviveCommand(text: string): Command {
-  // Our own stored text: the engine's parser (lossless-json here was 14 % of the chain process).
+  // Our own stored text: the engine's parser (lossless-json here was a large share of the chain process's
+  // CPU; figures in bench/README.md, "Figures formerly quoted in code comments").
   const c = parseOwnJson(text) as any;
   for (const t of c.txs ?? []) t.sun = BigInt(t.sun);
   if (c.type === 'order.allocate') {

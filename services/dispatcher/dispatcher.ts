@@ -35,8 +35,8 @@ const MIN_REAL_ANSWER_MS = 1_000;
 const MAX_IDLE_MS = 1_000;
 /**
  * Sender cycles on their round trip at once (see startSender). 1: two cycles at once gave smaller
- * statements and no more deliveries per second on the shared 2-core machine at load 20 to 38 (bench/README.md,
- * webhooks); `maxCycles` keeps the choice open for a machine with CPU to spare.
+ * statements and no more deliveries per second on the shared 2-core machine (bench/README.md, "Webhook
+ * dispatcher"); `maxCycles` keeps the choice open for a machine with CPU to spare.
  */
 const MAX_CYCLES = 1;
 /** Shortest wait for a retry falling due (a delivery due but held back or on a paused endpoint must not spin the loop). */

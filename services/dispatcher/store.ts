@@ -122,7 +122,7 @@ export interface CycleResult {
  */
 /**
  * The cycle statement is named: each connection parses it once and plans it once. Planning it cost about
- * as much as running it (10 ms of a 20 ms cycle with 32 outcomes and 32 claims at load 30), and with small
+ * as much as running it (figures in bench/README.md, "Figures formerly quoted in code comments"), and with small
  * claims PostgreSQL would keep planning it afresh (a LIMIT given as a parameter looks dear to the generic
  * plan), so the connections that run it use generic plans for named statements (this is the only named
  * statement of the service). The generic plan walks the same indexes as the custom ones (due and claimed

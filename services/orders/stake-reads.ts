@@ -3,6 +3,7 @@
  * orders held, which open orders hold a receiver's stake, and closed orders whose delegation another
  * order stored.
  */
+import { inDeliverySql } from '../domain/orders/rules';
 import type { Pool } from '../platform/db/pool';
 import { stakeKey } from './open-stake';
 
@@ -11,7 +12,7 @@ export async function stakeInFlight(pool: Pool): Promise<{ adding: Map<string, b
   const { rows } = await pool.query(
     `SELECT 'adding' AS side, o.receiver, o.resource, a ->> 'from' AS "from", sum((a ->> 'sun')::numeric)::text AS sun
        FROM orders o CROSS JOIN LATERAL jsonb_array_elements(o.allocations) AS a
-      WHERE o.status IN ('allocating', 'delegated') AND a ->> 'kind' = 'delegate' AND ((a ->> 'landed') IS NULL OR (a ->> 'landed')::boolean)
+      WHERE ${inDeliverySql('o.')} AND a ->> 'kind' = 'delegate' AND ((a ->> 'landed') IS NULL OR (a ->> 'landed')::boolean)
       GROUP BY 1, 2, 3, 4
      UNION ALL
      -- A set stored and not applied yet: the broadcaster may send it before the processor applies it
@@ -19,7 +20,7 @@ export async function stakeInFlight(pool: Pool): Promise<{ adding: Map<string, b
      SELECT 'adding', o.receiver, o.resource, a ->> 'from', sum((a ->> 'sun')::numeric)::text
        FROM orders o JOIN order_signatures s ON s.order_id = o.id AND s.purpose = 'allocate'
             CROSS JOIN LATERAL jsonb_array_elements(s.command::jsonb -> 'txs') AS a
-      WHERE o.status IN ('allocating', 'delegated') AND o.allocations = '[]'::jsonb AND a ->> 'kind' = 'delegate'
+      WHERE ${inDeliverySql('o.')} AND o.allocations = '[]'::jsonb AND a ->> 'kind' = 'delegate'
       GROUP BY 1, 2, 3, 4
      UNION ALL
      -- Orders on their way out (undelegations stored; a failed one's stake is taken back at once): any of

@@ -169,8 +169,9 @@ const schema = z.object({
   DATABASE_POOL_MAX: z.coerce.number().int().min(2).max(200).default(20),
   /**
    * PostgreSQL connections the API opens at start-up and every pool keeps when idle (the rest close after
-   * 10 s idle). Opening one on a request's path cost 40 to 170 ms on the shared stack (a backend started
-   * and authenticated): the first POST of a fresh process, and the first after every quiet spell, paid it.
+   * 10 s idle). Opening one on a request's path is dear (a backend started and authenticated; figures in
+   * bench/README.md, "Figures formerly quoted in code comments"): the first POST of a fresh process,
+   * and the first after every quiet spell, paid it.
    * At most DATABASE_POOL_MAX.
    */
   DATABASE_POOL_MIN: z.coerce.number().int().min(0).max(200).default(4),
@@ -194,8 +195,9 @@ const schema = z.object({
    * Batches: while the oldest order awaiting delivery is younger than this (ms; at most a sixth of
    * ORDER_WAIT_WINDOW_MS) and the open-order bound holds the executor back, the bound grows from
    * BATCH_MAX_OPEN_ORDERS up to 8 times it; past it the bound shrinks back. 0: the bound stays fixed.
-   * 5,000 (the default): 1.30x the receivers/s of the fixed bound on a quiet machine (3 pairs), 0.73x at load
-   * 12 to 22 from other work (3 pairs); bench/README.md, 2026-11-23.
+   * 5,000 (the default): more receivers/s than the fixed bound on a quiet machine, fewer on a machine loaded
+   * by other work; figures in bench/README.md, "Batches: an adaptive open-order bound" and
+   * "Figures formerly quoted in code comments".
    */
   BATCH_PACE_TARGET_MS: z.coerce.number().int().min(0).max(600_000).default(5_000),
   /**

@@ -37,7 +37,8 @@ function keyCount(value: unknown): number {
 
 /**
  * Colons outside strings: in valid JSON, one per key written (a key written twice counts twice). Only
- * called on text the engine parsed, so every string is closed. indexOf, not a loop over charCodeAt (3x faster).
+ * called on text the engine parsed, so every string is closed. indexOf, not a loop over charCodeAt (faster;
+ * figures in bench/README.md, "Figures formerly quoted in code comments").
  */
 function keysWritten(text: string): number {
   let n = 0;
@@ -61,8 +62,9 @@ function keysWritten(text: string): number {
 
 /**
  * Strict JSON with int64 exact, for untrusted text (request bodies): what lossless-json reads, duplicate
- * keys refused. The engine's parser reads it (a 5 KB, 100-receiver batch request: lossless-json 0.38 to
- * 0.52 ms of CPU, this 0.06 ms, bench/batch-post-parts.ts); lossless-json decides whenever the engine
+ * keys refused. The engine's parser reads it (several times faster on a batch request than lossless-json:
+ * bench/batch-post-parts.ts, figures in bench/README.md, "Figures formerly quoted in code comments");
+ * lossless-json decides whenever the engine
  * refuses the text or a key was written twice (the engine keeps the last, lossless-json refuses unless
  * both values are equal), so the answer, and every error, stay lossless-json's.
  */
@@ -100,8 +102,9 @@ const rawBigint = (_key: string, value: unknown): unknown =>
 
 /**
  * Same text as lossless-json's stringify (bigint as a plain JSON number), with the engine's serializer.
- * A value without a bigint goes through it without the replacer, the engine's fast path (the 44 KB answer
- * of a queued 100-receiver batch: 150 against 60 us of CPU); the first bigint met throws, and the value is
+ * A value without a bigint goes through it without the replacer, the engine's fast path (less than half the
+ * CPU on a large batch answer: bench/README.md, "Figures formerly quoted in code comments"); the first
+ * bigint met throws, and the value is
  * written again with the replacer (what is thrown away is the text up to that bigint).
  */
 export function stringifyJson(value: unknown): string {

@@ -4,9 +4,10 @@
  *
  * With an exporter (OTEL_TRACES_EXPORTER console or otlp) the SDK runs with its instrumentations. Without
  * one (`none`, the default) nothing would ever read a span, so the SDK is not even loaded: loading it
- * cost each process about 0.45 s of CPU at start, and its require hook (require-in-the-middle) ran on
- * every kafkajs produce and fetch request: 3 % of an API process's busy time and 5 % of the primary's under
- * the orders benchmark (bench/README.md). A caller's own `traceparent` still continues through the log then
+ * cost each process CPU at start, and its require hook (require-in-the-middle) ran on every kafkajs
+ * produce and fetch request, a share of every process's busy time under the orders benchmark (bench/README.md,
+ * "CPU per order by process; OpenTelemetry off without an exporter"). A caller's own `traceparent` still
+ * continues through the log then
  * (`withCallerTrace` in the API, `traceHeaders` at the append).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';

@@ -90,10 +90,10 @@ export async function startRelay(deps: RelayDeps): Promise<RunningRelay> {
  * The next batch, through the partial index outbox_unpublished. Every published row leaves a dead entry in that
  * index until VACUUM (setting published_at is not a HOT update: the index's predicate names the column). A bitmap
  * scan, PostgreSQL's choice on its estimates, visits the heap page of every such entry on every poll and never
- * marks one dead (5.9 ms a call over a 4-minute bench/orders.ts run; at its end, 11,000 dead entries: 126 ms and
- * 1,731 pages for no row, EXPLAIN ANALYZE at load 30). A plain index scan, on a session with bitmap scans off, marks each entry dead (LP_DEAD) the
- * first time it finds its row gone for everyone, and later scans skip those without the heap (0.24 ms, 59 pages, on
- * the same table). Rows and their order are the same either way.
+ * marks one dead, so a poll grows dearer with every row published until VACUUM. A plain index scan, on a session
+ * with bitmap scans off, marks each entry dead (LP_DEAD) the first time it finds its row gone for everyone, and
+ * later scans skip those without the heap (figures of both in bench/README.md, "Processor column arrays again,
+ * relay read as a plain index scan"). Rows and their order are the same either way.
  */
 const UNPUBLISHED_READ = `SELECT id, destination, payload, trace_context FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT ${BATCH}`;
 

@@ -114,7 +114,9 @@ export function orderUntil(stack: Pick<IdentityStack, 'base' | 'rt'>, customer: 
 }
 
 /** An order whose energy reached its receiver (active, or past it: confirmed). */
-export const isDelivered = (o: { status: string }): boolean => o.status === 'active' || o.status === 'confirmed';
+/** Delivered and verified: `active` (or `confirmed`) with the chain's confirmation (a broadcast delegation reads `active`, unconfirmed). */
+export const isDelivered = (o: { status: string; confirm_status?: string }): boolean =>
+  (o.status === 'active' || o.status === 'confirmed') && (o.confirm_status === undefined || o.confirm_status === 'confirmed');
 
 /** The stake delegated to `receiver` on chain for energy, by delegating address (base58). */
 export async function chainDelegations(tronWeb: TronWeb, receiver: string): Promise<Map<string, bigint>> {

@@ -40,8 +40,8 @@ export function touchDue(keyId: string, now: number): boolean {
 
 /**
  * Seals and opens a probe under each configured key (start-up): a key that cannot is found before a
- * caller's request is, and the first signed request does not load the cipher on its path (6 ms of CPU
- * in a fresh process's first POST).
+ * caller's request is, and the first signed request does not load the cipher on its path (CPU a fresh
+ * process's first POST paid; figures in bench/README.md, "POST /v1/batches: a fresh process's first POSTs").
  */
 export function checkSecretKeys(decryptionKeys: readonly string[]): void {
   for (const key of decryptionKeys) openSecret(key, sealSecret(key, 'probe', 'start-up'), 'start-up');

@@ -9,7 +9,7 @@ import { eventIdFor } from '../events';
 import { derivedId } from '../ids';
 import { noEffects, rejected, type BatchView, type Handler, type Outcome, type StateView } from '../outcome';
 import type { ItemStepEntry } from './commands';
-import { batchStatus, queuedBatch, summaryOf, type Batch, type BatchItem } from './rules';
+import { batchStatus, queuedBatch, summaryOf, type Batch, type BatchItem, type ItemStatus } from './rules';
 
 function batchesOf(state: StateView): BatchView {
   if (!state.batches) throw new Error('batch commands need the batch state view');
@@ -54,6 +54,12 @@ export const cancelBatch: Handler<CommandOf<'batch.cancel'>> = (state, c) => {
     ...batch,
     items: batch.items.map((i) => (i.progress === 'queued' ? { ...i, progress: 'cancelled', finishedAt: c.issuedAt } : i)),
   };
+  // Every receiver cancelled: nothing ran, nothing can settle later, so the batch finishes here (its
+  // `batch.completed` once, with its finished_at), not a pass of the executor later.
+  if (next.items.every((i) => i.progress === 'cancelled')) {
+    const done = completion(next, next.items.map(() => 'cancelled' as const), 0n, c.issuedAt, c.commandId);
+    return { kind: 'applied', status: 200, body: { id: batch.id, cancelled: queued }, effects: { ...noEffects(), batches: [done.batch], events: [done.event] } };
+  }
   return changed(200, { id: batch.id, cancelled: queued }, next);
 };
 
@@ -108,6 +114,25 @@ export const stepBatchItems: Handler<CommandOf<'batch.items'>> = (state, c) => {
   return moved ? changed(200, body, { ...batch, items }) : { kind: 'applied', status: 200, body, effects: noEffects() };
 };
 
+/** A batch finished at `at` with its receivers' statuses: the row's final state and its `batch.completed`. */
+function completion(batch: Batch, statuses: ItemStatus[], chargedSun: bigint, at: number, commandId: string) {
+  const status = batchStatus(statuses);
+  const summary = summaryOf(statuses);
+  const next: Batch = { ...batch, finishedAt: at, finalStatus: status, chargedSun };
+  const event = {
+    eventId: eventIdFor(commandId, 0),
+    type: 'batch.completed' as const,
+    accountId: batch.accountId,
+    createdAt: at,
+    data: {
+      batch_id: batch.id, client_batch_id: batch.clientBatchId, status,
+      summary: { total: summary.total, completed: summary.completed, partial: summary.partial, failed: summary.failed, insufficient_funds: summary.insufficient_funds, cancelled: summary.cancelled },
+      charged_amount_sun: chargedSun, finished_at: new Date(at).toISOString(),
+    },
+  };
+  return { batch: next, event };
+}
+
 export const completeBatch: Handler<CommandOf<'batch.complete'>> = (state, c) => {
   const batch = ownBatch(state, c.accountId, c.batchId);
   if (!batch) return rejected(domainError('not_found', 'No such batch.'));
@@ -115,19 +140,6 @@ export const completeBatch: Handler<CommandOf<'batch.complete'>> = (state, c) =>
   if (batch.finishedAt !== null || unfinished || c.statuses.length !== batch.items.length) {
     return { kind: 'applied', status: 200, body: { id: batch.id, finished: batch.finishedAt !== null }, effects: noEffects() };
   }
-  const status = batchStatus(c.statuses);
-  const summary = summaryOf(c.statuses);
-  const next: Batch = { ...batch, finishedAt: c.at, finalStatus: status, chargedSun: c.chargedSun };
-  const event = {
-    eventId: eventIdFor(c.commandId, 0),
-    type: 'batch.completed' as const,
-    accountId: c.accountId,
-    createdAt: c.at,
-    data: {
-      batch_id: batch.id, client_batch_id: batch.clientBatchId, status,
-      summary: { total: summary.total, completed: summary.completed, partial: summary.partial, failed: summary.failed, insufficient_funds: summary.insufficient_funds, cancelled: summary.cancelled },
-      charged_amount_sun: c.chargedSun, finished_at: new Date(c.at).toISOString(),
-    },
-  };
+  const { batch: next, event } = completion(batch, c.statuses, c.chargedSun, c.at, c.commandId);
   return { kind: 'applied', status: 200, body: { id: batch.id, finished: true }, effects: { ...noEffects(), batches: [next], events: [event] } };
 };

@@ -344,6 +344,9 @@ export const closeOrder: Handler<CommandOf<'order.close'>> = (state, c) => {
     }
     if (finished) return applied(200, order);
     if (order.supplier === 'provider') return rejected(domainError('reclaim_unavailable'));
+    if (order.status === 'delegated') {
+      return rejected(domainError('nothing_to_reclaim', 'The delegation is broadcast but not verified yet (confirm_status unconfirmed); reclaim it once it is confirmed.'));
+    }
     if (!delivered.includes(order.status) || order.resource === 'activation') return rejected(domainError('nothing_to_reclaim', 'This order has nothing delegated to reclaim.'));
     if (order.closeReason !== null) return applied(202, order);
     const next: Order = { ...order, closeReason: 'reclaimed', closeRequestedAt: c.at, updatedAt: c.issuedAt };

@@ -4,7 +4,8 @@ import { parseOwnJson } from '../json';
 // int8 and json columns keep int64 exact: bigint for int8, lossless numbers inside jsonb. Every json
 // value in the database is text PostgreSQL canonicalised from what the service wrote (jsonb keeps no
 // duplicate key), so the engine's parser reads it (parseOwnJson: same values as parseJson, several times
-// faster; lossless-json was 8 % of the processor's and the chain roles' CPU reading outbox and order rows).
+// faster; lossless-json was a large share of the processor's and the chain roles' CPU reading outbox and
+// order rows: bench/README.md, "Third pass: profiles of every process").
 pg.types.setTypeParser(pg.types.builtins.INT8, (text) => BigInt(text));
 pg.types.setTypeParser(pg.types.builtins.JSONB, (text) => parseOwnJson(text));
 pg.types.setTypeParser(pg.types.builtins.JSON, (text) => parseOwnJson(text));

@@ -3,7 +3,8 @@
  * which money cannot afford; this is avsc's documented way of swapping the representation.
  *
  * That way costs an 8-byte Buffer per long written (and read) and a bigint-to-bytes round trip: with a dozen
- * longs per command it was 4 to 5 % of an API process's busy time (bench/README.md). Values within ±2^52
+ * longs per command it was a visible share of an API process's busy time (bench/README.md, "Figures formerly quoted in code comments").
+ * Values within ±2^52
  * (every time in ms, nearly every amount) take avsc's own number varint instead, which is exact there and
  * writes the same bytes; anything larger goes the Buffer way as before. test/unit/avro-long.test.ts holds
  * both ways to the same bytes and values.

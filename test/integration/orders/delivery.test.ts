@@ -41,7 +41,7 @@ test('a bot orders 65,000 energy for 5m to a fresh inactive receiver: delivered,
   expect(created.body.activate_amount_sun).toBe(1_500_000);
   const id = created.body.id;
 
-  const active = await orderUntil(stack, customer, id, (o) => o.status === 'active');
+  const active = await orderUntil(stack, customer, id, (o) => o.status === 'active' && o.confirm_status === 'confirmed');
   expect(await energyLimit(receiver)).toBeGreaterThanOrEqual(65_000);
   expect(active).toMatchObject({ confirm_status: 'confirmed', delivered_amount: 65_000, partial: false, refunded_amount_sun: 0 });
   expect(active.delegate_hashes).toHaveLength(1);
@@ -74,7 +74,7 @@ test('reclaim: 202 until the undelegation lands, then 200 with the same reclaim_
   const receiver = (await newWallet()).address;
   const created = await postOrder(stack, customer, { resource: 'energy', amount: 100_000, tier: '1h', receiver });
   const id = created.body.id;
-  await orderUntil(stack, customer, id, (o) => o.status === 'active');
+  await orderUntil(stack, customer, id, (o) => o.status === 'active' && o.confirm_status === 'confirmed');
 
   const first = await orderCall(stack, customer, 'POST', `/v1/orders/${id}/reclaim`, undefined, { 'idempotency-key': 'reclaim-0001' });
   expect(first.status).toBe(202);
@@ -106,7 +106,7 @@ test('a bandwidth order to an active receiver raises its bandwidth limit; suppor
   const before = Number((await tronWeb.trx.getAccountResources(receiver)).NetLimit ?? 0);
   const created = await postOrder(stack, customer, { resource: 'bandwidth', amount: 5_000, tier: '1h', receiver });
   expect([created.status, created.body.activate_amount_sun]).toEqual([201, 0]);
-  const active = await orderUntil(stack, customer, created.body.id, (o) => o.status === 'active');
+  const active = await orderUntil(stack, customer, created.body.id, (o) => o.status === 'active' && o.confirm_status === 'confirmed');
   expect(active.activation.hash).toBeNull();
   expect(Number((await tronWeb.trx.getAccountResources(receiver)).NetLimit ?? 0)).toBeGreaterThanOrEqual(before + 5_000);
 

@@ -56,7 +56,7 @@ test('one of two allocations never lands: partial, delivered_amount what landed,
   await holdBroadcasts(1);
   const receiver = stack.devnet.accounts.customers[2].address;
   const created = await postOrder(stack, customer, { resource: 'energy', amount: 65_000, tier: '1h', receiver });
-  const done = await orderUntil(stack, customer, created.body.id, (o) => o.status === 'active', 60_000);
+  const done = await orderUntil(stack, customer, created.body.id, (o) => o.status === 'active' && o.confirm_status === 'confirmed', 60_000);
   expect(done.partial).toBe(true);
   expect(done.delivered_amount).toBeGreaterThan(0);
   expect(done.delivered_amount).toBeLessThan(65_000);
@@ -74,7 +74,7 @@ test('an order filled by the provider is delivered but answers 3008 on reclaim',
   const created = await postOrder(stack, customer, { resource: 'energy', amount: 20_000, tier: '1h', receiver: stack.devnet.accounts.customers[3].address });
   stack.rt.cfg.ORDER_SUPPLIER = 'pool';
   expect(created.status).toBe(201);
-  const active = await orderUntil(stack, customer, created.body.id, (o) => o.status === 'active', 60_000);
+  const active = await orderUntil(stack, customer, created.body.id, (o) => o.status === 'active' && o.confirm_status === 'confirmed', 60_000);
   // What really filled it: the provider's class, at what the customer pays per unit there (the price row's
   // plus the routing fee, docs/routing-fee.md), so amount x price_sun is the resource charge.
   expect(active.fills).toEqual([{ class: 'market', amount: 20_000, price_sun: Number(active.pay_amount_sun) / 20_000 }]);

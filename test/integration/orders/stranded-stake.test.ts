@@ -41,7 +41,7 @@ async function placed(receiver: string, amount: number, done: (row: any) => bool
 
 test('a failed order whose delegation landed uncovered: its stake beyond the staying order\'s goes back by itself', async () => {
   const receiver = stack.devnet.accounts.customers[3].address;
-  const staying = await placed(receiver, 10_000, (r) => r.status === 'active', 'first order active');
+  const staying = await placed(receiver, 10_000, (r) => r.status === 'active' && r.confirm_status === 'confirmed', 'first order active');
   const stayingSun = BigInt(staying.allocations[0].sun);
   expect(await delegatedEnergy(stack, poolAddress, receiver)).toBe(stayingSun);
 

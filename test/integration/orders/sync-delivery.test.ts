@@ -69,7 +69,7 @@ test('healthy devnet: POST answers active with delegate_hash within the wait; th
 
   // Reads follow the stored state: delegated (broadcast, unverified) until verified, then active.
   const id = reply.body.id;
-  const active = await orderUntil(stack, customer, id, (o) => o.status === 'active', 30_000);
+  const active = await orderUntil(stack, customer, id, (o) => o.status === 'active' && o.confirm_status === 'confirmed', 30_000);
   expect(active).toMatchObject({ confirm_status: 'confirmed', delegate_hash: reply.body.delegate_hash, delivered_amount: 65_000 });
   expect(active.fills).toEqual([{ class: 'instant', amount: 65_000, price_sun: active.price_sun_per_unit }]);
   // The answer came from the broadcaster's report (order.deliver broadcast), which it appends only for an
@@ -96,7 +96,7 @@ test('broadcasts delayed (broadcaster stopped): allocating after the wait, no ha
   expect(ms).toBeGreaterThanOrEqual(SYNC_WAIT_MS - 50);
 
   broadcaster = await startRoles(stack.rt, ['broadcaster']);
-  const active = await orderUntil(stack, customer, reply.body.id, (o) => o.status === 'active', 30_000);
+  const active = await orderUntil(stack, customer, reply.body.id, (o) => o.status === 'active' && o.confirm_status === 'confirmed', 30_000);
   await delegationOnChain(active.delegate_hash);
   const again = await postOrder(stack, customer, body);
   expect(again.status).toBe(200);

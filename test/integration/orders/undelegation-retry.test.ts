@@ -57,7 +57,7 @@ async function activeThenHeld(n: number, tier: string): Promise<{ id: string; re
   const receiver = stack.devnet.accounts.customers[n].address;
   const created = await postOrder(stack, customer, { resource: 'energy', amount: 20_000, tier, receiver });
   expect(created.status).toBe(201);
-  await orderUntil(stack, customer, created.body.id, (o) => o.status === 'active', 30_000);
+  await orderUntil(stack, customer, created.body.id, (o) => o.status === 'active' && o.confirm_status === 'confirmed', 30_000);
   await holdNextBroadcast();
   return { id: created.body.id, receiver };
 }

@@ -65,7 +65,7 @@ async function devClaim(w: Wallet) {
 async function deliveredOrder(receiver: string) {
   const created = await api('POST', '/v1/orders', { resource: 'energy', amount: AMOUNT, tier: '1h', receiver });
   expect(created.status).toBe(201);
-  const done = await orderUntil(stack as unknown as IdentityStack, customer, created.body.id, (o) => o.status === 'active', 90_000);
+  const done = await orderUntil(stack as unknown as IdentityStack, customer, created.body.id, (o) => o.status === 'active' && o.confirm_status === 'confirmed', 90_000);
   expect(await energyLimit(stack, receiver)).toBeGreaterThanOrEqual(AMOUNT);
   return { created: created.body, done };
 }
