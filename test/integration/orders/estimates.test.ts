@@ -12,6 +12,7 @@ import { newWallet, type Customer, type Wallet } from '../../support/identity';
 import { assertLedgerInvariants } from '../../support/ledger-invariants';
 import { fundedCustomer, isDelivered, orderCall, orderUntil, postOrder, startDeliveryStack, type OrderStack } from '../../support/orders';
 import { eventually } from '../../devnet/start-devnet';
+import { transferFactsFor } from '../../../services/chain/transfer-facts';
 
 jest.setTimeout(600_000);
 
@@ -183,8 +184,14 @@ test('100 transfers estimated, their orders placed, sent with the fee limit: not
 test('concurrent estimates of the same transfers answer the same, each in its own order', async () => {
   const holders = stack.devnet.accounts.customers.map((c) => c.address);
   const items = Array.from({ length: 100 }, (_, i) => ({ from: holders[i % holders.length], to: holders[(i + 1) % holders.length], amount: 1_000 + i }));
+  const facts = transferFactsFor(stack.rt.chain.reader);
+  const callsBefore = facts.nodeCalls;
   const answers = await Promise.all(Array.from({ length: 8 }, () => estimate(items)));
   expect(answers.map((a) => a.status)).toEqual(Array(8).fill(200));
+  // Shared per block: a head read per request, and per block seen the distinct reads of one request (100
+  // simulations, 5 receivers' balances, 5 senders' resources, the fees), not 8 x 300.
+  const blocks = new Set(answers.map((a) => a.body.chain.block_number)).size;
+  expect(facts.nodeCalls - callsBefore).toBeLessThanOrEqual(8 + blocks * (100 + 5 + 5 + 1));
   const sameBlock = answers.filter((a) => a.body.chain.block_number === answers[0].body.chain.block_number);
   for (const a of sameBlock) expect(a.body.data).toEqual(answers[0].body.data);
   expect(answers[0].body.data.map((e: any) => e.amount)).toEqual(items.map((i) => String(i.amount)));
