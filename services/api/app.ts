@@ -1,8 +1,9 @@
 /** The express app: request ids, strict JSON, validation from the OpenAPI document, the error envelope. */
+import { admissionGate } from './admission';
 import express, { type Express } from 'express';
 import type { CommandBus } from '../platform/command-bus';
 import type { Runtime } from '../chain/clients';
-import { httpRequests } from '../platform/metrics';
+import { admissionShed, httpRequests } from '../platform/metrics';
 import { publicReadBudget } from './auth/budget';
 import { jsonBody } from './body';
 import { ApiError, errorHandler, sendJson } from './errors';
@@ -55,6 +56,8 @@ export function createApp(deps: ApiDeps): Express {
     res.on('finish', () => httpRequests.inc({ method: req.method, route: req.route?.path ?? 'unmatched', status: res.statusCode }));
     requestId(req, res, () => withCallerTrace(req.headers, () => stageTiming(req, res, next)));
   });
+  // Before the body and every route: a request the process cannot answer in time is answered 503 now.
+  app.use(admissionGate({ maxInFlight: deps.rt.cfg.ADMISSION_MAX_IN_FLIGHT, targetMs: deps.rt.cfg.ADMISSION_TARGET_MS }, (reason) => admissionShed.inc({ reason })));
   app.use(jsonBody);
   // First: the hot path (POST /v1/orders, GET /v1/orders/{id} polling) then matches without walking the 36
   // routes of the routers below, a visible share of an API process's CPU per order (bench/README.md,

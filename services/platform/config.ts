@@ -165,6 +165,13 @@ const schema = z.object({
    * once without appending (nothing stored), instead of queueing into timeouts (congestion collapse).
    */
   COMMAND_MAX_WAITING: z.coerce.number().int().min(1).max(100_000).default(1_000),
+  /**
+   * Admission at the API's edge (services/api/admission.ts): requests one API process holds at once, and
+   * the wait a new request may expect (in flight / finished per second, or the event loop's delay) before
+   * it is answered 503 5030 with Retry-After at once, nothing stored or charged.
+   */
+  ADMISSION_MAX_IN_FLIGHT: z.coerce.number().int().min(1).max(100_000).default(1_024),
+  ADMISSION_TARGET_MS: z.coerce.number().int().min(10).max(600_000).default(1_500),
   /** PostgreSQL connections per process (each API worker has its own pool). */
   DATABASE_POOL_MAX: z.coerce.number().int().min(2).max(200).default(20),
   /**

@@ -59,3 +59,10 @@ export const reconcilePassSeconds = new client.Gauge({
   labelNames: ['check'],
   registers: [metricsRegistry],
 });
+
+export const admissionShed = new client.Counter({
+  name: 'api_admission_shed_total',
+  help: 'Requests answered 503 at the edge because the process was at capacity, by reason',
+  labelNames: ['reason'],
+  registers: [metricsRegistry],
+});

@@ -1,0 +1,75 @@
+/**
+ * Overload on the real stack: far more POST /v1/orders at once than the API admits (ADMISSION_MAX_IN_FLIGHT
+ * cut to 8). Every request is answered, each a 201 or refused at once with Retry-After (503 5030 at the edge,
+ * 429 past the account's budget); a refusal stored and charged
+ * nothing (the account is charged exactly its 201s' totals, and lists exactly those orders); every 201 is
+ * delivered once, read from the chain (stake per receiver equals the delivered orders'); once the burst is
+ * over, the next request is admitted.
+ */
+import { TronWeb } from 'tronweb';
+import { assertLedgerInvariants } from '../../support/ledger-invariants';
+import {
+  chainDelegations, chargesByOrder, fundedCustomer, isDelivered, landedDelegations, orderCall, orderUntil, postOrder, startDeliveryStack, type OrderStack,
+} from '../../support/orders';
+import type { Customer } from '../../support/identity';
+
+const BURST = 160;
+const FUNDS = 100_000_000_000n;
+let stack: OrderStack;
+let tronWeb: TronWeb;
+let customer: Customer;
+
+beforeAll(async () => {
+  stack = await startDeliveryStack('overload', 1, { ADMISSION_MAX_IN_FLIGHT: '8' });
+  tronWeb = new TronWeb({ fullHost: stack.devnet.url });
+  customer = await fundedCustomer(stack, FUNDS);
+});
+afterAll(async () => {
+  if (stack) await assertLedgerInvariants(stack.rt.pool);
+  await stack?.stop();
+});
+
+test('a burst past capacity: every request answered 201 or 503 with Retry-After; the 503s cost nothing; every 201 delivered once', async () => {
+  const receivers = stack.devnet.accounts.customers.slice(0, 4).map((c) => c.address);
+    const answers = await Promise.all(Array.from({ length: BURST }, async (_, i) => {
+    const reply = await postOrder(stack, customer, { resource: 'energy', amount: 10_000, tier: '1h', receiver: receivers[i % receivers.length] });
+    return reply;
+  }));
+  const byStatus = new Map<number, number>();
+  for (const a of answers) byStatus.set(a.status, (byStatus.get(a.status) ?? 0) + 1);
+  // 201, or refused at once: 503 at the edge, or 429 past the account's orders-per-second budget.
+  expect([...byStatus.keys()].filter((s) => ![201, 429, 503].includes(s))).toEqual([]);
+  expect(byStatus.get(503)).toBeGreaterThan(0);
+  for (const a of answers.filter((x) => x.status === 503)) {
+    expect(a.body.error).toMatchObject({ code: 5030, slug: 'service_unavailable' });
+    expect(Number(a.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+  }
+  for (const a of answers.filter((x) => x.status === 429)) expect(Number(a.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+  const accepted = answers.filter((a) => a.status === 201).map((a) => a.body);
+  expect(accepted.length).toBeGreaterThan(0);
+
+  // Nothing stored for a 503: the account's orders are exactly the 201s, each charged once.
+  const listed = await orderCall(stack, customer, 'GET', '/v1/orders?limit=200');
+  expect(listed.body.data.map((o: any) => o.id).sort()).toEqual(accepted.map((o) => o.id).sort());
+
+  // Every 201 delivered, and the chain holds exactly that stake per receiver.
+  const delivered = await Promise.all(accepted.map((o) => orderUntil(stack, customer, o.id, isDelivered, 120_000)));
+  expect(delivered).toHaveLength(accepted.length);
+  const charges = await chargesByOrder(stack.rt.pool);
+  expect(accepted.map((o) => charges.get(o.id))).toEqual(accepted.map(() => 1));
+  expect([...charges.values()].reduce((a, b) => a + b, 0)).toBe(accepted.length);
+  for (const receiver of receivers) {
+    const row = await stack.rt.pool.query('SELECT allocations FROM orders WHERE receiver = $1', [receiver]);
+    const fromRows = new Map<string, bigint>();
+    for (const r of row.rows) for (const [from, sun] of landedDelegations(r.allocations)) fromRows.set(from, (fromRows.get(from) ?? 0n) + sun);
+    expect(await chainDelegations(tronWeb, receiver)).toEqual(fromRows);
+  }
+  const spent = accepted.reduce((sum, o) => sum + BigInt(o.total_amount_sun), 0n);
+  const balance = await orderCall(stack, customer, 'GET', '/v1/balance');
+  expect(BigInt(balance.body.balance_sun)).toBe(FUNDS - spent);
+
+  // The burst is over: the next request is admitted.
+  const after = await postOrder(stack, customer, { resource: 'energy', amount: 10_000, tier: '1h', receiver: receivers[0] });
+  expect(after.status).toBe(201);
+  await orderUntil(stack, customer, after.body.id, isDelivered, 120_000);
+}, 300_000);
