@@ -1,6 +1,6 @@
 # The service (every role: `node dist/services/main.js --roles all`) and the devnet, in one image built
-# the way `make build` builds: npm ci, then `npm run build` (the client types are generated first by
-# the prebuild step, then tsc). docker-compose.yml runs it twice: the service, and the devnet with
+# the way `make build` builds: npm ci, then `npm run build` (tsc; the client's types are committed in
+# clients/typescript/generated/). docker-compose.yml runs it twice: the service, and the devnet with
 # `node dist/infra/devnet/src/main.js`.
 #
 #   docker build -t energy-rental .

@@ -85,8 +85,14 @@ test-stack-check: install
 	infra/env/load.sh test -- npx tsx infra/registry/check-client.ts
 
 # ------------------------------------------------------------------ whole system
+# What the machine must provide (Linux, Java 17+, Maven, PostgreSQL trusting its user, Redis...), all
+# named at once with the command that installs each (infra/env/prereqs.sh), before anything is fetched.
+.PHONY: prereqs
+prereqs:
+	infra/env/load.sh local -- infra/env/prereqs.sh
+
 # Start everything in the background, return when ready, print the URLs (contract §8).
-up: build stack-up
+up: prereqs build stack-up
 	infra/env/load.sh local -- infra/service/ctl.sh start
 
 down:

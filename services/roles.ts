@@ -5,6 +5,7 @@
 import type { Server } from 'node:http';
 import { createApp } from './api/app';
 import { warmUpApi } from './api/warm-up';
+import { startMetricsServer } from './api/health';
 import { commandBusFor } from './platform/command-bus';
 import { logger } from './platform/logger';
 import { commandsApplied, outboxPublished } from './platform/metrics';
@@ -23,6 +24,7 @@ import { startPromoGranter } from './promo/granter';
 import { startForwardWatcher } from './promo/forward-watcher';
 import { startStatsProjection } from './stats/consumer';
 import { startReconciler } from './reconciler/reconciler';
+import { startPurger } from './ops/purge';
 import { startBatchExecutor } from './batches/executor';
 import { startSubscriptionWatcher } from './subscriptions/watcher';
 
@@ -82,6 +84,8 @@ export async function startRoles(rt: Runtime, roles: Role[]): Promise<Stoppable[
   if (roles.includes('promo-granter')) running.push(await startPromoGranter({ cfg: rt.cfg, pool: rt.pool, bus: appendBus, clock: rt.clock, reader: rt.chain.reader, writer: rt.chain.writer }));
   if (roles.includes('promo-forward-watcher')) running.push(await startForwardWatcher({ cfg: rt.cfg, pool: rt.pool, bus: appendBus, clock: rt.clock, chain: rt.chain.trc10 }));
   if (roles.includes('reconciler')) running.push(await startReconciler({ cfg: rt.cfg, pool: rt.pool, clock: rt.clock, reader: rt.chain.reader }));
+  // The retention purge (services/ops/purge.ts) rides with the reconciler: one per deployment, hourly.
+  if (roles.includes('reconciler')) running.push(startPurger({ pool: rt.pool, clock: rt.clock }));
   if (roles.includes('batch-executor')) {
     // Waits for the answers of the orders it places, so its bus subscribes to replies.
     const bus = commandBusFor(rt);
@@ -111,7 +115,7 @@ export async function startRoles(rt: Runtime, roles: Role[]): Promise<Stoppable[
     running.push(
       await startDispatcher({
         log: rt.log, codec: rt.codec, pool: rt.pool, clock: rt.clock, secrets: webhookSecretBox(rt.cfg),
-        allowPrivate: rt.cfg.WEBHOOK_ALLOW_PRIVATE_TARGETS, concurrency: rt.cfg.WEBHOOK_SEND_CONCURRENCY,
+        allowPrivate: rt.cfg.WEBHOOK_ALLOW_PRIVATE_TARGETS, concurrency: rt.cfg.WEBHOOK_SEND_CONCURRENCY, perEndpoint: rt.cfg.WEBHOOK_PER_ENDPOINT_CONCURRENCY,
         userAgent: `${rt.cfg.BRAND}-webhook/1`, groupId: DISPATCHER_GROUP, maxBatch: rt.cfg.DISPATCHER_MAX_BATCH,
       }),
     );
@@ -128,8 +132,10 @@ export async function startRoles(rt: Runtime, roles: Role[]): Promise<Stoppable[
       const s = createApp({ rt, bus }).listen(rt.cfg.API_PORT, rt.cfg.API_HOST, () => resolve(s));
     });
     logger.info({ url: `http://${rt.cfg.API_HOST}:${rt.cfg.API_PORT}/v1` }, 'api listening');
+    const metrics = rt.cfg.METRICS_PORT > 0 ? startMetricsServer(rt) : null;
     running.push({
       stop: async () => {
+        if (metrics?.listening) await new Promise((resolve) => metrics.close(resolve));
         await new Promise((resolve) => server.close(resolve));
         await bus.stop();
       },

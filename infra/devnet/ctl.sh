@@ -40,6 +40,8 @@ start() {
   # Another checkout's devnet on the same port (a second clone, CI on a developer's machine): use it
   # rather than start one that would die on the taken port while the old one answers for it.
   if answering; then
+    # Not under `make up` (the local profile): there the other checkout's chain is not this one's.
+    ( source "$ROOT/infra/env/lib.sh" && refuse_foreign devnet "$PORT" DEVNET_PORT )
     echo "devnet already answering at $URL (started elsewhere); using it"
     return 0
   fi

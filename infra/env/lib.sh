@@ -97,6 +97,27 @@ pid_alive() {
   echo "$pid"
 }
 
+# listener_dir PORT -> the working directory of the local process listening on PORT (empty when unknown):
+# which checkout a stack part was started from.
+listener_dir() {
+  command -v ss >/dev/null || return 0
+  local pid
+  pid="$(ss -Hltnp "( sport = :$1 )" 2>/dev/null | grep -o 'pid=[0-9]*' | head -n 1 | cut -d= -f2)"
+  [[ -n "$pid" ]] && readlink "/proc/$pid/cwd" 2>/dev/null || true
+}
+
+# refuse_foreign PART PORT VAR: under the local profile (`make up`), a part that answers on PORT but was not
+# started from this checkout is another checkout's: taking it for ours would report ready off a stack whose
+# database, topics and code are not this checkout's. One sentence and the command that fixes it, then exit.
+# Other profiles (tests, a machine whose services are started for it) keep using what answers.
+refuse_foreign() {
+  local part="$1" port="$2" var="$3" owner
+  [[ "${STACK_PROFILE:-local}" == local ]] || return 0
+  owner="$(listener_dir "$port")"
+  [[ -n "$owner" && ( "$owner" == "$REPO_ROOT" || "$owner" == "$REPO_ROOT/"* ) ]] && return 0
+  die "$part" "port $port answers for a stack this checkout did not start${owner:+ (started from $owner)}: stop it there (make down), or give this checkout other ports: $var=$((port + 100)) make up"
+}
+
 # port_open HOST PORT -> 0 if something accepts TCP connections there.
 port_open() {
   timeout 2 bash -c 'exec 3<>"/dev/tcp/$1/$2"' _ "$1" "$2" 2>/dev/null

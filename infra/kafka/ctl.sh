@@ -175,6 +175,7 @@ do_start() {
     die $PART "pid $(<"$PIDFILE") does not answer at $ADVERTISED_HOST:$PORT; see its logs, then: $0 stop"
   fi
   if kafka_probe; then
+    refuse_foreign $PART "$PORT" KAFKA_PORT
     log $PART "a Kafka broker already answers on $ADVERTISED_HOST:$PORT (not started from $KDIR); using it"
     return 0
   fi

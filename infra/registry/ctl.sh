@@ -80,6 +80,7 @@ do_start() {
     die $PART "pid $(<"$PIDFILE") does not answer at $CCOMPAT; see its logs, then: $0 stop"
   fi
   if registry_probe; then
+    refuse_foreign $PART "$PORT" SCHEMA_REGISTRY_PORT
     log $PART "a registry already answers at $CCOMPAT (not started from $RDIR); using it"
     return 0
   fi

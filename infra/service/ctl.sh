@@ -61,13 +61,19 @@ start() {
     return 0
   fi
   [[ -f "$ENTRY" ]] || die $PART "$ENTRY not found: run 'make build' first"
+  # Something already answers on our port and it is not our pid: never wait for its /readyz as if it were ours.
+  if port_open "$HOST" "$PORT"; then
+    refuse_foreign $PART "$PORT" API_PORT
+    die $PART "port $PORT is taken by another process: stop it, or choose another port: API_PORT=$((PORT + 100)) make up"
+  fi
   log $PART "starting on $HOST:$PORT, log in $LOGFILE"
   local started
   started="$(now_ms)"
   nohup node --enable-source-maps "$ENTRY" --roles all >>"$LOGFILE" 2>&1 &
   echo $! >"$PIDFILE"
   local pid=$!
-  until ready; do
+  # Ready means our process is alive and the port answers (the check above: nobody else held the port).
+  until kill -0 "$pid" 2>/dev/null && ready; do
     if ! kill -0 "$pid" 2>/dev/null; then
       tail -n 30 "$LOGFILE" >&2
       die $PART "exited during start-up (log above)"

@@ -1,4 +1,5 @@
 /** The express app: request ids, strict JSON, validation from the OpenAPI document, the error envelope. */
+import { operationMatcher } from './openapi/operation-paths';
 import { admissionGate } from './admission';
 import express, { type Express } from 'express';
 import type { CommandBus } from '../platform/command-bus';
@@ -46,7 +47,7 @@ export function createApp(deps: ApiDeps): Express {
   // "Order path, API side").
   app.set('etag', false);
   app.set('query parser', 'extended');
-  const doc = buildDocument();
+  const doc = buildDocument({ mainnet: deps.rt.cfg.PUBLIC_ORIGIN_MAINNET, nile: deps.rt.cfg.PUBLIC_ORIGIN_NILE });
   const validator = new RequestValidator(doc);
 
   // One layer for what every request gets (each layer is a router dispatch of its own): the request id and
@@ -58,7 +59,10 @@ export function createApp(deps: ApiDeps): Express {
   });
   // Before the body and every route: a request the process cannot answer in time is answered 503 now.
   app.use(admissionGate({ maxInFlight: deps.rt.cfg.ADMISSION_MAX_IN_FLIGHT, targetMs: deps.rt.cfg.ADMISSION_TARGET_MS }, (reason) => admissionShed.inc({ reason })));
-  app.use(jsonBody);
+  // A body is read and parsed only for a route that exists (after the admission above); any other request
+  // goes on unread to the 404 at the end.
+  const isOperation = operationMatcher(doc);
+  app.use((req, res, next) => (isOperation(req.method, req.path) ? jsonBody(req, res, next) : next()));
   // First: the hot path (POST /v1/orders, GET /v1/orders/{id} polling) then matches without walking the 36
   // routes of the routers below, a visible share of an API process's CPU per order (bench/README.md,
   // "Figures formerly quoted in code comments"). No other

@@ -79,12 +79,40 @@ function parse(req: express.Request, _res: express.Response, next: express.NextF
   if (!/^application\/json\b/i.test(type)) {
     return next(new ApiError('invalid_request', 'The body must be JSON (Content-Type: application/json).', { field: 'body' }));
   }
+  const text = raw.toString('utf8');
+  if (nestingDepth(text) > MAX_DEPTH) {
+    return next(new ApiError('invalid_request', `The body nests deeper than ${MAX_DEPTH} levels.`, { field: 'body' }));
+  }
   try {
-    req.body = parseJson(raw.toString('utf8'));
+    req.body = parseJson(text);
   } catch {
     return next(new ApiError('invalid_request', 'The body is not valid JSON.', { field: 'body' }));
   }
   next();
 }
 
-export const jsonBody: RequestHandler[] = [read];
+/**
+ * No request body of the API nests past a few levels; a deep one (`[[[[...` up to the size limit) sent
+ * recursive code (key counting, schema validation) past the stack into a 500. Refused before parsing.
+ */
+export const MAX_DEPTH = 32;
+
+/** The deepest nesting of arrays and objects in JSON text, brackets inside strings not counted. */
+export function nestingDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > deepest) deepest = depth;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return deepest;
+}
+
+export const jsonBody: RequestHandler = read;

@@ -50,6 +50,7 @@ function fieldOf(error: ErrorObject, root: string): string {
 function messageOf(error: ErrorObject, field: string): string {
   if (error.keyword === 'additionalProperties') return `Unknown field \`${field}\`.`;
   if (error.keyword === 'required') return `Missing required field \`${field}\`.`;
+  if (error.keyword === INT64_KEYWORD) return `\`${field}\` must be a non-negative int64.`;
   return `\`${field}\` ${error.message ?? 'is invalid'}.`;
 }
 
@@ -62,6 +63,21 @@ function escapeFree(raw: Buffer | undefined): boolean {
   return raw !== undefined && raw.length > 0 && raw.indexOf(0x5c) === -1;
 }
 
+/**
+ * `type: integer, format: int64` as the document says it, checked as the body parser hands it over: a
+ * number or, beyond 2^53, a bigint (ajv's `integer` knows no bigint). Range checks stay with the routes.
+ */
+const INT64_KEYWORD = 'x-int64';
+function int64AsKeyword(schema: unknown): object {
+  if (Array.isArray(schema)) return schema.map(int64AsKeyword);
+  if (typeof schema !== 'object' || schema === null) return schema as object;
+  const entries = Object.entries(schema).map(([k, v]) => [k, int64AsKeyword(v)] as const);
+  const node = Object.fromEntries(entries) as Record<string, unknown>;
+  if (node.format !== 'int64' || node.type !== 'integer') return node;
+  const { type: _type, format: _format, ...rest } = node;
+  return { ...rest, [INT64_KEYWORD]: true };
+}
+
 export class RequestValidator {
   private readonly bodyAjv = new Ajv2020({ strict: false, allErrors: false });
   private readonly queryAjv = new Ajv2020({ strict: false, allErrors: false, coerceTypes: 'array' });
@@ -71,7 +87,8 @@ export class RequestValidator {
     for (const ajv of [this.bodyAjv, this.queryAjv]) {
       addFormats(ajv);
       ajv.addFormat('date-time', storableDateTime);
-      ajv.addSchema({ $id: DOC_ID, components: doc.components } as object);
+      ajv.addKeyword({ keyword: INT64_KEYWORD, errors: false, validate: (_s: unknown, data: unknown) => typeof data === 'bigint' || Number.isInteger(data) });
+      ajv.addSchema({ $id: DOC_ID, components: int64AsKeyword(doc.components) } as object);
     }
     for (const [, methods] of Object.entries(doc.paths)) {
       for (const [, op] of Object.entries(methods)) this.byOperation.set(op.operationId, this.compile(op));
@@ -81,7 +98,7 @@ export class RequestValidator {
   private compile(op: Operation) {
     const bodySchema = op.requestBody?.content['application/json'].schema;
     const queryParams = (op.parameters ?? []).filter((p) => p.in === 'query');
-    const withRefs = (schema: unknown) => JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', `"${DOC_ID}#/components/`));
+    const withRefs = (schema: unknown) => <object>int64AsKeyword(JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', `"${DOC_ID}#/components/`)));
     return {
       bodyRequired: op.requestBody?.required ?? false,
       body: bodySchema ? this.bodyAjv.compile(withRefs(bodySchema)) : undefined,

@@ -9,7 +9,6 @@
  */
 import { PollingRole } from '../platform/polling-role';
 import type { Command } from '../domain/commands';
-import type { DepositFacts } from '../domain/deposits';
 import { derivedId } from '../domain/ids';
 import { ChainUnavailable } from '../chain/errors';
 import { ChainReader, MAX_BLOCK_RANGE, type Block } from '../chain/reads';
@@ -19,7 +18,10 @@ import type { Config } from '../platform/config';
 import type { Pool } from '../platform/db/pool';
 import { loadWatcherPosition, saveWatcherPosition } from '../platform/db/watcher-position';
 import { crashPoint } from '../platform/chaos';
+import { logger } from '../platform/logger';
 import { UsdtRateSource, type UsdtRate } from './rate';
+import { withinBand } from '../domain/deposit-rate';
+import { sunPerUsdtFromDecimal, type DepositFacts } from '../domain/deposits';
 import { readReceipts } from './read-receipts';
 
 export const WATCHER_NAME = 'deposit-watcher';
@@ -60,13 +62,15 @@ async function ownersOf(pool: Pool, addresses: string[]): Promise<Map<string, st
 export class DepositWatcher {
   private readonly reader: ChainReader;
   private readonly rate: UsdtRateSource;
+  private readonly referenceSun: bigint | null;
   private stopped = false;
   private loop: PollingRole | undefined;
 
   constructor(private readonly deps: WatcherDeps) {
     this.reader = deps.reader ?? ChainReader.fromConfig(deps.cfg);
     // The watcher prices at credit time: a short cache, not rate_now's 60 s.
-    this.rate = deps.rate ?? new UsdtRateSource(deps.cfg, this.reader, deps.clock, 1_000);
+    this.rate = deps.rate ?? new UsdtRateSource(deps.cfg, this.reader, deps.clock, 1_000, deps.cfg.USDT_TWAP_BLOCKS);
+    this.referenceSun = deps.cfg.USDT_REFERENCE_RATE ? sunPerUsdtFromDecimal(deps.cfg.USDT_REFERENCE_RATE) : null;
   }
 
   start(): void {
@@ -81,6 +85,8 @@ export class DepositWatcher {
   /** One pass: scan every confirmed solidified block from the stored position, then release pending rates. */
   async tick(): Promise<void> {
     const { cfg, pool } = this.deps;
+    // A time-weighted rate needs the pool price of every block, deposits or not: one sample per pass.
+    if (cfg.USDT_RATE_SOURCE === 'dex_v3' && cfg.USDT_TWAP_BLOCKS > 1) await this.rate.current();
     let next = await loadWatcherPosition(pool, WATCHER_NAME, cfg.DEPOSIT_SCAN_FROM_BLOCK);
     const head = await this.reader.nowBlock('full');
     const solid = await this.reader.solidifiedBlockNumber();
@@ -130,8 +136,16 @@ export class DepositWatcher {
       blockNumber: s.blockNumber, blockTimestamp: s.blockTimestamp, amount: s.amount, confirmationsRequired: s.confirmationsRequired,
       rateSun: s.asset === 'USDT' ? rate?.rateSun ?? null : null,
       rateSource: s.asset === 'USDT' ? rate?.source ?? null : null,
-      spreadBps: cfg.USDT_SPREAD_BPS, usdtMin: cfg.USDT_MIN, usdtMax: cfg.USDT_MAX, minDepositSun: cfg.MIN_DEPOSIT_SUN,
+      // A rate outside the band around the reference credits nothing automatically: no amount is below the
+      // auto-credit ceiling, so the deposit is held for review (decideDeposit) and support credits it.
+      spreadBps: cfg.USDT_SPREAD_BPS, usdtMin: cfg.USDT_MIN, usdtMax: s.asset === 'USDT' && rate && !this.inBand(rate) ? 0n : cfg.USDT_MAX, minDepositSun: cfg.MIN_DEPOSIT_SUN,
     };
+  }
+
+  private inBand(rate: UsdtRate): boolean {
+    const inBand = withinBand(rate.rateSun, this.referenceSun, this.deps.cfg.USDT_RATE_BAND_BPS);
+    if (!inBand) logger.warn({ rateSun: String(rate.rateSun), source: rate.source, referenceSun: String(this.referenceSun) }, 'USDT rate outside its band: deposits held for review');
+    return inBand;
   }
 
   /** Deposits that waited for a rate are credited once one is available (one command per deposit, ever). */
@@ -141,7 +155,8 @@ export class DepositWatcher {
     );
     if (rows.length === 0) return;
     const rate = await this.rate.current();
-    if (!rate) return;
+    // Out of band, pending deposits keep waiting (for the rate to return, or for support).
+    if (!rate || !this.inBand(rate)) return;
     await this.deps.bus.append(rows.map((r) => ({
       type: 'deposit.release' as const,
       commandId: derivedId('command', 'deposit-rate', r.deposit_id),

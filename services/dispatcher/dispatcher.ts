@@ -41,6 +41,7 @@ const MAX_IDLE_MS = 1_000;
 const MAX_CYCLES = 1;
 /** Shortest wait for a retry falling due (a delivery due but held back or on a paused endpoint must not spin the loop). */
 const MIN_IDLE_MS = 100;
+export const DEFAULT_PER_ENDPOINT = 4;
 
 export interface DispatcherDeps {
   log: KafkaLog;
@@ -50,6 +51,8 @@ export interface DispatcherDeps {
   secrets: WebhookSecretBox;
   allowPrivate: boolean;
   concurrency: number;
+  /** Attempts in flight to one endpoint at most, across senders (default DEFAULT_PER_ENDPOINT). */
+  perEndpoint?: number;
   userAgent: string;
   /** Intake: most events written per transaction (default 1,000). */
   maxBatch?: number;
@@ -220,7 +223,7 @@ function startSender(deps: DispatcherDeps): { wake: () => void; stop: () => Prom
     let failed = false;
     const began = performance.now();
     try {
-      result = await sendCycle(deps.pool, rows, { now: deps.clock.now(), limit: asked, token, leaseMs });
+      result = await sendCycle(deps.pool, rows, { now: deps.clock.now(), limit: asked, token, leaseMs, perEndpoint: deps.perEndpoint ?? DEFAULT_PER_ENDPOINT });
     } catch (err) {
       failed = true;
       if (rows.length === 0) logger.error({ err }, 'webhook sender failed; retrying');

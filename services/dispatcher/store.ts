@@ -84,6 +84,15 @@ const heldBack = (written: string) => `EXISTS (
     AND (p.state = 'delivering' OR (p.state = 'pending' AND p.attempt = 0 AND pe.is_active))
     AND p.id NOT IN (SELECT id FROM ${written}))`;
 
+/**
+ * Attempts in flight to an endpoint (claimed, lease live), across every sender. A claim takes at most
+ * `perEndpoint` of them per endpoint (as of its snapshot; two senders may each take that many): an endpoint
+ * that answers slowly fills its own share of the slots,
+ * and the others' deliveries are claimed past its due rows (docs/security.md, "Webhook fairness").
+ */
+const inFlightOf = (endpoint: string) => `(SELECT count(*) FROM webhook_deliveries x
+  WHERE x.endpoint_id = ${endpoint} AND x.state = 'delivering' AND x.lease_until >= now())`;
+
 export async function failoverCandidate(pool: Pool, delivery: ClaimedDelivery): Promise<string | null> {
   const routes = (await endpointRoutes(pool, [delivery.accountId])).get(delivery.accountId) ?? [];
   return failoverTarget(routes, delivery.endpointId, delivery.eventType)?.id ?? null;
@@ -139,7 +148,7 @@ async function useGenericPlans(client: PoolClient): Promise<void> {
 }
 
 export async function sendCycle(
-  pool: Pool, outcomes: AttemptOutcomeRow[], opts: { now: number; limit: number; token: string; leaseMs: number },
+  pool: Pool, outcomes: AttemptOutcomeRow[], opts: { now: number; limit: number; token: string; leaseMs: number; perEndpoint: number },
 ): Promise<CycleResult> {
   const col = <T>(f: (o: AttemptOutcomeRow) => T) => outcomes.map(f);
   const latest = new Map<string, AttemptOutcomeRow>();
@@ -168,18 +177,24 @@ export async function sendCycle(
            FROM unnest($14::text[], $15::timestamptz[], $16::int[]) AS o(id, at, status), locked
           WHERE e.id = o.id AND locked.id = o.id),
        lapsed AS (
-         SELECT d.id FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+         SELECT d.id, d.endpoint_id, 0 AS src, d.lease_until AS k FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
          WHERE d.state = 'delivering' AND d.lease_until < now() AND d.id <> ALL($5::text[]) AND e.is_active AND NOT ${heldBack('written')}
+           AND ${inFlightOf('d.endpoint_id')} < $17
          ORDER BY d.lease_until
          LIMIT $2
          FOR UPDATE OF d SKIP LOCKED),
        due AS (
-         SELECT d.id FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+         SELECT d.id, d.endpoint_id, 1 AS src, d.next_attempt_at AS k FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
          WHERE d.state IN ('pending', 'failed') AND d.next_attempt_at <= $1 AND e.is_active AND NOT ${heldBack('written')}
+           AND ${inFlightOf('d.endpoint_id')} < $17
          ORDER BY d.next_attempt_at
          LIMIT $2
          FOR UPDATE OF d SKIP LOCKED),
-       picked AS (SELECT id FROM lapsed UNION ALL SELECT id FROM due LIMIT $2),
+       candidates AS (SELECT id, endpoint_id, src, k, row_number() OVER (PARTITION BY endpoint_id ORDER BY src, k) AS rn FROM (SELECT * FROM lapsed UNION ALL SELECT * FROM due) c),
+       picked AS (
+         SELECT c.id FROM candidates c WHERE c.rn + ${inFlightOf('c.endpoint_id')} <= $17
+         ORDER BY c.src, c.k
+         LIMIT $2),
        claimed AS (
          UPDATE webhook_deliveries d
             SET state = 'delivering', attempt = d.attempt + 1, target_attempt = d.target_attempt + 1,
@@ -202,6 +217,7 @@ export async function sendCycle(
         col((o) => (o.step.state === 'delivered' ? new Date(o.step.deliveredAt) : null)),
         col((o) => ('failoverTo' in o.step ? o.step.failoverTo : null)), col((o) => new Date(o.now)),
         endpoints, endpoints.map((id) => new Date(latest.get(id)!.now)), endpoints.map((id) => latest.get(id)!.answer.status),
+        opts.perEndpoint,
       ],
     }));
   } catch (err) {

@@ -19,6 +19,7 @@ import { rotateEncryptionKeys } from './rotate-encryption-key';
 import { rebuildStats } from '../stats/rebuild';
 import { reconcileOnce, reconcileReport } from '../reconciler/run';
 import { restoreInto } from './restore';
+import { progressReporter, type Progress } from '../platform/progress';
 import { accountOfOrder } from '../orders/reads';
 
 const help = `Usage: ./bin/ops <command> [options]
@@ -64,6 +65,11 @@ Commands:
       read), with progress; stamps it with the log; prints the DATABASE_URL to start the service on.
   --help
       This text.
+
+Every command takes --json: its result as one JSON object on stdout (the journal, the address, the report),
+progress as JSON objects on stderr. The long ones (replay, rebuild-stats, reconcile, restore,
+rotate-encryption-key) show progress on stderr: done/total, rate and time left, one rewritten line on a
+terminal.
 
 The environment is read as by the service (DATABASE_URL, KAFKA_BROKERS, SCHEMA_REGISTRY_URL, REDIS_URL, NETWORK, ...).`;
 
@@ -137,6 +143,10 @@ async function run(argv: string[]): Promise<number> {
   });
   const cfg = loadConfig();
   logger.level = cfg.LOG_LEVEL === 'info' ? 'warn' : cfg.LOG_LEVEL;
+  const json = Boolean(values.json);
+  const meter = progressReporter({ json });
+  /** The result: as JSON under --json, else the plain text. */
+  const print = (result: unknown, text: string) => console.log(json ? stringifyJson(result) : text);
 
   if (!['create-account', 'adjust', 'replay', 'rotate-deposit-address', 'credit-held', 'refund-order', 'set-low-balance-alert', 'rotate-encryption-key', 'promo set', 'promo off', 'rebuild-stats', 'reconcile', 'restore'].includes(command)) throw new UsageError(`unknown command ${command}`);
   let amount = 0n;
@@ -177,7 +187,7 @@ async function run(argv: string[]): Promise<number> {
     }
   }
   // Before any runtime on DATABASE_URL: the live database may be gone, and must not be created empty.
-  if (command === 'restore') return restore(cfg, need(values, 'into'));
+  if (command === 'restore') return restore(cfg, need(values, 'into'), meter, print);
 
   const rt = await createRuntime(cfg);
   try {
@@ -191,20 +201,20 @@ async function run(argv: string[]): Promise<number> {
           }),
         );
         failOn(result);
-        console.log(result.body?.account_id);
+        print(result.body, String(result.body?.account_id));
         return 0;
       }
       case 'rotate-deposit-address': {
         const result = await withBus(rt, (bus) => rotateDepositAddress(rt, bus, values.account as string));
         failOn(result);
-        console.log(result.body?.address);
+        print(result.body, String(result.body?.address));
         return 0;
       }
       case 'credit-held': {
         const result = await withBus(rt, (bus) => creditHeldDeposit(rt, bus, values.deposit as string, (values.memo as string | undefined) ?? null));
         if (!result) throw new Error(`no deposit ${values.deposit as string}`);
         failOn(result);
-        console.log(result.body?.journal_id);
+        print(result.body, String(result.body?.journal_id));
         return 0;
       }
       case 'refund-order': {
@@ -226,8 +236,8 @@ async function run(argv: string[]): Promise<number> {
         return 0;
       }
       case 'rotate-encryption-key': {
-        const reports = await rotateEncryptionKeys(rt.pool, cfg);
-        for (const r of reports) console.log(`${r.table.padEnd(18)} resealed ${r.resealed}  already current ${r.current}  unreadable ${r.unreadable.length}`);
+        const reports = await rotateEncryptionKeys(rt.pool, cfg, meter);
+        print({ tables: reports }, reports.map((r) => `${r.table.padEnd(18)} resealed ${r.resealed}  already current ${r.current}  unreadable ${r.unreadable.length}`).join('\n'));
         return reports.some((r) => r.unreadable.length > 0) ? 1 : 0;
       }
       case 'adjust': {
@@ -235,8 +245,7 @@ async function run(argv: string[]): Promise<number> {
           bus.submit({ type: 'balance.adjust', accountId: values.account as string, amountSun: amount, memo: values.memo as string }),
         );
         failOn(result);
-        if (values.json) console.log(stringifyJson(result.body));
-        else console.log(result.body?.journal_id);
+        print(result.body, String(result.body?.journal_id));
         return 0;
       }
       case 'promo set':
@@ -247,23 +256,22 @@ async function run(argv: string[]): Promise<number> {
         return 0;
       }
       case 'rebuild-stats': {
-        const report = await rebuildStats(rt, (line) => console.error(line));
-        console.log(`rebuilt stats from ${report.events} records (${report.skipped} already projected by the running role) in ${report.ms} ms`);
+        const report = await rebuildStats(rt, (line) => meter.note(line));
+        print(report, `rebuilt stats from ${report.events} records (${report.skipped} already projected by the running role) in ${report.ms} ms`);
         return 0;
       }
       case 'reconcile': {
-        const outcome = values.repair ? await withBus(rt, (bus) => reconcileOnce(rt, { repairWith: bus })) : await reconcileOnce(rt);
-        console.log(reconcileReport(outcome, values.all as boolean | undefined));
+        const outcome = values.repair ? await withBus(rt, (bus) => reconcileOnce(rt, { repairWith: bus, meter })) : await reconcileOnce(rt, { meter });
+        print(outcome, reconcileReport(outcome, values.all as boolean | undefined));
         return outcome.findings === 0 ? 0 : 1;
       }
       default: {
-        const report = await replayAndVerify(rt, { keep: values.keep as boolean, progress: (line) => console.error(line) });
-        for (const t of report.tables) {
+        const report = await replayAndVerify(rt, { keep: values.keep as boolean, progress: (line) => meter.note(line), meter });
+        const lines = report.tables.flatMap((t) => {
           const state = t.differences.length === 0 ? 'identical' : `${t.differences.length} differences`;
-          console.log(`${t.table.padEnd(22)} live ${String(t.live).padStart(8)}  replayed ${String(t.replayed).padStart(8)}  ${state}`);
-          for (const d of t.differences.slice(0, 10)) console.log(`    ${d}`);
-        }
-        console.log(report.identical ? `identical after ${report.records} records` : 'DIFFERENT');
+          return [`${t.table.padEnd(22)} live ${String(t.live).padStart(8)}  replayed ${String(t.replayed).padStart(8)}  ${state}`, ...t.differences.slice(0, 10).map((d) => `    ${d}`)];
+        });
+        print(report, [...lines, report.identical ? `identical after ${report.records} records` : 'DIFFERENT'].join('\n'));
         return report.identical ? 0 : 1;
       }
     }
@@ -272,11 +280,13 @@ async function run(argv: string[]): Promise<number> {
   }
 }
 
-async function restore(cfg: ReturnType<typeof loadConfig>, into: string): Promise<number> {
-  const report = await restoreInto(cfg, into, (line) => console.error(line));
-  for (const t of report.tables) console.log(`${t.table.padEnd(22)} ${String(t.rows).padStart(9)} rows`);
-  console.log(`restored ${report.records} records in ${report.seconds.toFixed(1)} s (${report.unpublished} outbox messages left for the relay)`);
-  console.log(`DATABASE_URL=${report.databaseUrl}`);
+async function restore(cfg: ReturnType<typeof loadConfig>, into: string, meter: Progress, print: (result: unknown, text: string) => void): Promise<number> {
+  const report = await restoreInto(cfg, into, (line) => meter.note(line));
+  print(report, [
+    ...report.tables.map((t) => `${t.table.padEnd(22)} ${String(t.rows).padStart(9)} rows`),
+    `restored ${report.records} records in ${report.seconds.toFixed(1)} s (${report.unpublished} outbox messages left for the relay)`,
+    `DATABASE_URL=${report.databaseUrl}`,
+  ].join('\n'));
   return 0;
 }
 

@@ -3,6 +3,7 @@
  * it with the live one. The live side is read in one REPEATABLE READ snapshot, and the log is replayed up
  * to exactly the offsets stored in that snapshot, so the comparison holds even while traffic flows.
  */
+import type { Progress as Meter } from '../platform/progress';
 import type { RefusalReason } from '../domain/commands';
 import { dropDatabase, ensureDatabase } from '../platform/db/databases';
 import { migrate } from '../platform/db/migrate';
@@ -25,6 +26,8 @@ type Progress = (line: string) => void;
 export interface ReplayOptions {
   keep?: boolean;
   progress?: Progress;
+  /** Counts of the two long phases (records replayed, tables compared) for a person watching (platform/progress.ts). */
+  meter?: Meter;
   /**
    * How the replay database is made (absent, or left over from an earlier replay: empty and migrated) and
    * dropped afterwards. By default it is dropped, created and migrated, and dropped; test worlds copy it from
@@ -54,6 +57,7 @@ export async function replayAndVerify(rt: Runtime, options: ReplayOptions = {}):
     const policy: RefusalPolicy = { refusalFor: (c) => refused.get(c.commandId) ?? null };
     let done = 0n;
     let lastReport = 0;
+    options.meter?.start('replayed records', Number(total));
     const ctx = { network: rt.cfg.NETWORK, brand: rt.cfg.BRAND };
     const spec = processorSpec(rt.codec, PROCESSOR_GROUP, ctx, policy);
     await rt.log.scan(topic, targets, async (batch, heartbeat) => {
@@ -62,14 +66,21 @@ export async function replayAndVerify(rt: Runtime, options: ReplayOptions = {}):
       if ('seekTo' in outcome) throw new Error(`replay out of order on partition ${batch.partition}: expected offset ${outcome.seekTo}, got ${batch.records[0].offset}`);
       await heartbeat();
       done += BigInt(batch.records.length);
-      if (Date.now() - lastReport > 1_000 || done === total) {
+      options.meter?.advance(batch.records.length);
+      if (!options.meter && (Date.now() - lastReport > 1_000 || done === total)) {
         lastReport = Date.now();
         progress(`replayed ${done}/${total} records`);
       }
     });
 
+    options.meter?.finish();
     const tables = [];
-    for (const t of replayedTables) tables.push(await compareTable(live, replayPool, t));
+    options.meter?.start('compared tables', replayedTables.length);
+    for (const t of replayedTables) {
+      tables.push(await compareTable(live, replayPool, t));
+      options.meter?.advance();
+    }
+    options.meter?.finish();
     await live.query('COMMIT');
     return { records: Number(done), tables, identical: tables.every((t) => t.differences.length === 0), database };
   } finally {

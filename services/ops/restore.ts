@@ -7,6 +7,7 @@
  * processor started on the new database applies what was appended since in the same way up to the log end
  * at its start (catchUpAfterRestore), then goes on live.
  */
+import { progressText } from '../platform/progress';
 import pg from 'pg';
 import type { Config } from '../platform/config';
 import { databaseName, checkOrStamp } from '../platform/log-identity';
@@ -140,8 +141,7 @@ async function applyLog(rt: Runtime, progress: Progress, until: Map<number, bigi
     }
     if (Date.now() - lastReport > 1_000 || done === total) {
       lastReport = Date.now();
-      const rate = Number(done) / Math.max(0.001, (Date.now() - started) / 1000);
-      progress(`applied ${done}/${total} records (${((Number(done) * 100) / Math.max(1, Number(total))).toFixed(0)} %, ${rate.toFixed(0)}/s)`);
+      progress(progressText({ label: 'applied', unit: 'records', done: Number(done), total: Number(total), elapsedMs: Date.now() - started }));
     }
   });
   return { records: Number(done), commandIds };

@@ -14,6 +14,7 @@ import type { Pool } from '../platform/db/pool';
 import { openWithAny, sealSecret } from '../platform/secret-box';
 import { apiKeyContext } from '../api/stores/api-keys';
 import { webhookContext } from '../webhooks/secrets';
+import type { Progress } from '../platform/progress';
 
 export interface SealedTableReport {
   table: string;
@@ -38,12 +39,14 @@ const sealedColumns: SealedColumn[] = [
   { table: 'webhook_endpoints', column: 'secret_sealed', key: (c) => c.WEBHOOK_SECRET_KEY, readable: (c) => c.WEBHOOK_DECRYPTION_KEYS, context: webhookContext },
 ];
 
-export async function rotateEncryptionKeys(pool: Pool, cfg: Config): Promise<SealedTableReport[]> {
+export async function rotateEncryptionKeys(pool: Pool, cfg: Config, meter?: Progress): Promise<SealedTableReport[]> {
   const reports: SealedTableReport[] = [];
   for (const sealed of sealedColumns) {
     const report: SealedTableReport = { table: sealed.table, current: 0, resealed: 0, unreadable: [] };
     const { rows } = await pool.query(`SELECT id, ${sealed.column} AS value FROM ${sealed.table} ORDER BY id`);
+    meter?.start(`${sealed.table} rows`, rows.length);
     for (const row of rows as Array<{ id: string; value: string }>) {
+      meter?.advance();
       let opened: { plaintext: string; keyIndex: number };
       try {
         opened = openWithAny(sealed.readable(cfg), row.value, sealed.context(row.id));
@@ -63,6 +66,7 @@ export async function rotateEncryptionKeys(pool: Pool, cfg: Config): Promise<Sea
       if (rowCount === 1) report.resealed++;
       else report.current++;
     }
+    meter?.finish();
     reports.push(report);
   }
   return reports;

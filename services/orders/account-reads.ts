@@ -43,6 +43,27 @@ export interface OrderCursor {
 }
 
 export async function listOrders(pool: Pool, accountId: string, filter: OrderFilter, limit: number, after?: OrderCursor): Promise<Order[]> {
+  const { where, params } = orderWhere(accountId, filter, after);
+  params.push(limit);
+  const { rows } = await pool.query(
+    `SELECT ${columns} FROM orders WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`,
+    params,
+  );
+  return rows.map(orderFromRow);
+}
+
+/** The position of the listing's row number `offset` (from 1), or undefined when the listing is shorter. */
+export async function orderPositionAt(pool: Pool, accountId: string, filter: OrderFilter, offset: number, after?: OrderCursor): Promise<OrderCursor | undefined> {
+  const { where, params } = orderWhere(accountId, filter, after);
+  params.push(offset - 1);
+  const { rows } = await pool.query(
+    `SELECT created_at, id FROM orders WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC OFFSET $${params.length} LIMIT 1`,
+    params,
+  );
+  return rows[0] ? { createdAt: rows[0].created_at as Date, id: rows[0].id as string } : undefined;
+}
+
+function orderWhere(accountId: string, filter: OrderFilter, after?: OrderCursor): { where: string[]; params: unknown[] } {
   const where = ['account_id = $1'];
   const params: unknown[] = [accountId];
   const add = (sql: string, value: unknown) => {
@@ -61,10 +82,5 @@ export async function listOrders(pool: Pool, accountId: string, filter: OrderFil
     params.push(after.createdAt, after.id);
     where.push(`(created_at, id) < ($${params.length - 1}, $${params.length})`);
   }
-  params.push(limit);
-  const { rows } = await pool.query(
-    `SELECT ${columns} FROM orders WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`,
-    params,
-  );
-  return rows.map(orderFromRow);
+  return { where, params };
 }

@@ -31,6 +31,14 @@ const schema = z.object({
   BRAND: z.string().regex(/^[a-z][a-z0-9-]{1,30}$/, 'lower-case letters, digits and dashes').default('energy'),
   API_PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   API_HOST: z.string().default('127.0.0.1'),
+  /**
+   * Prometheus metrics on a listener of their own (METRICS_HOST:METRICS_PORT), off the public port: they
+   * name routes, queues and lag, and each scrape costs a pass over every series. 0: on the API's port
+   * (the test profile, whose many service processes would otherwise contend for one port).
+   */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+  /** Unset: API_HOST. */
+  METRICS_HOST: z.string().optional(),
   KAFKA_BROKERS: z.string().min(1).default('127.0.0.1:9092'),
   KAFKA_CLIENT_ID: z.string().default('energy-rental'),
   SCHEMA_REGISTRY_URL: z.string().url().default('http://127.0.0.1:8081/apis/ccompat/v7'),
@@ -51,6 +59,8 @@ const schema = z.object({
   WEBHOOK_ALLOW_PRIVATE_TARGETS: boolFromEnv.default(false),
   /** Webhook deliveries in flight at once per dispatcher process. */
   WEBHOOK_SEND_CONCURRENCY: z.coerce.number().int().min(1).max(512).default(32),
+  /** Of those, at most this many to one endpoint at once, so a slow endpoint waits alone (docs/security.md). */
+  WEBHOOK_PER_ENDPOINT_CONCURRENCY: z.coerce.number().int().min(1).max(512).default(4),
   /**
    * 32-byte key (64 hex) encrypting webhook secrets at rest. Required everywhere: the local and test
    * profiles get per-installation keys generated under .stack/ (infra/env/keys.sh); nothing in the
@@ -101,6 +111,15 @@ const schema = z.object({
   DEX_POOL_ADDRESS: z.string().regex(/^T[1-9A-HJ-NP-Za-km-z]{33}$/).optional(),
   /** USDT deposit bounds in base units (6 decimals): held below (held_below_min) and above (held_for_review). */
   USDT_MIN: z.coerce.bigint().min(0n).default(5_000_000n),
+  /**
+   * dex_v3 deposits are credited at the pool price averaged over this many solidified blocks (1: the price
+   * of the newest block); until the watcher has seen the whole window, USDT deposits wait (pending_rate).
+   */
+  USDT_TWAP_BLOCKS: z.coerce.number().int().min(1).max(1_000).default(20),
+  /** TRX per 1 USDT (decimal) the deposit rate must stay near; unset: no band. */
+  USDT_REFERENCE_RATE: z.string().regex(/^\d{1,12}(\.\d{1,6})?$/, 'a decimal string, at most 6 decimals').optional(),
+  /** Outside this many basis points of USDT_REFERENCE_RATE a USDT deposit is held for review, not credited. */
+  USDT_RATE_BAND_BPS: z.coerce.number().int().min(1).max(10_000).default(1_000),
   USDT_MAX: z.coerce.bigint().min(1n).default(2_000_000_000n),
   /** Deposit watcher: real ms between polls of the chain; first block scanned when no position is stored. */
   DEPOSIT_POLL_MS: z.coerce.number().int().min(20).default(1_000),
@@ -114,6 +133,19 @@ const schema = z.object({
   BUDGET_PROOFS_PER_IP_PER_MIN: z.coerce.number().int().min(1).default(30),
   /** Public reads without credentials (prices, the OpenAPI document): per IP per second. */
   BUDGET_PUBLIC_READS_PER_IP_PER_SEC: z.coerce.number().int().min(1).default(50),
+  /**
+   * Credentials that match nothing (unknown API key, bootstrap token or session cookie), per IP per minute;
+   * past it the IP's credentials are refused before any lookup (docs/security.md).
+   */
+  BUDGET_CREDENTIAL_MISSES_PER_IP_PER_MIN: z.coerce.number().int().min(1).default(120),
+  /** An account's reads and writes per second, as a multiple of one caller's budget: keys and sessions share it. */
+  BUDGET_ACCOUNT_CALLERS: z.coerce.number().int().min(1).default(3),
+  /**
+   * The public origins of the two deployments (spec: {base_url} and {nile_base_url} without /v1), named as
+   * `servers` in /v1/openapi.json; unset: a server variable with a placeholder the integrator fills in.
+   */
+  PUBLIC_ORIGIN_MAINNET: z.string().url().optional(),
+  PUBLIC_ORIGIN_NILE: z.string().url().optional(),
   /** Orders: JSON price rows overriding the network's defaults (services/domain/pricing.ts). */
   ORDER_PRICES: jsonSetting.optional(),
   /** Orders: SUN charged to activate an inactive receiver; default per network (pricing.ts). */
@@ -134,6 +166,8 @@ const schema = z.object({
    * answering `allocating` instead of `active` with its hash (spec section 3, synchronous delivery). 0: never waits.
    */
   ORDER_SYNC_WAIT_MS: z.coerce.number().int().min(0).max(30_000).default(1_500),
+  /** Rows of one GET /v1/orders?format=csv answer at most; X-Next-Cursor continues (docs/security.md). */
+  ORDERS_CSV_MAX_ROWS: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
   /** Orders: how often the broadcaster, confirmer and scheduler look for work (real ms). */
   CHAIN_POLL_MS: z.coerce.number().int().min(20).default(500),
   /**

@@ -26,6 +26,18 @@ function restoreHint(network: string): string {
   );
 }
 
+/**
+ * The usual cause on a development machine and the one command that fixes it, first, before the details:
+ * another checkout's stack (it shares the machine's PostgreSQL) or `make stack-reset` (new topics) left a
+ * database built from a log this stack no longer has.
+ */
+function freshStartHint(database: string): string {
+  return (
+    `On a development machine this is another checkout's stack or a \`make stack-reset\`: start afresh in a new database with ` +
+    `\`APP_DATABASE=${database}_2 make up\` (or drop this one, losing its accounts: \`psql -h 127.0.0.1 -U postgres -c 'DROP DATABASE ${database}'\`).`
+  );
+}
+
 /** Refusal when the database belongs to another network; null when it may be opened. */
 export function networkMismatch(stampedNetwork: string, network: string, database: string): string | null {
   if (stampedNetwork === network) return null;
@@ -53,7 +65,7 @@ export function logMismatch(stamped: LogIdentity, current: LogIdentity, database
     else if (was.id !== now.id) differences.push(`topic ${now.topic}: database built from topic id ${was.id}, the topic now has id ${now.id} (deleted and recreated)`);
   }
   if (differences.length === 0) return null;
-  return `Refusing to run: database ${database} was built from another log.\n  ${differences.join('\n  ')}\n${restoreHint(current.network)}`;
+  return `Refusing to run: database ${database} was built from another log. ${freshStartHint(database)}\n  ${differences.join('\n  ')}\n${restoreHint(current.network)}`;
 }
 
 /** The stamp extended with topics declared after it was written (same cluster, nothing else changed). */

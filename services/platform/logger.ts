@@ -8,9 +8,11 @@ import pino from 'pino';
 const context = new AsyncLocalStorage<Record<string, unknown>>();
 
 // Field names whose values must never reach a log line, whatever object they sit in.
-const redactedPaths = [
-  'secret', '*.secret', 'private_key', '*.private_key', 'signature', '*.signature',
-  'headers["x-api-sign"]', 'headers.authorization', 'headers.cookie', 'password', '*.password',
+export const redactedPaths = [
+  'secret', '*.secret', 'private_key', '*.private_key', 'privateKey', '*.privateKey', 'signature', '*.signature', 'token', '*.token',
+  'headers["x-api-sign"]', 'headers["x-csrf-token"]', 'headers["set-cookie"]', 'headers.authorization', 'headers.cookie',
+  '*.headers["x-api-sign"]', '*.headers["x-csrf-token"]', '*.headers["set-cookie"]', '*.headers.authorization', '*.headers.cookie',
+  'password', '*.password',
 ];
 
 export const logger = pino({

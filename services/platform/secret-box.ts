@@ -8,6 +8,9 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 
 const VERSION = 'v1';
+/** GCM's full tag. Node accepts a shorter tag at open unless told its length: a 4-byte tag is 2^32 guesses. */
+const TAG_BYTES = 16;
+const gcm = { authTagLength: TAG_BYTES } as const;
 
 function keyOf(keyHex: string): Buffer {
   const key = Buffer.from(keyHex, 'hex');
@@ -17,7 +20,7 @@ function keyOf(keyHex: string): Buffer {
 
 export function sealSecret(keyHex: string, plaintext: string, context: string): string {
   const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', keyOf(keyHex), iv);
+  const cipher = createCipheriv('aes-256-gcm', keyOf(keyHex), iv, gcm);
   cipher.setAAD(Buffer.from(context, 'utf8'));
   const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
   return `${VERSION}.${Buffer.concat([iv, cipher.getAuthTag(), ciphertext]).toString('base64url')}`;
@@ -27,7 +30,8 @@ export function openSecret(keyHex: string, sealed: string, context: string): str
   const [version, payload] = sealed.split('.');
   if (version !== VERSION || !payload) throw new Error('unknown sealed secret format');
   const raw = Buffer.from(payload, 'base64url');
-  const decipher = createDecipheriv('aes-256-gcm', keyOf(keyHex), raw.subarray(0, 12));
+  if (raw.length < 12 + TAG_BYTES) throw new Error('sealed secret too short');
+  const decipher = createDecipheriv('aes-256-gcm', keyOf(keyHex), raw.subarray(0, 12), gcm);
   decipher.setAAD(Buffer.from(context, 'utf8'));
   decipher.setAuthTag(raw.subarray(12, 28));
   return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');

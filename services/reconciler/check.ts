@@ -3,6 +3,8 @@
  * should be, and answers one row per subject. Checks are listed in checks.ts; the role runs them on a
  * timer, `./bin/ops reconcile` once. Amounts are bigint in the chain's base unit (SUN, USDT units).
  */
+import type { Progress } from '../platform/progress';
+
 export interface ReconcileRow {
   /** Who the row is about, printed in this key order: e.g. { pool, receiver, resource }. */
   subject: Record<string, string>;
@@ -21,7 +23,8 @@ export interface ReconcileRow {
 
 export interface ReconcileCheck {
   name: string;
-  run(): Promise<ReconcileRow[]>;
+  /** `meter`, when given, is told the check's long part (its chain reads) as it goes. */
+  run(meter?: Progress): Promise<ReconcileRow[]>;
 }
 
 export interface CheckResult {
@@ -33,11 +36,13 @@ export interface CheckResult {
 /** A finding: a difference no transaction in flight explains. */
 export const isFinding = (row: ReconcileRow): boolean => row.difference !== 0n && !row.inFlight;
 
-export async function runChecks(checks: ReconcileCheck[]): Promise<CheckResult[]> {
+/** `meter` (platform/progress.ts): each check named as it starts, and its own progress, for a person watching `ops reconcile`. */
+export async function runChecks(checks: ReconcileCheck[], meter?: Progress): Promise<CheckResult[]> {
   const out: CheckResult[] = [];
-  for (const check of checks) {
+  for (const [i, check] of checks.entries()) {
+    meter?.note(`check ${i + 1}/${checks.length}: ${check.name}`);
     const started = performance.now();
-    const rows = await check.run();
+    const rows = await check.run(meter);
     out.push({ check: check.name, rows, ms: performance.now() - started });
   }
   return out;

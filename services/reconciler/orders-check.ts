@@ -22,7 +22,7 @@ const READS_AT_ONCE = 64;
 export function ordersStakeCheck(deps: { pool: Pool; reader: ChainReader; poolAddresses: string[] }): ReconcileCheck {
   return {
     name: 'orders-stake',
-    async run(): Promise<ReconcileRow[]> {
+    async run(meter): Promise<ReconcileRow[]> {
       const { pool, reader, poolAddresses } = deps;
       const [expected, flight] = await Promise.all([openStake(pool), stakeInFlight(pool)]);
       const pairs = new Set<string>();
@@ -38,13 +38,16 @@ export function ordersStakeCheck(deps: { pool: Pool; reader: ChainReader; poolAd
       // next pair as soon as their read answers: waves of READS_AT_ONCE would wait for each wave's slowest.
       const onChain = new Map<string, { ENERGY: bigint; BANDWIDTH: bigint }>();
       let next = 0;
+      meter?.start('orders-stake chain reads (pool, receiver)', list.length);
       await Promise.all(Array.from({ length: Math.min(READS_AT_ONCE, list.length) }, async () => {
         while (next < list.length) {
           const pair = list[next++];
           const [from, receiver] = pair.split('|');
           onChain.set(pair, await reader.delegated(from, receiver, 'full'));
+          meter?.advance();
         }
       }));
+      meter?.finish();
 
       const rows: ReconcileRow[] = [];
       for (const pair of list) {

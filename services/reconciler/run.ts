@@ -2,6 +2,7 @@
  * One reconcile pass for `./bin/ops reconcile` and the test worlds' teardown: runs every check, prints
  * the table, repairs with `repair`, and answers whether the chain and the records agree.
  */
+import type { Progress } from '../platform/progress';
 import { ChainReader } from '../chain/reads';
 import { ChainWriter } from '../chain/writes';
 import type { CommandBus } from '../platform/command-bus';
@@ -19,10 +20,10 @@ export interface ReconcileOutcome {
   actions: RepairAction[];
 }
 
-export async function reconcileOnce(rt: Runtime, options: { repairWith?: Pick<CommandBus, 'submit'> } = {}): Promise<ReconcileOutcome> {
+export async function reconcileOnce(rt: Runtime, options: { repairWith?: Pick<CommandBus, 'submit'>; meter?: Progress } = {}): Promise<ReconcileOutcome> {
   const reader = ChainReader.fromConfig(rt.cfg);
   const checks = reconcileChecks({ cfg: rt.cfg, pool: rt.pool, reader });
-  let results = await runChecks(checks);
+  let results = await runChecks(checks, options.meter);
   let actions: RepairAction[] = [];
   if (options.repairWith) {
     const orders = results.find((r) => r.check === 'orders-stake')?.rows ?? [];
@@ -30,7 +31,7 @@ export async function reconcileOnce(rt: Runtime, options: { repairWith?: Pick<Co
       { cfg: rt.cfg, pool: rt.pool, clock: rt.clock, bus: options.repairWith, reader, writer: ChainWriter.fromConfig(rt.cfg), nonces: new SequenceNonces(rt.pool) },
       orders,
     );
-    results = await runChecks(checks);
+    results = await runChecks(checks, options.meter);
   }
   return { results, findings: results.reduce((n, r) => n + r.rows.filter(isFinding).length, 0), actions };
 }

@@ -35,6 +35,18 @@ export function monthsBefore(now: number, months: number): number {
   return target.getTime() + (now - Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()));
 }
 
+/**
+ * How far past now `to` may reach: one day, room for any client's clock and local day. With `from` clamped
+ * to the retention, an answer spans at most 13 months and a day whatever is asked; an unbounded `to`
+ * (year 9999) built millions of day rows in one request (docs/security.md).
+ */
+export const MAX_TO_AHEAD_MS = DAY_MS;
+
+/** True when the asked `to` is past what resolveRange may answer (400 2000 on `to`, before any read). */
+export function toOutOfRange(req: StatsRequest, now: number): boolean {
+  return req.to !== undefined && req.to > now + MAX_TO_AHEAD_MS;
+}
+
 /** The range to answer, or 'invalid_range' (2001) when `to` is not after `from`. */
 export function resolveRange(req: StatsRequest, now: number): StatsRange | 'invalid_range' {
   const to = req.to ?? now;

@@ -4,6 +4,7 @@
  * slice transaction (applyIsolated over statsSpec), so a running projection role and the rebuild may overlap: whichever
  * projects a record first moves the stored offset, and the other skips it.
  */
+import { progressText } from '../platform/progress';
 import { inTransaction } from '../platform/db/pool';
 import type { Runtime } from '../chain/clients';
 import { applyIsolated, decodeAll } from '../platform/checkpointed-consumer';
@@ -43,7 +44,7 @@ export async function rebuildStats(rt: Runtime, progress: (line: string) => void
     }
     if (Date.now() - lastReport > 1_000 || BigInt(events + skipped) === total) {
       lastReport = Date.now();
-      progress(`projected ${events + skipped}/${total} records`);
+      progress(progressText({ label: 'projected', unit: 'records', done: events + skipped, total: Number(total), elapsedMs: Date.now() - started }));
     }
   });
   // The tables were refilled in bulk: fresh planner statistics before the first stats request plans on them.

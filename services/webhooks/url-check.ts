@@ -11,7 +11,7 @@ import { addressAllowed, type AddressClass } from './addresses';
 export const MAX_URL_LENGTH = 2048;
 
 export type UrlRejectReason =
-  | 'invalid_url' | 'not_https' | 'too_long' | 'credentials' | 'localhost' | 'unresolvable' | 'forbidden_address';
+  | 'invalid_url' | 'not_https' | 'too_long' | 'credentials' | 'localhost' | 'forbidden_address';
 
 export interface UrlRejection {
   ok: false;
@@ -79,7 +79,7 @@ export function checkUrlForm(text: string, allowPrivate: boolean): { ok: true; u
 
 /** Every address must pass: one private answer among public ones is enough to refuse. */
 export function checkAddresses(addresses: ResolvedAddress[], allowPrivate: boolean): { ok: true } | UrlRejection {
-  if (addresses.length === 0) return reject('unresolvable', 'The host does not resolve.');
+  if (addresses.length === 0) return reject('forbidden_address', 'The host resolves to no address.');
   for (const a of addresses) {
     const verdict = addressAllowed(a.address, allowPrivate);
     if (!verdict.ok) return reject('forbidden_address', `The host resolves to a ${describe(verdict.cls)} address.`);
@@ -100,6 +100,12 @@ export interface CheckedTarget {
   address: ResolvedAddress;
 }
 
+/**
+ * The one refusal of a host name, whatever its DNS said: a name that does not resolve and one that
+ * resolves inside are told apart by nobody, or the check is an oracle of the service's internal DNS.
+ */
+const NAME_REFUSAL = 'The host does not resolve to public addresses only.';
+
 /** The full check: form, then resolution, then every resolved address. */
 export async function checkTarget(text: string, options: { allowPrivate: boolean; resolve?: Resolver }): Promise<CheckedTarget | UrlRejection> {
   const form = checkUrlForm(text, options.allowPrivate);
@@ -108,14 +114,15 @@ export async function checkTarget(text: string, options: { allowPrivate: boolean
   let addresses: ResolvedAddress[];
   if (family !== 0) {
     addresses = [{ address: form.host, family: family as 4 | 6 }];
+    const verdict = checkAddresses(addresses, options.allowPrivate);
+    if (!verdict.ok) return verdict;
   } else {
     try {
       addresses = await (options.resolve ?? systemResolver)(form.host);
     } catch {
-      return reject('unresolvable', 'The host does not resolve.');
+      addresses = [];
     }
+    if (!checkAddresses(addresses, options.allowPrivate).ok) return reject('forbidden_address', NAME_REFUSAL);
   }
-  const verdict = checkAddresses(addresses, options.allowPrivate);
-  if (!verdict.ok) return verdict;
   return { ok: true, url: form.url, host: form.host, address: addresses[0] };
 }

@@ -77,13 +77,22 @@ test('errors use the envelope with the request id, and every answer carries X-Re
 test('bad JSON answers 400 2000 without a stack trace', async () => {
   const res = await fetch(`${api.base}/v1/openapi.json`, { method: 'GET', headers: { 'content-type': 'application/json' }, body: undefined });
   expect(res.status).toBe(200);
-  const bad = await fetch(`${api.base}/v1/anything`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a": ' });
+  const bad = await fetch(`${api.base}/v1/orders`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a": ' });
   expect(bad.status).toBe(400);
   const body = (await bad.json()) as { error: unknown };
   expect(body.error).toMatchObject({ code: 2000, slug: 'invalid_request', details: { field: 'body' } });
   expect(JSON.stringify(body)).not.toMatch(/at .*\.ts|Error:/);
-  const notJson = await fetch(`${api.base}/v1/anything`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hello' });
+  const notJson = await fetch(`${api.base}/v1/orders`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hello' });
   expect(notJson.status).toBe(400);
+});
+
+test('a body sent to a route that does not exist is never read or parsed: 404, whatever it holds', async () => {
+  const bad = await fetch(`${api.base}/v1/anything`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a": ' });
+  expect(bad.status).toBe(404);
+  expect(((await bad.json()) as { error: unknown }).error).toMatchObject({ slug: 'not_found' });
+  // Past the body limit too: refused as not found, not as too large, since nothing was read.
+  const large = await fetch(`${api.base}/v1/orders/ord_x/nothing`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: 'x'.repeat(300 * 1024) });
+  expect(large.status).toBe(404);
 });
 
 test('a query parameter an operation does not declare answers 400 2000', async () => {

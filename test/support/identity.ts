@@ -16,7 +16,7 @@ import { dropWorld, newWorld, openBus, openRuntime, type World } from './world';
 /** Budgets lifted so a test's own traffic is never rate-limited. */
 export const OPEN_BUDGETS = {
   BUDGET_CHALLENGE_PER_IP_PER_MIN: '100000', BUDGET_CHALLENGE_PER_ADDRESS_PER_MIN: '100000', BUDGET_READS_PER_SEC: '100000', BUDGET_WRITES_PER_SEC: '100000',
-  BUDGET_PROOFS_PER_IP_PER_MIN: '100000', BUDGET_PUBLIC_READS_PER_IP_PER_SEC: '100000',
+  BUDGET_PROOFS_PER_IP_PER_MIN: '100000', BUDGET_PUBLIC_READS_PER_IP_PER_SEC: '100000', BUDGET_CREDENTIAL_MISSES_PER_IP_PER_MIN: '100000',
 };
 
 /** A world with its runtime, command bus, the processor and relay, and the API on an ephemeral port. */

@@ -28,7 +28,7 @@ export function verifyWebhook(secret: string, headers: IncomingHttpHeaders, rawB
   return { ok: true, event: JSON.parse(rawBody.toString('utf8')) };
 }
 
-/** A receiver: verify, dedup on X-Event-Id, ignore test deliveries for money, answer 2xx fast. */
+/** A receiver: verify, dedup on the signed body's event_id, ignore test deliveries for money, answer 2xx fast. */
 export function webhookServer(secret: string, handle: (event: Extract<Verdict, { ok: true }>['event']) => void): Server {
   const handled = new Set<string>(); // use a table with a unique key in production
   return createServer((req, res) => {
@@ -40,7 +40,9 @@ export function webhookServer(secret: string, handle: (event: Extract<Verdict, {
         res.writeHead(401).end();
         return;
       }
-      const eventId = String(req.headers['x-event-id']);
+      // The body's event_id, which the signature covers: the X-Event-Id header is not signed, so a replay
+      // under a fresh header would pass a check on it.
+      const eventId = verdict.event.event_id;
       if (!handled.has(eventId) && !verdict.event.test) {
         handled.add(eventId);
         handle(verdict.event); // route on verdict.event.event; ignore types you do not know

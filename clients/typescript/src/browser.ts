@@ -7,13 +7,17 @@
  */
 import createClient, { type Client } from 'openapi-fetch';
 import type { paths } from '../generated/schema';
+import { stringifyJson } from './int64';
+import { losslessClient } from './lossless';
 import { paginate, placeOrder, type Order, type OrderRequest, type PagedPath, type PageItem, type PageOptions } from './paging';
 import { defaultRetryPolicy, type RetryPolicy } from './retry';
-import { retryingFetch, sleepAtLeast } from './retrying-fetch';
+import { DEFAULT_TIMEOUT_MS, retryingFetch, sleepAtLeast } from './retrying-fetch';
 
-export { EnergyApiError, type ErrorEnvelope } from './errors';
+export { EnergyApiError, isApiError, type ErrorCode, type ErrorEnvelope, type ErrorSlug } from './errors';
 export { dataOf, newClientOrderId, type Answer, type CallResult, type Order, type OrderRequest, type PagedPath, type PageItem, type PageQuery } from './paging';
 export { defaultRetryPolicy, type RetryPolicy } from './retry';
+export { RequestTimeoutError } from './retrying-fetch';
+export { parseJson, stringifyJson, type Int64 } from './int64';
 export type { components, operations, paths } from '../generated/schema';
 
 export interface BrowserClientOptions {
@@ -22,6 +26,8 @@ export interface BrowserClientOptions {
   /** The csrf_token of the current session (POST/GET /v1/session), or null before sign-in. */
   csrfToken: () => string | null;
   retry?: Partial<RetryPolicy>;
+  /** Each attempt is abandoned after this long (default 30 s; 0: never). */
+  timeoutMs?: number;
   fetch?: typeof fetch;
   /** Injected by tests; the default waits by the wall clock. */
   sleep?: (ms: number) => Promise<void>;
@@ -46,13 +52,14 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
     now: Date.now,
     sleep: options.sleep ?? sleepAtLeast,
     credentials: 'same-origin',
+    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     prepare(headers, { method }) {
       const csrf = options.csrfToken();
       if (csrf && UNSAFE_METHODS.has(method)) headers.set('x-csrf-token', csrf);
     },
   });
   const baseUrl = options.baseUrl ?? (globalThis as { location?: { origin: string } }).location?.origin ?? '';
-  const api = createClient<paths>({ baseUrl, fetch: transport });
+  const api = losslessClient(createClient<paths>({ baseUrl, fetch: transport, bodySerializer: stringifyJson }));
   return {
     api,
     placeOrder: (body) => placeOrder(api, body),

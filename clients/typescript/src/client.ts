@@ -5,11 +5,16 @@
  */
 import createClient, { type Client } from 'openapi-fetch';
 import type { paths } from '../generated/schema';
+import { stringifyJson } from './int64';
+import { losslessClient } from './lossless';
 import { paginate, placeOrder, type Order, type OrderRequest, type PagedPath, type PageItem, type PageOptions } from './paging';
 import { defaultRetryPolicy, type RetryPolicy } from './retry';
-import { sleepAtLeast } from './retrying-fetch';
+import { DEFAULT_TIMEOUT_MS, sleepAtLeast } from './retrying-fetch';
+
+export { DEFAULT_TIMEOUT_MS };
 import type { ApiKey, TimestampUnit } from './signing';
 import { signingTransport } from './transport';
+import { CLIENT_VERSION } from './version';
 
 export type { Order, OrderRequest, PagedPath, PageItem, PageQuery } from './paging';
 
@@ -21,7 +26,17 @@ export interface EnergyClientOptions {
   /** Default milliseconds: then the same write may be sent more than once a second. */
   timestampUnit?: TimestampUnit;
   retry?: Partial<RetryPolicy>;
+  /** Each attempt is abandoned after this long (default 30 s; 0: never): RequestTimeoutError when out of attempts. */
+  timeoutMs?: number;
+  /** Prepended to this client's own User-Agent, e.g. `my-bot/1.4`. */
+  userAgent?: string;
   fetch?: typeof fetch;
+}
+
+/** `energy-rental-client/<version> node/<version>`, after the caller's own product when given. */
+export function userAgent(prefix?: string): string {
+  const runtime = typeof process === 'object' && process.versions?.node ? ` node/${process.versions.node}` : '';
+  return `${prefix ? `${prefix} ` : ''}energy-rental-client/${CLIENT_VERSION}${runtime}`;
 }
 
 export interface EnergyClient {
@@ -45,8 +60,11 @@ export function createEnergyClient(options: EnergyClientOptions): EnergyClient {
     fetch: options.fetch ?? globalThis.fetch,
     now: Date.now,
     sleep: sleepAtLeast,
+    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
   });
-  const api = createClient<paths>({ baseUrl: options.baseUrl, fetch: transport });
+  const api = losslessClient(createClient<paths>({
+    baseUrl: options.baseUrl, fetch: transport, bodySerializer: stringifyJson, headers: { 'user-agent': userAgent(options.userAgent) },
+  }));
   return {
     api,
     placeOrder: (body) => placeOrder(api, body),

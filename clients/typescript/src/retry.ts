@@ -12,9 +12,14 @@ export interface RetryPolicy {
   maxDelayMs: number;
   /** A Retry-After longer than this is not waited for: the error is returned instead. */
   maxRetryAfterMs: number;
+  /**
+   * Spread, 0..1, so a fleet does not retry in lockstep: each backoff is shortened by a random part of up to
+   * this fraction. A Retry-After is waited exactly: the server chose it, and an earlier retry is refused.
+   */
+  jitter: number;
 }
 
-export const defaultRetryPolicy: RetryPolicy = { maxAttempts: 4, baseDelayMs: 250, maxDelayMs: 5_000, maxRetryAfterMs: 60_000 };
+export const defaultRetryPolicy: RetryPolicy = { maxAttempts: 4, baseDelayMs: 250, maxDelayMs: 5_000, maxRetryAfterMs: 60_000, jitter: 0.5 };
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const IDEMPOTENCY_FIELDS = ['client_order_id', 'client_subscription_id'];
@@ -43,10 +48,18 @@ export function parseRetryAfter(value: string | null, nowMs: number): number | n
 
 export type AttemptOutcome = { kind: 'response'; status: number; retryAfter: string | null } | { kind: 'network_error' };
 
-/** Milliseconds to wait before the next attempt, or null: do not retry. `attempt` counts from 1. */
-export function retryDelay(outcome: AttemptOutcome, attempt: number, replaySafe: boolean, policy: RetryPolicy, nowMs: number): number | null {
+/**
+ * Milliseconds to wait before the next attempt, or null: do not retry. `attempt` counts from 1. `random`
+ * (0..1, the transport passes Math.random) places the wait inside the policy's jitter; 0 gives the bare
+ * backoff or Retry-After.
+ */
+export function retryDelay(
+  outcome: AttemptOutcome, attempt: number, replaySafe: boolean, policy: RetryPolicy, nowMs: number, random: () => number = () => 0,
+): number | null {
   if (attempt >= policy.maxAttempts) return null;
-  const backoff = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
+  const jitter = Math.min(1, Math.max(0, policy.jitter ?? 0));
+  const bare = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
+  const backoff = Math.round(bare * (1 - jitter * random()));
   if (outcome.kind === 'network_error') return replaySafe ? backoff : null;
   const { status } = outcome;
   // 429: the budget was spent before anything happened, whatever the method.

@@ -15,6 +15,8 @@ export interface TransportOptions {
   fetch: typeof fetch;
   now: () => number;
   sleep: (ms: number) => Promise<void>;
+  timeoutMs?: number;
+  random?: () => number;
 }
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);

@@ -42,12 +42,24 @@ export async function spendBudget(rt: Runtime, budget: string, subject: string, 
 }
 
 async function spendSlot(rt: Runtime, slot: BudgetSlot): Promise<void> {
-  const used = await withRedis(
+  checkBudget(slot, await countSlot(rt, slot));
+}
+
+/** Counts one spend and answers the window's count, without checking it. */
+export async function countSlot(rt: Runtime, slot: BudgetSlot): Promise<number> {
+  return withRedis(
     rt.redis,
     async (redis) => Number(await spendScript(redis, slot.key, slot.ttlMs)),
     () => localCount(slot.key, slot.windowEndsAt, slot.now),
   );
-  checkBudget(slot, used);
+}
+
+/** The window's count so far, spending nothing. */
+export async function usedOf(rt: Runtime, slot: BudgetSlot): Promise<number> {
+  return withRedis(rt.redis, async (redis) => Number((await redis.get(slot.key)) ?? 0), () => {
+    const entry = local.get(slot.key);
+    return entry && entry.endsAt > slot.now ? entry.used : 0;
+  });
 }
 
 /**
@@ -72,6 +84,15 @@ export async function spendCallerBudget(rt: Runtime, method: string, subject: st
 export function callerBudgetSlot(rt: Runtime, method: string, subject: string): BudgetSlot {
   const write = method !== 'GET' && method !== 'HEAD';
   return budgetSlot(rt, write ? 'writes' : 'reads', subject, write ? rt.cfg.BUDGET_WRITES_PER_SEC : rt.cfg.BUDGET_READS_PER_SEC, 1_000);
+}
+
+/**
+ * The account's own ceiling over all its callers (keys, sessions, a bootstrap token): without it each
+ * new key or session brought a whole new budget. BUDGET_ACCOUNT_CALLERS callers' worth per second.
+ */
+export async function spendAccountBudget(rt: Runtime, method: string, accountId: string): Promise<void> {
+  const caller = callerBudgetSlot(rt, method, accountId);
+  await spendSlot(rt, budgetSlot(rt, `account-${caller.budget}`, accountId, caller.limit * rt.cfg.BUDGET_ACCOUNT_CALLERS, 1_000));
 }
 
 /** Public proofs of address control (challenge verify, sign-in, account creation by signature): per IP per minute. */

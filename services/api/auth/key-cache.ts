@@ -62,6 +62,11 @@ export class ApiKeyCache {
 
   constructor(private readonly pool: Pool) {}
 
+  /** Whether `find` would answer `id` from memory (no read): known keys skip the credential-miss gate. */
+  holds(id: string): boolean {
+    return this.listening && !this.closed && this.rows.has(id);
+  }
+
   /** The key's row, from memory when that is known to be current, else read from PostgreSQL. */
   async find(id: string): Promise<ApiKeyRow | undefined> {
     if (!this.listening || this.closed) {

@@ -9,7 +9,9 @@ import type { Runtime } from '../../chain/clients';
 import { ApiError } from '../errors';
 import { verifySignedRequest } from './api-key-auth';
 import { verifyBootstrap } from './bootstrap-auth';
-import { callerBudgetSlot, checkBudget, spendCallerBudget } from './budget';
+import { callerBudgetSlot, checkBudget, spendAccountBudget, spendCallerBudget } from './budget';
+import { countingMisses, refuseAfterMisses } from './credential-misses';
+import { apiKeyCache } from './key-cache';
 import type { AuthContext, AuthRequirement, MemberRole } from './context';
 import { presentedCredentials } from './credentials';
 import { checkCsrf, loadSession, sessionContext, type LiveSession } from './session-auth';
@@ -28,8 +30,10 @@ async function authenticate(req: Request, res: Response, need: AuthRequirement):
     case 'api_key': {
       // A caller that will pass the scope check below spends its budget in the signature's Redis call.
       const scope = need.apiKey?.scope;
-      const { auth, budget } = await verifySignedRequest(rt, req, presented, (key) =>
-        (need.apiKey && (!scope || key.scopes.includes(scope)) ? callerBudgetSlot(rt, budgetMethod, key.id) : null));
+      // A key the cache holds costs no read: only other key ids pass the IP's miss gate (credential-misses.ts).
+      if (!apiKeyCache(rt).holds(presented.keyId)) await refuseAfterMisses(rt, req);
+      const { auth, budget } = await countingMisses(rt, req, () => verifySignedRequest(rt, req, presented, (key) =>
+        (need.apiKey && (!scope || key.scopes.includes(scope)) ? callerBudgetSlot(rt, budgetMethod, key.id) : null)));
       if (!need.apiKey) throw new ApiError('scope_missing', 'No API-key scope opens this endpoint; it needs a dashboard session.', { scope: null });
       if (scope && !auth.scopes.includes(scope)) throw new ApiError('scope_missing', `The API key lacks the scope \`${scope}\`.`, { scope });
       if (budget?.used != null) checkBudget(budget.slot, budget.used);
@@ -37,13 +41,15 @@ async function authenticate(req: Request, res: Response, need: AuthRequirement):
       return auth;
     }
     case 'bootstrap': {
-      const auth = await verifyBootstrap(rt, presented.token, need.bootstrap === true);
+      await refuseAfterMisses(rt, req);
+      const auth = await countingMisses(rt, req, () => verifyBootstrap(rt, presented.token, need.bootstrap === true));
       await spendCallerBudget(rt, budgetMethod, auth.tokenId);
       return auth;
     }
     case 'session': {
       if (!need.session) throw new ApiError('authentication_required', 'This endpoint takes an API key, not a dashboard session.');
-      const session: LiveSession = await loadSession(rt, presented.token, res);
+      await refuseAfterMisses(rt, req);
+      const session: LiveSession = await countingMisses(rt, req, () => loadSession(rt, presented.token, res));
       checkCsrf(req, session.row);
       if (roleRank[session.role] < roleRank[need.session.minRole]) {
         throw new ApiError('role_forbidden', `This needs the role \`${need.session.minRole}\` or above.`, { role: need.session.minRole });
@@ -60,7 +66,9 @@ async function authenticate(req: Request, res: Response, need: AuthRequirement):
 
 export function requireAuth(need: AuthRequirement): RequestHandler {
   return async (req, res, next) => {
-    res.locals.auth = await authenticate(req, res, need);
+    const auth = await authenticate(req, res, need);
+    res.locals.auth = auth;
+    if (auth.accountId !== null) await spendAccountBudget(runtimeOf(req), need.readBudget ? 'GET' : req.method, auth.accountId);
     next();
   };
 }

@@ -11,7 +11,7 @@ const read: Array<Record<string, string[]>> = [{ apiKey: ['orders.read'] }, { se
 const batchIdParam = { name: 'batchId', in: 'path' as const, required: true, schema: { type: 'string', maxLength: 200 }, description: 'bat_ id or cid:<client_batch_id>' };
 const idempotencyKey = { name: 'Idempotency-Key', in: 'header' as const, schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{8,128}$' } };
 
-/** Item options shared by `defaults` and each item; int64 `max_price_sun` is type-checked by the route. */
+/** Item options shared by `defaults` and each item; int64 `max_price_sun` may arrive as a bigint (validate.ts). */
 const itemOptions = {
   resource: { type: 'string', enum: [...orderResources] },
   amount: { type: 'integer', minimum: 1, maximum: 1_000_000_000 },
@@ -19,7 +19,7 @@ const itemOptions = {
   activate: { type: 'boolean' },
   bandwidth: { type: 'boolean' },
   bandwidth_amount: { type: 'integer', minimum: 1, maximum: 1_000_000_000 },
-  max_price_sun: { description: 'int64 SUN' },
+  max_price_sun: { type: 'integer', format: 'int64', minimum: 0, description: 'int64 SUN' },
   client_order_id_prefix: { type: 'string', minLength: 1, maxLength: 64 },
 };
 

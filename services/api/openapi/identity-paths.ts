@@ -31,7 +31,7 @@ export const identitySchemas = {
   }),
   BootstrapToken: obj({
     bootstrap_token: { type: 'string', pattern: '^abt_' }, expires_at: dateTime,
-    account_id: { type: ['string', 'null'] }, account_status: nullable(statusEnum),
+    account_id: { type: ['string', 'null'] }, account_status: nullable(ref('AccountStatus')),
   }),
   DepositAddress: obj({
     currency: { type: 'string', enum: ['TRX', 'USDT'] }, address: ref('Address'), memo: { type: 'null' },
@@ -42,19 +42,19 @@ export const identitySchemas = {
   Account: obj({
     id: { type: 'string' }, brand: { type: 'string' }, network: { type: 'string', enum: ['mainnet', 'nile'] },
     owner_address: { type: ['string', 'null'] }, label: { type: ['string', 'null'] }, display_name: { type: ['string', 'null'] },
-    status: statusEnum, balance_sun: ref('Sun'), balance_usdt: { type: 'integer' }, reserved_sun: ref('Sun'),
+    status: ref('AccountStatus'), balance_sun: ref('Sun'), balance_usdt: { type: 'integer' }, reserved_sun: ref('Sun'),
     deposit_addresses: { type: 'array', items: ref('DepositAddress') },
     limits: obj({ max_order_energy: { type: 'integer' }, max_batch_receivers: { type: 'integer' }, orders_per_second: { type: 'integer' } }),
     totals: obj({ deposited_sun: ref('Sun'), spent_sun: ref('Sun'), refunded_sun: ref('Sun'), orders_created: { type: 'integer' }, energy_delegated: { type: 'integer' } }),
     created_at: dateTime,
   }, ['id', 'brand', 'network', 'status', 'balance_sun', 'deposit_addresses', 'created_at']),
   AccountCreated: obj({
-    account_id: { type: 'string' }, brand: { type: 'string' }, network: { type: 'string', enum: ['mainnet', 'nile'] }, status: statusEnum,
+    account_id: { type: 'string' }, brand: { type: 'string' }, network: { type: 'string', enum: ['mainnet', 'nile'] }, status: ref('AccountStatus'),
     owner_address: ref('Address'), deposit_addresses: { type: 'array', items: ref('DepositAddress') },
     next: obj({ action: { type: 'string' }, address: ref('Address'), reason: { type: 'string' } }), created_at: dateTime,
   }, ['account_id', 'brand', 'network', 'status', 'owner_address', 'deposit_addresses', 'created_at']),
   Session: obj({
-    account_id: { type: 'string' }, account_status: statusEnum, display_name: { type: ['string', 'null'] },
+    account_id: { type: 'string' }, account_status: ref('AccountStatus'), display_name: { type: ['string', 'null'] },
     owner_address: { type: ['string', 'null'] }, address: ref('Address'), role: nullable(roleEnum),
     network: { type: 'string', enum: ['mainnet', 'nile'] }, csrf_token: { type: 'string' }, expires_at: dateTime,
     created_at: dateTime, ttl_seconds: { type: 'integer' },
@@ -115,7 +115,7 @@ export const identityPaths: Record<string, Record<string, Operation>> = {
       operationId: 'getBootstrapDepositAddress', summary: 'Deposit address of the bootstrap token\'s account.', tags: ['signup'], security: sec.bootstrap,
       parameters: [{ name: 'currency', in: 'query', schema: { type: 'string', enum: ['TRX', 'USDT'] } }],
       responses: {
-        '200': json('deposit addresses', obj({ account_id: { type: 'string' }, status: statusEnum, data: { type: 'array', items: ref('DepositAddress') }, min_deposit_sun: ref('Sun') })),
+        '200': json('deposit addresses', obj({ account_id: { type: 'string' }, status: ref('AccountStatus'), data: { type: 'array', items: ref('DepositAddress') }, min_deposit_sun: ref('Sun') })),
         ...errors('401', '404', '429', '500'),
       },
     },

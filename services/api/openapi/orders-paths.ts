@@ -1,6 +1,6 @@
 /** Prices, quotes and orders (spec section 4 Orders; contract.md section 3). */
 import { allTiers, orderResources } from '../../domain/pricing';
-import { orderStatuses } from '../../domain/orders/rules';
+import { orderSources, orderStatuses } from '../../domain/orders/rules';
 import type { Operation } from './operation';
 import { ref, json, obj, errors, nullable, dateTime } from './builders';
 
@@ -11,8 +11,8 @@ const read: Array<Record<string, string[]>> = [{ apiKey: ['orders.read'] }, { se
 const quoteSecurity: Array<Record<string, string[]>> = [{ apiKey: ['orders.write'] }];
 const orderIdParam = { name: 'orderId', in: 'path' as const, required: true, schema: { type: 'string', maxLength: 200 }, description: 'ord_ id or cid:<client_order_id>' };
 const idempotencyKey = { name: 'Idempotency-Key', in: 'header' as const, schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{8,128}$' } };
-/** int64: parsed as bigint beyond 2^53, so the type is checked by the route (services/api/routes/orders.ts). */
-const int64 = { description: 'int64 SUN' };
+/** int64: parsed as bigint beyond 2^53 (validate.ts checks it as int64, the route its range). */
+const int64 = { type: 'integer', format: 'int64', minimum: 0, description: 'int64 SUN; the order is refused (3006) when the live total exceeds it.' };
 
 export const orderSchemas = {
   // Contract §11: instead of `amount`, the token transfer the receiver (its sender) is about to send.
@@ -33,30 +33,41 @@ export const orderSchemas = {
   }),
   Order: {
     type: 'object',
-    description: 'Spec section 2, Order; the detail read adds fills and delegations.',
+    description: 'Spec section 2, Order; the detail read (OrderDetail) adds fills and delegations.',
     required: ['id', 'account_id', 'resource', 'receiver', 'status', 'confirm_status', 'total_amount_sun', 'created_at'],
     properties: {
       id: { type: 'string' }, client_order_id: nullable({ type: 'string' }), account_id: { type: 'string' }, resource: ref('OrderResource'),
       amount: nullable({ type: 'integer' }), status: ref('OrderStatus'), receiver: ref('Address'), total_amount_sun: ref('Sun'),
-      delegate_hashes: { type: 'array', items: { type: 'string' } }, fills: { type: 'array' }, delegations: { type: 'array' },
+      delegate_hashes: { type: 'array', items: { type: 'string' } },
       // The rest of spec section 2's Order, so the generated client types what the dashboard shows.
       batch_id: nullable({ type: 'string' }), subscription_id: nullable({ type: 'string' }), delivered_amount: nullable({ type: 'integer' }),
-      partial: { type: 'boolean' }, tier: nullable(ref('Tier')), duration_seconds: nullable({ type: 'integer' }), source: { type: 'string' },
+      partial: { type: 'boolean' }, tier: nullable(ref('Tier')), duration_seconds: nullable({ type: 'integer' }), source: { type: 'string', enum: [...orderSources] },
       confirm_status: { type: 'string', enum: ['unconfirmed', 'confirmed', 'confirm_failed'] }, price_sun_per_unit: nullable(ref('Sun')),
       pay_amount_sun: ref('Sun'), activate_amount_sun: ref('Sun'), refunded_amount_sun: ref('Sun'), delegate_hash: nullable({ type: 'string' }),
       delegated_at: nullable(dateTime), reclaim_hash: nullable({ type: 'string' }), reclaimed_at: nullable(dateTime), expires_at: nullable(dateTime),
       activation: obj({ performed: { type: 'boolean' }, hash: nullable({ type: 'string' }), amount_sun: ref('Sun') }), memo: nullable({ type: 'string' }),
       created_at: dateTime, updated_at: dateTime,
-      failure: nullable(obj({ code: { type: 'integer' }, slug: { type: 'string' }, message: { type: 'string' }, at: dateTime }, ['code', 'slug', 'message'])),
+      failure: nullable(obj({ code: ref('ErrorCode'), slug: ref('ErrorSlug'), message: { type: 'string' }, at: dateTime }, ['code', 'slug', 'message'])),
     },
+  },
+  OrderDetail: {
+    description: 'GET /v1/orders/{orderId}: the Order plus what filled it (no supplier named) and its delegations.',
+    allOf: [ref('Order'), {
+      type: 'object',
+      required: ['fills', 'delegations'],
+      properties: {
+        fills: { type: 'array', items: obj({ class: { type: 'string', enum: ['instant', 'market', 'deep'] }, amount: { type: 'integer' }, price_sun: nullable({ type: 'number', description: 'SUN per unit; null when unreadable.' }) }) },
+        delegations: { type: 'array', items: obj({ amount: { type: 'integer', description: 'Requested until confirmed.' }, tx_id: { type: 'string' } }) },
+      },
+    }],
   },
 };
 
 export const orderPaths: Record<string, Record<string, Operation>> = {
   '/v1/prices': {
     get: {
-      operationId: 'getPrices', summary: 'Price rows of this network; retired tiers are never listed.', tags,
-      responses: { '200': json('prices', obj({ network: { type: 'string' }, data: { type: 'array', items: ref('PriceRow') }, activation_fee_sun: ref('Sun'), as_of: dateTime })), ...errors('500') },
+      operationId: 'getPrices', summary: 'Price rows of this network; retired tiers are never listed.', tags, security: [],
+      responses: { '200': json('prices', obj({ network: { type: 'string' }, data: { type: 'array', items: ref('PriceRow') }, activation_fee_sun: ref('Sun'), as_of: dateTime })), ...errors('400', '429', '500') },
     },
   },
   '/v1/quotes': {
@@ -92,7 +103,7 @@ export const orderPaths: Record<string, Record<string, Operation>> = {
           'application/json': {
             schema: obj({
               client_order_id: { type: 'string', minLength: 1, maxLength: 128 }, quote_id: { type: 'string', maxLength: 64 }, resource: ref('OrderResource'),
-              amount: { type: 'integer', minimum: 1 }, tier: ref('Tier'), receiver: ref('Address'), activate: { type: 'boolean' }, max_price_sun: int64,
+              amount: { type: 'integer', minimum: 1 }, tier: ref('Tier'), receiver: ref('Address'), activate: { type: 'boolean' }, max_price_sun: nullable(int64),
               memo: nullable({ type: 'string', maxLength: 256 }),
               for_transfer: ref('ForTransfer'),
             }, ['resource', 'receiver']),
@@ -105,7 +116,7 @@ export const orderPaths: Record<string, Record<string, Operation>> = {
   '/v1/orders/{orderId}': {
     get: {
       operationId: 'getOrder', summary: 'One order with fills and delegations; another account\'s answers 404.', tags, security: read, parameters: [orderIdParam],
-      responses: { '200': json('order', ref('Order')), ...errors('401', '403', '404', '429', '500') },
+      responses: { '200': json('order', ref('OrderDetail')), ...errors('401', '403', '404', '429', '500') },
     },
   },
   '/v1/orders/{orderId}/reclaim': {

@@ -1,27 +1,22 @@
 /** Schemas every area refers to as #/components/schemas/<name>. */
+import { errorSchemas, errorStatuses, errorExample } from './error-schemas';
+
 export const sharedSchemas = {
-  ErrorEnvelope: {
-    type: 'object',
-    required: ['error', 'request_id'],
-    properties: {
-      error: {
-        type: 'object',
-        required: ['code', 'slug', 'message', 'details'],
-        properties: {
-          code: { type: 'integer' },
-          slug: { type: 'string' },
-          message: { type: 'string' },
-          details: { type: ['object', 'null'] },
-        },
-      },
-      request_id: { type: ['string', 'null'] },
-    },
-  },
+  ...errorSchemas,
   Address: { type: 'string', pattern: '^T[1-9A-HJ-NP-Za-km-z]{33}$', description: 'Base58Check TRON address.' },
-  Sun: { type: 'integer', description: 'int64 SUN (1 TRX = 1,000,000 SUN).' },
+  Sun: { type: 'integer', format: 'int64', description: 'int64 SUN (1 TRX = 1,000,000 SUN); may exceed 2^53: parse losslessly.', examples: [65000000] },
 } as const;
 
-export const errorResponse = (description: string) => ({
-  description,
-  content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
-});
+/** An error answer of this HTTP status: its codes enumerated (error-schemas.ts), with an example. */
+export const errorResponse = (description: string, status?: string) => {
+  const known = status !== undefined && errorStatuses.includes(Number(status));
+  return {
+    description,
+    content: {
+      'application/json': {
+        schema: { $ref: `#/components/schemas/${known ? `Error${status}` : 'ErrorEnvelope'}` },
+        ...(known ? { example: errorExample(Number(status)) } : {}),
+      },
+    },
+  };
+};

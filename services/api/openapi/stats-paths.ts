@@ -1,7 +1,6 @@
 /** GET /v1/account/stats (API key orders.read, or session viewer and above): AccountStats, spec section 2. */
 import type { Operation } from './operation';
-import { errorResponse } from './shared-schemas';
-import { ref, dateTime } from './builders';
+import { ref, dateTime, errors } from './builders';
 
 const obj = (properties: Record<string, unknown>) => ({ type: 'object', additionalProperties: false, required: Object.keys(properties), properties });
 const count = { type: 'integer', minimum: 0 };
@@ -41,7 +40,7 @@ export const statsPaths: Record<string, Record<string, Operation>> = {
           description: 'AccountStats, or with format=csv the series as text/csv (date, orders, energy, spent_sun)',
           content: { 'application/json': { schema: ref('AccountStats') }, 'text/csv': { schema: { type: 'string' } } },
         },
-        ...Object.fromEntries(['400', '401', '403', '429', '500'].map((c) => [c, errorResponse(c === '429' ? 'rate limited (1020), Retry-After' : 'error')])),
+        ...errors('400', '401', '403', '429', '500'),
       },
     },
   },

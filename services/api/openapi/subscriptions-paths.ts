@@ -15,7 +15,7 @@ const tier = { type: 'string', enum: [...allTiers] };
 const thresholdAmount = { type: 'integer', minimum: 0, maximum: 1_000_000_000 };
 const maxRefillsPerDay = { type: 'integer', minimum: 1, maximum: 1000 };
 /** int64 SUN, type-checked by the route (large integers arrive as bigint). */
-const maxPriceSun = { description: 'int64 SUN; caps one refill\'s total' };
+const maxPriceSun = nullable({ type: 'integer', format: 'int64', minimum: 0, description: 'int64 SUN; caps one refill\'s total; null: no cap' });
 
 export const subscriptionSchemas = {
   Subscription: {

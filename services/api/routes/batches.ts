@@ -73,6 +73,22 @@ function batchKeyOf(req: Request, clientBatchId: string | undefined): string {
   return `idem:${key}`;
 }
 
+/** Reads of the batches table one list request makes at most (a status filter reads past non-matching batches). */
+const LIST_READS_MAX = 5;
+/** Items one list page shows at most: whole batches up to this many items (at least one batch); the rest by next_cursor. */
+export const LIST_ITEMS_MAX = 1_000;
+
+function boundedPage<T extends { batch: Batch }>(batches: T[]): T[] {
+  let items = 0;
+  const page: T[] = [];
+  for (const b of batches) {
+    if (page.length > 0 && items + b.batch.items.length > LIST_ITEMS_MAX) break;
+    items += b.batch.items.length;
+    page.push(b);
+  }
+  return page;
+}
+
 export function batchesRouter(deps: BatchRouteDeps): Router {
   const { rt, bus, validator } = deps;
   const router = Router();
@@ -116,10 +132,13 @@ export function batchesRouter(deps: BatchRouteDeps): Router {
     const q = res.locals.query as Record<string, any>;
     const limit = Number(q.limit ?? 50);
     const status = q.status as string | undefined;
-    // The filter applies before paging: read on until a page has `limit` matches (and one more to know a next page exists).
+    // The filter applies before paging: read on until a page has `limit` matches (and one more to know a next
+    // page exists), but for LIST_READS_MAX reads at most: past them the page ends short, its next_cursor after
+    // the last batch read, so a filter matching nothing never walks the whole history in one request.
     const shown: Array<{ batch: Batch; json: Record<string, unknown> }> = [];
     let cursor = q.cursor ? decodeCursor(q.cursor) : undefined;
-    for (;;) {
+    let resumeAt: Batch | undefined;
+    for (let reads = 1; ; reads++) {
       const rows = await listBatches(rt.pool, accountId, limit + 1, cursor, status);
       const orders = await ordersOfBatches(rt.pool, rows);
       for (const batch of rows) {
@@ -128,11 +147,16 @@ export function batchesRouter(deps: BatchRouteDeps): Router {
       }
       const last = rows[rows.length - 1];
       if (shown.length > limit || rows.length <= limit || !last) break;
+      if (reads === LIST_READS_MAX) {
+        resumeAt = last;
+        break;
+      }
       cursor = { createdAt: new Date(last.createdAt), id: last.id };
     }
-    const page = shown.slice(0, limit);
-    const last = page[page.length - 1]?.batch;
-    sendJson(res, 200, { data: page.map((p) => p.json), next_cursor: shown.length > limit && last ? encodeCursor({ createdAt: new Date(last.createdAt), id: last.id }) : null });
+    const page = boundedPage(shown.slice(0, limit));
+    const more = page.length < Math.min(limit, shown.length) || shown.length > limit;
+    const last = more ? page[page.length - 1]?.batch : resumeAt;
+    sendJson(res, 200, { data: page.map((p) => p.json), next_cursor: last ? encodeCursor({ createdAt: new Date(last.createdAt), id: last.id }) : null });
   });
 
   router.get('/v1/batches/:batchId', requireAuth(reader), validator.for('getBatch'), async (req, res) => {

@@ -72,11 +72,12 @@ export function ledgerRouter(deps: { rt: Runtime; validator: RequestValidator })
     const page = rows.slice(0, limit);
     const data: unknown[] = [];
     if (!cursor) {
-      // USDT deposits seen but not credited: first page only, ahead of the journals, amount 0.
+      // USDT deposits seen but not credited: first page only, ahead of the journals, amount 0; the newest
+      // `limit` of them, since anyone can add such rows by sending dust to the account's address.
       const held = await rt.pool.query(
         `SELECT deposit_id, status, txid, sender, block_number, confirmations_required, asset, amount, rate, rate_source, spread_bps, seen_at
-         FROM deposits WHERE account_id = $1 AND asset = 'USDT' AND status = ANY($2::text[]) ORDER BY seen_at DESC, deposit_id DESC`,
-        [accountId, ledgerHeldStatuses],
+         FROM deposits WHERE account_id = $1 AND asset = 'USDT' AND status = ANY($2::text[]) ORDER BY seen_at DESC, deposit_id DESC LIMIT $3`,
+        [accountId, ledgerHeldStatuses, limit],
       );
       for (const h of held.rows) {
         data.push({

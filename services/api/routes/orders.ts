@@ -25,8 +25,9 @@ import { ApiError, sendJson } from '../errors';
 import { createdCursorCodec } from '../cursor';
 import { markStage } from '../stage-timing';
 import { checkAddress, submitCommand } from '../identity-deps';
-import { listOrders, orderByRef, type OrderCursor, type OrderFilter } from '../../orders/account-reads';
+import { listOrders, orderByRef, orderPositionAt, type OrderCursor, type OrderFilter } from '../../orders/account-reads';
 import { insertQuote, quoteById } from '../stores/quotes';
+import { writePaced } from '../stream-write';
 import type { RequestValidator } from '../validate';
 import { accountLimits } from '../../domain/account';
 import { csvHeader, csvLine } from '../views/orders-csv';
@@ -190,13 +191,25 @@ export function ordersRouter(deps: OrderRouteDeps): Router {
     // Decoded before either format, so a crafted cursor is refused (2000) for CSV as well; CSV starts after it.
     const cursor = q.cursor ? decodeCursor(q.cursor) : undefined;
     if (q.format === 'csv') {
+      // At most ORDERS_CSV_MAX_ROWS rows per request; when there are more, X-Next-Cursor (the listing's own
+      // cursor, also taken by format=csv) continues after the last row written (docs/security.md).
+      const cap = rt.cfg.ORDERS_CSV_MAX_ROWS;
+      const lastIncluded = await orderPositionAt(rt.pool, accountId, filter, cap, cursor);
+      const more = lastIncluded && (await orderPositionAt(rt.pool, accountId, filter, 1, lastIncluded));
       res.status(200).type('text/csv; charset=utf-8').setHeader('content-disposition', 'attachment; filename="orders.csv"');
-      res.write(csvHeader());
+      res.setHeader('x-export-row-limit', String(cap));
+      if (lastIncluded && more) res.setHeader('x-next-cursor', encodeCursor(lastIncluded));
+      // Up to that row exactly (orders placed meanwhile come first and do not push it out), at most `cap` otherwise.
+      const last = lastIncluded && { at: lastIncluded.createdAt.getTime(), id: lastIncluded.id };
+      const beyond = (o: { createdAt: number; id: string }) => last !== undefined && (o.createdAt < last.at || (o.createdAt === last.at && o.id < last.id));
       let after: OrderCursor | undefined = cursor;
-      for (;;) {
+      let open = await writePaced(res, csvHeader());
+      for (let left = cap; open;) {
         const page = await listOrders(rt.pool, accountId, filter, 500, after);
-        for (const o of page) res.write(csvLine(JSON.parse(JSON.stringify(orderJson(o), (_k, v) => (typeof v === 'bigint' ? v.toString() : v)))));
-        if (page.length < 500) break;
+        const kept = last ? page.filter((o) => !beyond(o)) : page.slice(0, left);
+        open = await writePaced(res, kept.map((o) => csvLine(JSON.parse(JSON.stringify(orderJson(o), (_k, v) => (typeof v === 'bigint' ? v.toString() : v))))).join(''));
+        left -= kept.length;
+        if (kept.length < page.length || page.length < 500) break;
         after = { createdAt: new Date(page[page.length - 1].createdAt), id: page[page.length - 1].id };
       }
       res.end();

@@ -13,11 +13,11 @@ import { ChainUnavailable } from '../../chain/errors';
 import { DropLog } from '../../promo/drop-log';
 import { claimRefusal, DAY_MS, DEV_CODE_DAYS, DEV_CODE_FEE_BPS, promoView, redemptionView, utcDay, type PromoConfig } from '../../domain/promo/rules';
 import { grantsOnDay, loadPromoConfig, loadRedemption } from '../../promo/store';
-import { proofBudget } from '../auth/budget';
+import { proofBudget, publicReadBudget } from '../auth/budget';
 import { proveAddress } from '../auth/challenge-proof';
 import { clientIp } from '../auth/credentials';
 import { accountIdOf, requireAuth } from '../auth/require-auth';
-import { issueChallenge } from '../auth/issue-challenge';
+import { challengeBudget, issueChallenge } from '../auth/issue-challenge';
 import { issueWalletTicket } from '../auth/wallet-ticket';
 import { ApiError, sendJson } from '../errors';
 import { checkAddress, submitCommand } from '../identity-deps';
@@ -57,7 +57,7 @@ export function promoRouter(deps: PromoRouteDeps): Router {
     if (!received) throw new ApiError('promo_not_eligible');
   };
 
-  router.get('/v1/promo', validator.for('getPromo'), async (_req, res) => {
+  router.get('/v1/promo', validator.for('getPromo'), publicReadBudget(rt), async (_req, res) => {
     const now = rt.clock.now();
     if (!cached || now - cached.at >= rt.cfg.PROMO_CACHE_MS || now < cached.at) {
       const c = await current();
@@ -67,19 +67,19 @@ export function promoRouter(deps: PromoRouteDeps): Router {
     sendJson(res, 200, cached.body);
   });
 
-  router.post('/v1/promo/redeem/challenge', validator.for('createPromoRedeemChallenge'), async (req, res) => {
+  router.post('/v1/promo/redeem/challenge', validator.for('createPromoRedeemChallenge'), challengeBudget(rt), async (req, res) => {
     const address = checkAddress(req.body.address, 'address');
     // Eligibility before anything is signed: the same checks the processor makes, on current rows.
     const { config, now, today } = await current();
     const refusal = claimRefusal(config, now, today, await loadRedemption(rt.pool, address));
     if (refusal) throw new ApiError(refusal);
     await checkEligible(config as PromoConfig, address);
-    sendJson(res, 201, await issueChallenge(rt, clientIp(req), address, 'promo_redeem'));
+    sendJson(res, 201, await issueChallenge(rt, address, 'promo_redeem'));
   });
 
   router.post('/v1/promo/redeem', validator.for('redeemPromo'), proofBudget(rt), async (req, res) => {
     const address = checkAddress(req.body.address, 'address');
-    await proveAddress(rt, address, req.body.nonce, req.body.signature, ['promo_redeem']);
+    await proveAddress(rt, clientIp(req), address, req.body.nonce, req.body.signature, ['promo_redeem']);
     const config = await loadPromoConfig(rt.pool);
     if (!config || !config.on) throw new ApiError('promo_redeem_unavailable');
     await checkEligible(config, address);
@@ -101,15 +101,15 @@ export function promoRouter(deps: PromoRouteDeps): Router {
     return config;
   };
 
-  router.post('/v1/promo/dev/challenge', validator.for('createPromoDevChallenge'), async (req, res) => {
+  router.post('/v1/promo/dev/challenge', validator.for('createPromoDevChallenge'), challengeBudget(rt), async (req, res) => {
     const address = checkAddress(req.body.address, 'address');
     await checkDevEligible(address);
-    sendJson(res, 201, await issueChallenge(rt, clientIp(req), address, 'promo_dev_code'));
+    sendJson(res, 201, await issueChallenge(rt, address, 'promo_dev_code'));
   });
 
   router.post('/v1/promo/dev/claim', validator.for('claimPromoDevCode'), proofBudget(rt), async (req, res) => {
     const address = checkAddress(req.body.address, 'address');
-    await proveAddress(rt, address, req.body.nonce, req.body.signature, ['promo_dev_code']);
+    await proveAddress(rt, clientIp(req), address, req.body.nonce, req.body.signature, ['promo_dev_code']);
     const config = await checkDevEligible(address);
     const now = rt.clock.now();
     const activateBy = config.endsAt ?? now + DEV_CODE_DAYS * DAY_MS;
@@ -127,7 +127,7 @@ export function promoRouter(deps: PromoRouteDeps): Router {
     sendJson(res, 200, result.body);
   });
 
-  router.get('/v1/promo/redemptions/:address', validator.for('getPromoRedemption'), async (req, res) => {
+  router.get('/v1/promo/redemptions/:address', validator.for('getPromoRedemption'), publicReadBudget(rt), async (req, res) => {
     const address = checkAddress(req.params.address as string, 'address');
     const redemption = await loadRedemption(rt.pool, address);
     if (!redemption) throw new ApiError('not_found', 'This address has not claimed the promo.');

@@ -55,7 +55,7 @@ export function sessionRouter(deps: IdentityDeps): Router {
 
   router.post('/v1/session', validator.for('createSession'), proofBudget(rt), async (req, res) => {
     const address = checkAddress(req.body.address, 'address');
-    await proveAddress(rt, address, req.body.nonce, req.body.signature, accountPurposes);
+    await proveAddress(rt, clientIp(req), address, req.body.nonce, req.body.signature, accountPurposes);
     await openSession(req, res, address, req.body.account_id);
   });
 

@@ -15,7 +15,7 @@ import { ApiError, sendJson } from '../errors';
 import { checkAddress, type IdentityDeps } from '../identity-deps';
 import { accountIdFor, loadAccount } from '../stores/accounts';
 import { saveBootstrapToken } from '../stores/bootstrap-tokens';
-import { issueChallenge } from '../auth/issue-challenge';
+import { challengeBudget, issueChallenge } from '../auth/issue-challenge';
 import { depositRows } from '../views/account-view';
 
 const MINUTE = MINUTE_MS;
@@ -24,16 +24,16 @@ export function signupRouter(deps: IdentityDeps): Router {
   const { rt, validator } = deps;
   const router = Router();
 
-  router.post('/v1/accounts/challenge', validator.for('createChallenge'), async (req, res) => {
+  router.post('/v1/accounts/challenge', validator.for('createChallenge'), challengeBudget(rt), async (req, res) => {
     const address = checkAddress(req.body.address, 'address');
     const purpose: ChallengePurpose = req.body.purpose ?? 'signup';
     // Nothing here looks at accounts: the answer is the same for an address with or without one.
-    sendJson(res, 201, await issueChallenge(rt, clientIp(req), address, purpose));
+    sendJson(res, 201, await issueChallenge(rt, address, purpose));
   });
 
   router.post('/v1/accounts/challenge/verify', validator.for('verifyChallenge'), proofBudget(rt), async (req, res) => {
     const address = checkAddress(req.body.address, 'address');
-    await proveAddress(rt, address, req.body.nonce, req.body.signature, accountPurposes);
+    await proveAddress(rt, clientIp(req), address, req.body.nonce, req.body.signature, accountPurposes);
     const now = rt.clock.now();
     const token = newToken('abt_');
     const expiresAt = now + BOOTSTRAP_TTL_MS;
@@ -56,7 +56,7 @@ export function signupRouter(deps: IdentityDeps): Router {
       if (auth.address !== address) throw new ApiError('bootstrap_token_invalid', 'The bootstrap token was issued to another address.');
     } else if (typeof req.body.nonce === 'string' && typeof req.body.signature === 'string') {
       await spendBudget(rt, 'proofs', clientIp(req) ?? 'unknown', rt.cfg.BUDGET_PROOFS_PER_IP_PER_MIN, MINUTE);
-      await proveAddress(rt, address, req.body.nonce, req.body.signature, accountPurposes);
+      await proveAddress(rt, clientIp(req), address, req.body.nonce, req.body.signature, accountPurposes);
     } else {
       throw new ApiError('authentication_required', 'Send a bootstrap token, or `nonce` and `signature` of a challenge.');
     }

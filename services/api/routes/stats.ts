@@ -5,7 +5,7 @@
  */
 import { Router } from 'express';
 import type { Runtime } from '../../chain/clients';
-import { accountStats, planFor, resolveRange } from '../../stats/account-stats';
+import { accountStats, planFor, resolveRange, toOutOfRange } from '../../stats/account-stats';
 import { readStatsInput } from '../../stats/store';
 import { accountIdOf, requireAuth } from '../auth/require-auth';
 import { ApiError, sendJson } from '../errors';
@@ -21,10 +21,10 @@ export function statsRouter(deps: { rt: Runtime; validator: RequestValidator }):
   router.get('/v1/account/stats', requireAuth({ apiKey: { scope: 'orders.read' }, session: { minRole: 'viewer' } }), validator.for('getAccountStats'), async (_req, res) => {
     const accountId = accountIdOf(res);
     const q = res.locals.query as { from?: string; to?: string; utc_offset_minutes?: number; format?: 'json' | 'csv' };
-    const range = resolveRange(
-      { from: q.from === undefined ? undefined : Date.parse(q.from), to: q.to === undefined ? undefined : Date.parse(q.to), utcOffsetMinutes: q.utc_offset_minutes },
-      rt.clock.now(),
-    );
+    const asked = { from: q.from === undefined ? undefined : Date.parse(q.from), to: q.to === undefined ? undefined : Date.parse(q.to), utcOffsetMinutes: q.utc_offset_minutes };
+    const now = rt.clock.now();
+    if (toOutOfRange(asked, now)) throw new ApiError('invalid_request', '`to` may be at most one day after now.', { field: 'to' });
+    const range = resolveRange(asked, now);
     if (range === 'invalid_range') throw new ApiError('invalid_range', '`to` must be after `from`.', { field: 'to' });
     const plan = planFor(range);
     const stats = accountStats(range, await readStatsInput(rt.pool, accountId, plan, range.utcOffsetMinutes));

@@ -21,11 +21,17 @@ function valueAt(order: Row, column: string): unknown {
   return value === null || value === undefined ? null : (value as Row)[tail];
 }
 
+/**
+ * Text a spreadsheet may take for a formula: the ASCII starters, their full-width forms (＝＋－＠, which
+ * some spreadsheets fold to ASCII), tab, CR, and a leading space (trimmed before the formula is read).
+ */
+const FORMULA_START = /^[=+\-@\t\r \uFF1D\uFF0B\uFF0D\uFF20]/;
+
 /** One CSV cell: formula-injection prefix on text, RFC 4180 quoting. */
 export function csvCell(value: unknown): string {
   if (value === null || value === undefined) return '';
   let text = Array.isArray(value) ? value.join(' ') : String(value);
-  if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
+  if ((typeof value === 'string' || Array.isArray(value)) && FORMULA_START.test(text)) text = `'${text}`;
   return /[",\r\n]/.test(text) || text.startsWith(' ') || text.endsWith(' ') ? `"${text.replaceAll('"', '""')}"` : text;
 }
 

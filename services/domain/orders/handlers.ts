@@ -14,7 +14,7 @@ import { derivedId } from '../ids';
 import { ledgerAccounts, revenueJournal, transferJournal, type Journal } from '../ledger';
 import { routingFeeOf, routingFeeRefunded, routingFeeSun } from '../routing-fee';
 import { activationOf, delegateHashes, orderJson } from './view';
-import { closesAfterEnd, delivered, IDEMPOTENCY_TTL_MS, moveRefusal, partialRefund, type IdempotencyRecord, type Order } from './rules';
+import { closesAfterEnd, delivered, IDEMPOTENCY_TTL_MS, moveRefusal, partialRefund, sameRequest, type IdempotencyRecord, type Order } from './rules';
 import type { Tier } from '../pricing';
 import { isPlanOrder } from '../subscriptions/rules';
 import { noEffects, rejected, type Effects, type Handler, type Outcome, type OrderView, type StateView } from '../outcome';
@@ -70,7 +70,7 @@ export const createOrder: Handler<CommandOf<'order.create'>> = (state, c) => {
 
   const record = liveRecord(view, c.accountId, c.idempotencyKey, c.issuedAt);
   if (record) {
-    if (record.scope !== 'create' || record.requestHash !== c.requestHash) {
+    if (record.scope !== 'create' || !sameRequest(record.requestHash, c.requestHash)) {
       return rejected(domainError('idempotency_conflict', 'This Idempotency-Key was used with a different request.'));
     }
     return applied(record.status as 200 | 201, view.byId(record.orderId) as Order);
@@ -78,7 +78,7 @@ export const createOrder: Handler<CommandOf<'order.create'>> = (state, c) => {
   if (c.clientOrderId !== null) {
     const existing = view.byClientId(c.accountId, c.clientOrderId);
     if (existing) {
-      if (existing.requestHash !== c.requestHash) {
+      if (!sameRequest(existing.requestHash, c.requestHash)) {
         return rejected(domainError('idempotency_conflict', 'This client_order_id was used with a different request.', { field: 'client_order_id' }));
       }
       return applied(200, existing);

@@ -210,14 +210,26 @@ export function moveRefusal(order: Pick<Order, 'id' | 'status'>, to: OrderStatus
   return domainError('order_status_conflict', `${command} cannot ${what}.`, { order_id: order.id, from: order.status, to });
 }
 
-/** The canonical request: keys sorted, absent and null alike, so key order in the JSON does not matter. */
+/**
+ * The request's fingerprint: keys sorted, absent and null alike, so key order in the JSON does not matter.
+ * `v2:<hash of the JSON pairs>:<legacy hash>`. The legacy form joined `k=v` with `&` unescaped, so a `memo`
+ * of `x&quote_id=q` fingerprinted like another body; the JSON pairs cannot collide that way. The legacy
+ * hash rides along so fingerprints stored before v2 (plain hex) still match their original bodies
+ * (`sameRequest`).
+ */
 export function requestHash(fields: Record<string, unknown>): string {
-  const canonical = Object.keys(fields)
-    .sort()
-    .filter((k) => fields[k] !== undefined && fields[k] !== null)
-    .map((k) => `${k}=${String(fields[k])}`)
-    .join('&');
-  return createHash('sha256').update(canonical).digest('hex');
+  const present = Object.keys(fields).sort().filter((k) => fields[k] !== undefined && fields[k] !== null);
+  const pairs = JSON.stringify(present.map((k) => [k, String(fields[k])]));
+  const legacy = present.map((k) => `${k}=${String(fields[k])}`).join('&');
+  return `v2:${sha256Hex(pairs)}:${sha256Hex(legacy)}`;
+}
+
+const sha256Hex = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** Whether a stored fingerprint is of the same request as a new one: v2 against v2, else the legacy part. */
+export function sameRequest(stored: string, incoming: string): boolean {
+  if (stored.startsWith('v2:') || !incoming.startsWith('v2:')) return stored === incoming;
+  return stored === incoming.slice(incoming.lastIndexOf(':') + 1);
 }
 
 /** Pro-rata refund of the resource part for what did not land; activation is refunded only when it failed. */

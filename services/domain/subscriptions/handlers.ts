@@ -11,6 +11,7 @@ import { eventIdFor, type DomainEvent } from '../events';
 import { createOrder } from '../orders/handlers';
 import { derivedId } from '../ids';
 import { orderCommandFrom } from '../order-command';
+import { sameRequest } from '../orders/rules';
 import { noEffects, rejected, type Handler, type Outcome, type StateView } from '../outcome';
 import {
   MAX_LIVE_SUBSCRIPTIONS, refillBlocker, refillInFlight, refillsOn, suspensionCleared, utcDay,
@@ -43,7 +44,7 @@ export const createSubscription: Handler<CommandOf<'subscription.create'>> = (st
   if (c.clientSubscriptionId !== null) {
     const existing = view.byClientId(c.accountId, c.clientSubscriptionId);
     if (existing) {
-      if (existing.requestHash !== c.requestHash) {
+      if (!sameRequest(existing.requestHash, c.requestHash)) {
         return rejected(domainError('idempotency_conflict', 'This client_subscription_id was used with a different request.', { field: 'client_subscription_id' }));
       }
       return unchanged(existing, c.issuedAt);

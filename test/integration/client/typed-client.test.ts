@@ -115,7 +115,7 @@ test('sign up, read, fund, order with retries, page: all through the typed clien
   const inSeconds = createEnergyClient({ baseUrl: stack.base, apiKey: key, timestampUnit: 'seconds', fetch: observedFetch(secondsAttempts) });
   expect((await inSeconds.api.GET('/v1/account')).response.status).toBe(200);
   const quote = await inSeconds.api.POST('/v1/quotes', { body: { resource: 'energy', amount: 65_000, tier: '5m', receiver: (await newWallet()).address } });
-  expect([quote.response.status, quote.data?.pay_amount_sun]).toEqual([201, 65_000 * quote.data!.price_sun_per_unit!]);
+  expect([quote.response.status, quote.data?.pay_amount_sun]).toEqual([201, 65_000 * Number(quote.data!.price_sun_per_unit!)]);
   expect(secondsAttempts.map((x) => x.timestamp)).toEqual([expect.stringMatching(/^\d{10}$/), expect.stringMatching(/^\d{10}$/)]);
 
   // Funding by the ops tool, as support does.
@@ -187,5 +187,5 @@ test('sign up, read, fund, order with retries, page: all through the typed clien
 
   // What the orders hold is reserved, once per order.
   const balance = await client.api.GET('/v1/balance');
-  expect(balance.data!.reserved_sun).toBe(8 * first.order.total_amount_sun);
+  expect(balance.data!.reserved_sun).toBe(8 * Number(first.order.total_amount_sun));
 });

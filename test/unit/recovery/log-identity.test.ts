@@ -18,6 +18,8 @@ describe('a database knows its log', () => {
     expect(msg).toMatch(/database energy_nile was built from another log/);
     expect(msg).toMatch(/built from clusterA, this process is connected to clusterB/);
     expect(msg).toMatch(/ops restore --into/);
+    // First, in one sentence, the usual cause and the command that starts afresh.
+    expect(msg!.split('\n')[0]).toMatch(/another checkout's stack or a `make stack-reset`: start afresh in a new database with `APP_DATABASE=energy_nile_2 make up`/);
   });
   it('refuses a recreated topic (same name, new id) and another topic name', () => {
     const recreated = { ...built, topics: { accountCommands: { topic: 'nile.account-commands', id: '22222222-2222-2222-2222-222222222222' } } };

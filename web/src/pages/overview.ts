@@ -34,7 +34,7 @@ export const overviewPage: Page = (root) => {
         stat('Available', trx(b.available_sun), 'available'),
         stat('Reserved', trx(b.reserved_sun), 'reserved'),
         Number(b.balance_usdt) ? stat('USDT held', usdt(b.balance_usdt), 'usdt') : null);
-      const energy = prices.data.filter((r) => r.resource === 'energy' && r.available).sort((x, y) => x.price_sun_per_unit - y.price_sun_per_unit)[0];
+      const energy = prices.data.filter((r) => r.resource === 'energy' && r.available).sort((x, y) => Number(x.price_sun_per_unit) - Number(y.price_sun_per_unit))[0];
       const perOrder = energy ? BigInt(energy.price_sun_per_unit) * BigInt(TYPICAL_ENERGY) : null;
       const left = perOrder ? BigInt(b.available_sun) / perOrder : null;
       put(hint, left !== null && left < 3n
