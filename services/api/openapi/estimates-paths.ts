@@ -9,7 +9,7 @@ export const estimateSchemas = {
   EstimateItem: obj({
     from: ref('Address'), to: ref('Address'),
     // An integer string or an integer, up to uint256: checked by the route (JSON integers past 2^53 arrive as bigint).
-    amount: { description: 'Token amount in base units: an integer string or an integer.' },
+    amount: { description: 'Token amount in base units: an integer string or an integer.', examples: ['25000000'] },
     token: { type: 'string', maxLength: 64, description: '`USDT` (default) or a TRC-20 contract address.' },
   }, ['from', 'to', 'amount']),
   EstimateOrder: obj({

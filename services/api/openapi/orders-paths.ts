@@ -17,7 +17,7 @@ const int64 = { type: 'integer', format: 'int64', minimum: 0, description: 'int6
 export const orderSchemas = {
   // Contract §11: instead of `amount`, the token transfer the receiver (its sender) is about to send.
   ForTransfer: obj({
-    to: ref('Address'), amount: { description: 'Token amount in base units: an integer string or an integer.' },
+    to: ref('Address'), amount: { description: 'Token amount in base units: an integer string or an integer.', examples: ['25000000'] },
     token: { type: 'string', maxLength: 64, description: '`USDT` (default) or a TRC-20 contract address.' },
   }, ['to', 'amount']),
   OrderResource: { type: 'string', enum: [...orderResources] },
