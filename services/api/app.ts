@@ -18,6 +18,7 @@ import { promoRouter, type PromoRouteDeps } from './routes/promo';
 import { statsRouter } from './routes/stats';
 import { batchesRouter } from './routes/batches';
 import { subscriptionsRouter } from './routes/subscriptions';
+import { estimatesRouter } from './routes/estimates';
 import { buildDocument } from './openapi/document';
 import { requestId } from './request-id';
 import { activeTraceIds, withCallerTrace } from '../platform/telemetry';
@@ -97,6 +98,7 @@ export function createApp(deps: ApiDeps): Express {
   app.use(statsRouter({ rt: deps.rt, validator }));
   app.use(batchesRouter({ rt: deps.rt, bus: deps.bus, validator }));
   app.use(subscriptionsRouter({ rt: deps.rt, bus: deps.bus, validator }));
+  app.use(estimatesRouter({ rt: deps.rt, validator }));
 
   // The web dashboard at `/` (after every API router, so it never shadows one).
   app.use(dashboardStatic());

@@ -8,6 +8,8 @@ import { PollingRole } from '../platform/polling-role';
 import { createHash } from 'node:crypto';
 import { ChainUnavailable } from '../chain/errors';
 import { ChainReader } from '../chain/reads';
+import { NoSuchContract, readForTransfer, transferFactsFor, type TransferFactsReader } from '../chain/transfer-facts';
+import type { TransferRef } from '../domain/estimates';
 import type { CommandResult } from '../domain/command-result';
 import { errorCatalog } from '../domain/errors';
 import { derivedId } from '../domain/ids';
@@ -65,9 +67,12 @@ export class BatchExecutor {
   private readonly open = new OpenBatchesCache();
   private stopped = false;
   private loop: PollingRole | undefined;
+  /** for_transfer items' simulations and sender reads (contract.md section 11), shared per block. */
+  private readonly transfers: TransferFactsReader;
 
   constructor(private readonly deps: BatchExecutorDeps) {
     this.chain = deps.chain ?? ChainReader.fromConfig(deps.cfg);
+    this.transfers = transferFactsFor(ChainReader.fromConfig(deps.cfg));
     this.table = priceTable(deps.cfg.NETWORK, deps.cfg.ORDER_PRICES, deps.cfg.ACTIVATION_FEE_SUN);
     this.routing = routingFeeTable(deps.cfg.NETWORK, deps.cfg.ROUTING_FEE_BPS, deps.cfg.ROUTING_FEE_TIERS);
     this.pacer = new OrderPacer({
@@ -275,6 +280,7 @@ export class BatchExecutor {
 
   /** The receiver's orders, chunk by chunk; the first refusal stops it (what was placed stays). */
   private async placeOrders(batch: Batch, item: BatchItem, active: boolean, attempts: { count: number }): Promise<{ orderIds: string[]; failure: ItemFailure | null }> {
+    if (item.forTransfer) return this.placeForTransfer(batch, item, item.forTransfer, active, attempts);
     const plan = this.chunks(item, active);
     if ('failure' in plan) return { orderIds: [], failure: plan.failure };
     const orderIds: string[] = [];
@@ -301,6 +307,38 @@ export class BatchExecutor {
       return { orderIds, failure: refusalOf(result) };
     }
     return { orderIds, failure: null };
+  }
+
+  /**
+   * A for_transfer item: one energy order, sized by the processor from the transfer's simulation and the
+   * receiver's free energy read now (3047 when nothing is short, as POST /v1/orders answers it). A chain
+   * outage leaves the receiver `started`, read again at a later pass (the same command id).
+   */
+  private async placeForTransfer(batch: Batch, item: BatchItem, transfer: TransferRef, active: boolean, attempts: { count: number }): Promise<{ orderIds: string[]; failure: ItemFailure | null }> {
+    const row = this.table.rows.find((r) => r.resource === 'energy' && r.tier === item.tier);
+    if (!row || !row.available || item.tier === null) return { orderIds: [], failure: failureOf('tier_unavailable', `The tier ${item.tier} is not available for energy.`) };
+    let read;
+    try {
+      read = await readForTransfer(this.transfers, { from: item.receiver, to: transfer.to, amount: BigInt(transfer.amount), token: transfer.token }, {
+        minAmount: row.min_amount, maxAmount: Math.min(row.max_amount, accountLimits.max_order_energy),
+      });
+    } catch (err) {
+      if (err instanceof NoSuchContract) return { orderIds: [], failure: failureOf('invalid_request', 'The token is not a contract on this network.') };
+      throw err;
+    }
+    if (read.failure !== null) return { orderIds: [], failure: failureOf('invalid_request', `The transfer would fail: ${read.failure}; renting energy does not help.`) };
+    const base = row.price_sun_per_unit * BigInt(read.amount);
+    read.facts.routingFeeBps = (await routingFeeFor(this.deps.pool, this.routing, this.deps.cfg.ORDER_SUPPLIER, batch.accountId, base, this.deps.clock.now())).bps;
+    const result = await this.placeOrder(orderCommandFrom({
+      accountId: batch.accountId, clientOrderId: clientOrderIdFor(item.clientOrderIdPrefix, item.receiver, 0), idempotencyKey: null,
+      quoteId: null, quoteExpiresAt: null, resource: 'energy', amount: null, tier: item.tier, durationSeconds: tierSeconds[item.tier],
+      receiver: item.receiver, receiverActive: active, activate: item.activate, maxPriceSun: item.maxPriceSun,
+      priceSunPerUnit: row.price_sun_per_unit, paySun: 0n, activateSun: active ? 0n : this.table.activationFeeSun, source: 'batch', memo: null,
+      supplier: this.deps.cfg.ORDER_SUPPLIER, batchId: batch.id, forTransfer: read.facts,
+    }), attempts, batch.id, item.receiver, 'chunk', 0);
+    if (result === null) throw new Stopped();
+    if (result.outcome === 'applied' && result.body) return { orderIds: [String(result.body.id)], failure: null };
+    return { orderIds: [], failure: refusalOf(result) };
   }
 
   /** Chunk amounts at the price in force now, or why none can be placed (the whole item over max_price_sun). */

@@ -3,6 +3,7 @@
  * everything its effect depends on (ids, the time it was received, prices, chain facts) so a replay of
  * the log rebuilds the same state.
  */
+import type { ForTransferFacts } from './estimates';
 import type { DepositFacts, DepositPricing } from './deposits';
 import type { BatchCommand } from './batches/commands';
 import type { SubscriptionCommand } from './subscriptions/commands';
@@ -115,7 +116,11 @@ export interface CreateOrderCommand {
   batchId?: string | null;
   /** Set when a subscription's refill placed the order (source `subscription`). */
   subscriptionId?: string | null;
+  /** `for_transfer` (contract.md section 11): the order is sized by the processor from these facts. */
+  forTransfer?: ForTransferFacts | null;
 }
+
+export type { ForTransferFacts };
 
 /** A chain transaction signed for an order, carried in a command so the processor stores it before broadcast. */
 export interface SignedTxFact {

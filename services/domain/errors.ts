@@ -44,6 +44,11 @@ export const errorCatalog = {
   chain_unavailable: { code: 5003, http: 503, message: 'Chain data cannot be read.' },
   service_unavailable: { code: 5030, http: 503, message: 'The request could not be completed in time; nothing was stored or charged.' },
   order_status_conflict: { code: 3045, http: 409, message: "The order's status does not allow this." },
+  // Contract section 11: an Estimate item's `error` (the answer itself is 200), never an answer's status.
+  transfer_would_fail: { code: 3046, http: 200, message: 'The transfer would fail.' },
+  nothing_to_rent: { code: 3047, http: 409, message: 'The sender already has what the transfer needs.' },
+  // Contract section 12: a returned desk payment's order failure (no request answers it: `http` 200 as 3046's).
+  transfer_not_accepted: { code: 3048, http: 200, message: 'The payment was returned.' },
   supply_unavailable: { code: 5004, http: 503, message: 'No stake could be allocated to the order within the wait window.' },
   activation_failed: { code: 5005, http: 502, message: 'The receiver could not be activated.' },
 } as const;

@@ -2,7 +2,7 @@
  * The pure part of placing an order: the `order.create` command from a priced request. POST /v1/orders and
  * the batch executor both build their command here, so an order from a batch is the very same command.
  */
-import type { CreateOrderCommand } from './commands';
+import type { CreateOrderCommand, ForTransferFacts } from './commands';
 import { requestHash } from './orders/rules';
 import type { OrderResource, Tier } from './pricing';
 
@@ -28,6 +28,8 @@ export interface OrderPlacement {
   supplier: 'pool' | 'provider';
   batchId?: string | null;
   subscriptionId?: string | null;
+  /** `for_transfer` orders: sized by the processor from these facts (`amount` null, or the quote's). */
+  forTransfer?: ForTransferFacts | null;
 }
 
 export function orderCommandFrom(p: OrderPlacement): CreateOrderCommand & { accountId: string } {
@@ -35,6 +37,7 @@ export function orderCommandFrom(p: OrderPlacement): CreateOrderCommand & { acco
   const hash = requestHash({
     client_order_id: p.clientOrderId, quote_id: p.quoteId, resource: p.resource, amount: p.amount, tier: p.tier,
     receiver: p.receiver, activate: p.activate, max_price_sun: p.maxPriceSun, memo: p.memo,
+    for_transfer: p.forTransfer ? `${p.forTransfer.to}:${p.forTransfer.amount}:${p.forTransfer.token}` : undefined,
   });
   return {
     type: 'order.create', accountId: p.accountId, clientOrderId: p.clientOrderId, idempotencyKey: p.idempotencyKey, requestHash: hash,
@@ -43,5 +46,6 @@ export function orderCommandFrom(p: OrderPlacement): CreateOrderCommand & { acco
     paySun: p.paySun, activateSun: p.activateSun, source: p.source, memo: p.memo, supplier: p.supplier,
     ...(p.batchId ? { batchId: p.batchId } : {}),
     ...(p.subscriptionId ? { subscriptionId: p.subscriptionId } : {}),
+    ...(p.forTransfer ? { forTransfer: p.forTransfer } : {}),
   };
 }

@@ -976,6 +976,26 @@ export interface paths {
         patch: operations["updateSubscription"];
         trace?: never;
     };
+    "/v1/estimates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Simulates up to 100 token transfers on the node with their real sender and amount: energy and bandwidth needed and available, the recommended fee limit, the burn without rental, and the orders that cover the shortfall at the live price.
+         * @description Simulates up to 100 token transfers on the node with their real sender and amount: energy and bandwidth needed and available, the recommended fee limit, the burn without rental, and the orders that cover the shortfall at the live price. Credentials: an API key with scope `orders.read`, or a dashboard session (with X-CSRF-Token on writes).
+         */
+        post: operations["createEstimates"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "order.confirmed": {
@@ -1245,12 +1265,12 @@ export interface components {
          * @description Every error code (contract.md section 1).
          * @enum {integer}
          */
-        ErrorCode: 1001 | 1002 | 1010 | 1011 | 1012 | 1013 | 1014 | 1015 | 1016 | 1020 | 2000 | 2001 | 2003 | 2004 | 2005 | 2006 | 3001 | 3002 | 3004 | 3006 | 3007 | 3008 | 3010 | 3011 | 3012 | 3019 | 3020 | 3021 | 3022 | 3023 | 3024 | 3038 | 3039 | 3040 | 4001 | 4002 | 5000 | 5002 | 5003 | 5030 | 3045 | 5004 | 5005;
+        ErrorCode: 1001 | 1002 | 1010 | 1011 | 1012 | 1013 | 1014 | 1015 | 1016 | 1020 | 2000 | 2001 | 2003 | 2004 | 2005 | 2006 | 3001 | 3002 | 3004 | 3006 | 3007 | 3008 | 3010 | 3011 | 3012 | 3019 | 3020 | 3021 | 3022 | 3023 | 3024 | 3038 | 3039 | 3040 | 4001 | 4002 | 5000 | 5002 | 5003 | 5030 | 3045 | 3046 | 3047 | 3048 | 5004 | 5005;
         /**
          * @description The slug of each code, one to one.
          * @enum {string}
          */
-        ErrorSlug: "authentication_required" | "signature_invalid" | "challenge_invalid" | "bootstrap_token_expired" | "bootstrap_token_invalid" | "session_expired" | "csrf_token_invalid" | "scope_missing" | "role_forbidden" | "rate_limited" | "invalid_request" | "invalid_range" | "tier_unavailable" | "batch_too_large" | "idempotency_key_required" | "duplicate_receiver" | "not_found" | "order_not_cancellable" | "receiver_not_activated" | "price_above_limit" | "nothing_to_reclaim" | "reclaim_unavailable" | "idempotency_conflict" | "quote_mismatch" | "quote_expired" | "address_book_full" | "webhook_url_rejected" | "webhook_limit_reached" | "api_key_limit_reached" | "subscription_limit" | "subscription_exists" | "promo_not_eligible" | "promo_already_redeemed" | "promo_redeem_unavailable" | "insufficient_funds" | "amount_out_of_range" | "internal_error" | "delegation_failed" | "chain_unavailable" | "service_unavailable" | "order_status_conflict" | "supply_unavailable" | "activation_failed";
+        ErrorSlug: "authentication_required" | "signature_invalid" | "challenge_invalid" | "bootstrap_token_expired" | "bootstrap_token_invalid" | "session_expired" | "csrf_token_invalid" | "scope_missing" | "role_forbidden" | "rate_limited" | "invalid_request" | "invalid_range" | "tier_unavailable" | "batch_too_large" | "idempotency_key_required" | "duplicate_receiver" | "not_found" | "order_not_cancellable" | "receiver_not_activated" | "price_above_limit" | "nothing_to_reclaim" | "reclaim_unavailable" | "idempotency_conflict" | "quote_mismatch" | "quote_expired" | "address_book_full" | "webhook_url_rejected" | "webhook_limit_reached" | "api_key_limit_reached" | "subscription_limit" | "subscription_exists" | "promo_not_eligible" | "promo_already_redeemed" | "promo_redeem_unavailable" | "insufficient_funds" | "amount_out_of_range" | "internal_error" | "delegation_failed" | "chain_unavailable" | "service_unavailable" | "order_status_conflict" | "transfer_would_fail" | "nothing_to_rent" | "transfer_not_accepted" | "supply_unavailable" | "activation_failed";
         /** @description The error envelope: every error answer has this shape. */
         ErrorEnvelope: {
             error: {
@@ -1323,9 +1343,9 @@ export interface components {
         Error409: components["schemas"]["ErrorEnvelope"] & {
             error?: {
                 /** @enum {integer} */
-                code?: 3002 | 3004 | 3006 | 3007 | 3008 | 3010 | 3012 | 3019 | 3021 | 3022 | 3023 | 3024 | 3038 | 3039 | 3040 | 3045;
+                code?: 3002 | 3004 | 3006 | 3007 | 3008 | 3010 | 3012 | 3019 | 3021 | 3022 | 3023 | 3024 | 3038 | 3039 | 3040 | 3045 | 3047;
                 /** @enum {string} */
-                slug?: "order_not_cancellable" | "receiver_not_activated" | "price_above_limit" | "nothing_to_reclaim" | "reclaim_unavailable" | "idempotency_conflict" | "quote_expired" | "address_book_full" | "webhook_limit_reached" | "api_key_limit_reached" | "subscription_limit" | "subscription_exists" | "promo_not_eligible" | "promo_already_redeemed" | "promo_redeem_unavailable" | "order_status_conflict";
+                slug?: "order_not_cancellable" | "receiver_not_activated" | "price_above_limit" | "nothing_to_reclaim" | "reclaim_unavailable" | "idempotency_conflict" | "quote_expired" | "address_book_full" | "webhook_limit_reached" | "api_key_limit_reached" | "subscription_limit" | "subscription_exists" | "promo_not_eligible" | "promo_already_redeemed" | "promo_redeem_unavailable" | "order_status_conflict" | "nothing_to_rent";
                 message?: string;
                 details?: Record<string, never> | null;
             };
@@ -1579,6 +1599,16 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+        };
+        ForTransfer: {
+            to: components["schemas"]["Address"];
+            /**
+             * @description Token amount in base units: an integer string or an integer.
+             * @example 25000000
+             */
+            amount: unknown;
+            /** @description `USDT` (default) or a TRC-20 contract address. */
+            token?: string;
         };
         /** @enum {string} */
         OrderResource: "energy" | "bandwidth" | "activation";
@@ -1839,6 +1869,50 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+        };
+        EstimateItem: {
+            from: components["schemas"]["Address"];
+            to: components["schemas"]["Address"];
+            /**
+             * @description Token amount in base units: an integer string or an integer.
+             * @example 25000000
+             */
+            amount: unknown;
+            /** @description `USDT` (default) or a TRC-20 contract address. */
+            token?: string;
+        };
+        EstimateOrder: {
+            /** @enum {string} */
+            resource: "energy" | "bandwidth";
+            amount: number;
+            tier: components["schemas"]["Tier"];
+            receiver: components["schemas"]["Address"];
+            activate: boolean;
+        };
+        Estimate: {
+            from: components["schemas"]["Address"];
+            to: components["schemas"]["Address"];
+            token: components["schemas"]["Address"];
+            amount: string;
+            ok: boolean;
+            error: {
+                code: number;
+                slug: string;
+                message: string;
+            } | null;
+            energy_needed: number;
+            energy_penalty: number;
+            receiver_holds_token: boolean;
+            energy_available: number;
+            energy_to_rent: number;
+            bandwidth_needed: number;
+            bandwidth_available: number;
+            bandwidth_to_rent: number;
+            sender_activated: boolean;
+            fee_limit_sun: components["schemas"]["Sun"];
+            burn_sun_without_rental: components["schemas"]["Sun"];
+            orders: components["schemas"]["EstimateOrder"][];
+            total_amount_sun: components["schemas"]["Sun"];
         };
         /** @description A delegation is confirmed on chain and the receiver's limit verified. */
         Event_order_confirmed: {
@@ -7152,7 +7226,12 @@ export interface operations {
                  *       "receiver": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
                  *       "activate": false,
                  *       "max_price_sun": 1,
-                 *       "memo": "example"
+                 *       "memo": "example",
+                 *       "for_transfer": {
+                 *         "to": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                 *         "amount": "25000000",
+                 *         "token": "example"
+                 *       }
                  *     }
                  */
                 "application/json": {
@@ -7165,6 +7244,7 @@ export interface operations {
                     activate?: boolean;
                     max_price_sun?: (number | bigint) | null;
                     memo?: string | null;
+                    for_transfer?: components["schemas"]["ForTransfer"];
                 };
             };
         };
@@ -9705,7 +9785,11 @@ export interface operations {
                  *           "bandwidth": false,
                  *           "bandwidth_amount": 1,
                  *           "max_price_sun": 1,
-                 *           "client_order_id_prefix": "example"
+                 *           "client_order_id_prefix": "example",
+                 *           "for_transfer": {
+                 *             "to": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                 *             "amount": "25000000"
+                 *           }
                  *         }
                  *       ]
                  *     }
@@ -9744,6 +9828,7 @@ export interface operations {
                          */
                         max_price_sun?: number | bigint;
                         client_order_id_prefix?: string;
+                        for_transfer?: components["schemas"]["ForTransfer"];
                     }[];
                 };
             };
@@ -11323,6 +11408,218 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error422"];
+                };
+            };
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5000,
+                     *         "slug": "internal_error",
+                     *         "message": "Internal error.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away; nothing was stored or charged. Retry with the same idempotency key. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5003,
+                     *         "slug": "chain_unavailable",
+                     *         "message": "Chain data cannot be read.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    createEstimates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "items": [
+                 *         {
+                 *           "from": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                 *           "to": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                 *           "amount": "25000000",
+                 *           "token": "example"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    items: components["schemas"]["EstimateItem"][];
+                };
+            };
+        };
+        responses: {
+            /** @description one Estimate per item, in order */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "from": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *           "to": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *           "token": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *           "amount": "example",
+                     *           "ok": false,
+                     *           "error": {
+                     *             "code": 1,
+                     *             "slug": "example",
+                     *             "message": "example"
+                     *           },
+                     *           "energy_needed": 1,
+                     *           "energy_penalty": 1,
+                     *           "receiver_holds_token": false,
+                     *           "energy_available": 1,
+                     *           "energy_to_rent": 1,
+                     *           "bandwidth_needed": 1,
+                     *           "bandwidth_available": 1,
+                     *           "bandwidth_to_rent": 1,
+                     *           "sender_activated": false,
+                     *           "fee_limit_sun": 65000000,
+                     *           "burn_sun_without_rental": 65000000,
+                     *           "orders": [
+                     *             {
+                     *               "resource": "energy",
+                     *               "amount": 1,
+                     *               "tier": "5m",
+                     *               "receiver": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *               "activate": false
+                     *             }
+                     *           ],
+                     *           "total_amount_sun": 65000000
+                     *         }
+                     *       ],
+                     *       "chain": {
+                     *         "energy_fee_sun": 65000000,
+                     *         "bandwidth_fee_sun": 65000000,
+                     *         "block_number": 1,
+                     *         "at": "2026-12-01T10:00:00Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Estimate"][];
+                        chain: {
+                            energy_fee_sun: components["schemas"]["Sun"];
+                            bandwidth_fee_sun: components["schemas"]["Sun"];
+                            block_number: number;
+                            /** Format: date-time */
+                            at: string;
+                        };
+                    };
+                };
+            };
+            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1001,
+                     *         "slug": "authentication_required",
+                     *         "message": "Credentials are required.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description The credentials lack the scope or role this needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1014,
+                     *         "slug": "csrf_token_invalid",
+                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
                 };
             };
             /** @description A budget is spent (1020); wait `Retry-After` seconds. */

@@ -22,4 +22,6 @@ export interface AuthRequirement {
   session?: { minRole: MemberRole };
   /** The bootstrap token opens exactly four operations; true only on those. */
   bootstrap?: boolean;
+  /** A POST that spends the reads budget (POST /v1/estimates: a read with a body). Default: by method. */
+  readBudget?: boolean;
 }

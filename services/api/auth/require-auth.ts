@@ -25,6 +25,7 @@ export function runtimeOf(req: Request): Runtime {
 async function authenticate(req: Request, res: Response, need: AuthRequirement): Promise<AuthContext> {
   const rt = runtimeOf(req);
   const presented = presentedCredentials(req);
+  const budgetMethod = need.readBudget ? 'GET' : req.method;
   switch (presented.kind) {
     case 'api_key': {
       // A caller that will pass the scope check below spends its budget in the signature's Redis call.
@@ -32,17 +33,17 @@ async function authenticate(req: Request, res: Response, need: AuthRequirement):
       // A key the cache holds costs no read: only other key ids pass the IP's miss gate (credential-misses.ts).
       if (!apiKeyCache(rt).holds(presented.keyId)) await refuseAfterMisses(rt, req);
       const { auth, budget } = await countingMisses(rt, req, () => verifySignedRequest(rt, req, presented, (key) =>
-        (need.apiKey && (!scope || key.scopes.includes(scope)) ? callerBudgetSlot(rt, req.method, key.id) : null)));
+        (need.apiKey && (!scope || key.scopes.includes(scope)) ? callerBudgetSlot(rt, budgetMethod, key.id) : null)));
       if (!need.apiKey) throw new ApiError('scope_missing', 'No API-key scope opens this endpoint; it needs a dashboard session.', { scope: null });
       if (scope && !auth.scopes.includes(scope)) throw new ApiError('scope_missing', `The API key lacks the scope \`${scope}\`.`, { scope });
       if (budget?.used != null) checkBudget(budget.slot, budget.used);
-      else await spendCallerBudget(rt, req.method, auth.keyId);
+      else await spendCallerBudget(rt, budgetMethod, auth.keyId);
       return auth;
     }
     case 'bootstrap': {
       await refuseAfterMisses(rt, req);
       const auth = await countingMisses(rt, req, () => verifyBootstrap(rt, presented.token, need.bootstrap === true));
-      await spendCallerBudget(rt, req.method, auth.tokenId);
+      await spendCallerBudget(rt, budgetMethod, auth.tokenId);
       return auth;
     }
     case 'session': {
@@ -54,7 +55,7 @@ async function authenticate(req: Request, res: Response, need: AuthRequirement):
         throw new ApiError('role_forbidden', `This needs the role \`${need.session.minRole}\` or above.`, { role: need.session.minRole });
       }
       res.locals.session = session;
-      await spendCallerBudget(rt, req.method, session.row.id);
+      await spendCallerBudget(rt, budgetMethod, session.row.id);
       return sessionContext(session);
     }
     case 'none':
@@ -67,7 +68,7 @@ export function requireAuth(need: AuthRequirement): RequestHandler {
   return async (req, res, next) => {
     const auth = await authenticate(req, res, need);
     res.locals.auth = auth;
-    if (auth.accountId !== null) await spendAccountBudget(runtimeOf(req), req.method, auth.accountId);
+    if (auth.accountId !== null) await spendAccountBudget(runtimeOf(req), need.readBudget ? 'GET' : req.method, auth.accountId);
     next();
   };
 }

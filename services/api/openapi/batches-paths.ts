@@ -73,7 +73,7 @@ export const batchPaths: Record<string, Record<string, Operation>> = {
               client_batch_id: { type: 'string', minLength: 1, maxLength: 128 },
               defaults: obj(itemOptions, []),
               // Bounded for parsing; above limits.max_batch_receivers the route answers 2004.
-              items: { type: 'array', minItems: 1, maxItems: 1000, items: obj({ receiver: ref('Address'), ...itemOptions }, ['receiver']) },
+              items: { type: 'array', minItems: 1, maxItems: 1000, items: obj({ receiver: ref('Address'), ...itemOptions, for_transfer: ref('ForTransfer') }, ['receiver']) },
             }, ['items']),
           },
         },

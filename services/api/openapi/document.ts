@@ -12,6 +12,7 @@ import { promoPaths, promoSchemas } from './promo-paths';
 import { statsPaths, statsSchemas } from './stats-paths';
 import { batchPaths, batchSchemas } from './batches-paths';
 import { subscriptionPaths, subscriptionSchemas } from './subscriptions-paths';
+import { estimatePaths, estimateSchemas } from './estimates-paths';
 import { completeDocument } from './examples';
 import { eventSchemas, webhooks } from './webhook-events';
 import type { OpenApiDocument } from './operation';
@@ -61,8 +62,8 @@ export function buildDocument(origins: PublicOrigins = {}): OpenApiDocument {
     // Every path below carries /v1, and a server URL is prefixed to each path: '/' (not '/v1/v1/...').
     servers: [{ url: '/', description: 'The server that served this document.' }, server('mainnet', origins.mainnet), server('nile', origins.nile)],
     tags: TAGS,
-    paths: { ...platformPaths, ...identityPaths, ...ledgerPaths, ...webhookPaths, ...orderPaths, ...promoPaths, ...statsPaths, ...batchPaths, ...subscriptionPaths },
+    paths: { ...platformPaths, ...identityPaths, ...ledgerPaths, ...webhookPaths, ...orderPaths, ...promoPaths, ...statsPaths, ...batchPaths, ...subscriptionPaths, ...estimatePaths },
     webhooks,
-    components: { schemas: { ...sharedSchemas, ...identitySchemas, ...ledgerSchemas, ...webhookSchemas, ...orderSchemas, ...promoSchemas, ...statsSchemas, ...batchSchemas, ...subscriptionSchemas, ...eventSchemas }, securitySchemes: { ...identitySecuritySchemes } },
+    components: { schemas: { ...sharedSchemas, ...identitySchemas, ...ledgerSchemas, ...webhookSchemas, ...orderSchemas, ...promoSchemas, ...statsSchemas, ...batchSchemas, ...subscriptionSchemas, ...estimateSchemas, ...eventSchemas }, securitySchemes: { ...identitySecuritySchemes } },
   });
 }

@@ -26,8 +26,9 @@ function narrowed(codes: number[], slugList: string[], description: string) {
   };
 }
 
-// 502's codes (5002 delegation_failed, 5005 activation_failed) are only ever an order's `failure`, never an answer.
-const NOT_ANSWERED = new Set([502]);
+// 502's codes (5002 delegation_failed, 5005 activation_failed) are only ever an order's `failure`, never an answer;
+// 200's (3046 transfer_would_fail, 3048 transfer_not_accepted) only an estimate item's `error` or a desk order's failure.
+const NOT_ANSWERED = new Set([200, 502]);
 const statuses = [...new Set(slugs.map((s) => errorCatalog[s].http))].filter((s) => !NOT_ANSWERED.has(s)).sort((a, b) => a - b);
 const ofStatus = (status: number) => slugs.filter((s) => errorCatalog[s].http === status);
 

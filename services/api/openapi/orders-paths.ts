@@ -15,6 +15,11 @@ const idempotencyKey = { name: 'Idempotency-Key', in: 'header' as const, schema:
 const int64 = { type: 'integer', format: 'int64', minimum: 0, description: 'int64 SUN; the order is refused (3006) when the live total exceeds it.' };
 
 export const orderSchemas = {
+  // Contract §11: instead of `amount`, the token transfer the receiver (its sender) is about to send.
+  ForTransfer: obj({
+    to: ref('Address'), amount: { description: 'Token amount in base units: an integer string or an integer.', examples: ['25000000'] },
+    token: { type: 'string', maxLength: 64, description: '`USDT` (default) or a TRC-20 contract address.' },
+  }, ['to', 'amount']),
   OrderResource: { type: 'string', enum: [...orderResources] },
   Tier: { type: 'string', enum: [...allTiers] },
   OrderStatus: { type: 'string', enum: [...orderStatuses] },
@@ -100,6 +105,7 @@ export const orderPaths: Record<string, Record<string, Operation>> = {
               client_order_id: { type: 'string', minLength: 1, maxLength: 128 }, quote_id: { type: 'string', maxLength: 64 }, resource: ref('OrderResource'),
               amount: { type: 'integer', minimum: 1 }, tier: ref('Tier'), receiver: ref('Address'), activate: { type: 'boolean' }, max_price_sun: nullable(int64),
               memo: nullable({ type: 'string', maxLength: 256 }),
+              for_transfer: ref('ForTransfer'),
             }, ['resource', 'receiver']),
           },
         },

@@ -16,6 +16,8 @@ import { markStage } from '../stage-timing';
 import { createdCursorCodec } from '../cursor';
 import { checkAddress, submitCommand } from '../identity-deps';
 import type { RequestValidator } from '../validate';
+import type { Config } from '../../platform/config';
+import { transferRefOf } from '../transfer-input';
 import { accountLimits } from '../../domain/account';
 
 export interface BatchRouteDeps {
@@ -36,10 +38,11 @@ function int64Field(value: unknown, field: string): bigint | undefined {
 }
 
 /** The wire item (snake_case) as merge input. */
-function itemInput(raw: Record<string, any>, field: string): ItemInput {
+function itemInput(raw: Record<string, any>, field: string, cfg?: Pick<Config, 'USDT_CONTRACT'>): ItemInput {
   return {
     receiver: raw.receiver, resource: raw.resource, amount: raw.amount, tier: raw.tier, activate: raw.activate, bandwidth: raw.bandwidth,
     bandwidthAmount: raw.bandwidth_amount, maxPriceSun: int64Field(raw.max_price_sun, `${field}.max_price_sun`), clientOrderIdPrefix: raw.client_order_id_prefix,
+    ...(raw.for_transfer !== undefined && cfg ? { forTransfer: transferRefOf(cfg, raw.for_transfer, `${field}.for_transfer`) } : {}),
   };
 }
 
@@ -49,11 +52,15 @@ function checkItem(table: PriceTable, item: ItemSpec, field: string): void {
     if (item.amount !== null || item.tier !== null) throw new ApiError('invalid_request', 'An activation item takes no amount or tier.', { field });
     return;
   }
-  if (item.amount === null) throw new ApiError('invalid_request', 'Missing `amount` (in the item or defaults).', { field: `${field}.amount` });
+  if (item.forTransfer) {
+    // Contract §11: sized by the processor when the executor places it; energy only, no amount of its own.
+    if (item.resource !== 'energy') throw new ApiError('invalid_request', '`for_transfer` orders energy: `resource` must be `energy`.', { field: `${field}.resource` });
+    if (item.amount !== null) throw new ApiError('invalid_request', 'Give `amount` or `for_transfer`, not both.', { field: `${field}.amount` });
+  } else if (item.amount === null) throw new ApiError('invalid_request', 'Missing `amount` (in the item or defaults).', { field: `${field}.amount` });
   if (item.tier === null) throw new ApiError('invalid_request', 'Missing `tier` (in the item or defaults).', { field: `${field}.tier` });
   const row = table.rows.find((r) => r.resource === item.resource && r.tier === item.tier);
   if (!row || !row.available) throw new ApiError('tier_unavailable', `The tier ${item.tier} is not available for ${item.resource}.`, { field: `${field}.tier` });
-  if (item.amount < row.min_amount) throw new ApiError('amount_out_of_range', `The amount must be at least ${row.min_amount}.`, { field: `${field}.amount`, min_amount: row.min_amount });
+  if (item.amount !== null && item.amount < row.min_amount) throw new ApiError('amount_out_of_range', `The amount must be at least ${row.min_amount}.`, { field: `${field}.amount`, min_amount: row.min_amount });
 }
 
 const { encode: encodeCursor, decode: decodeCursor } = createdCursorCodec('bat');
@@ -98,7 +105,7 @@ export function batchesRouter(deps: BatchRouteDeps): Router {
     if (body.items.length > accountLimits.max_batch_receivers) {
       throw new ApiError('batch_too_large', `At most ${accountLimits.max_batch_receivers} receivers per batch.`, { limit: accountLimits.max_batch_receivers, used: body.items.length });
     }
-    const inputs = body.items.map((raw, k) => ({ ...itemInput(raw, `items[${k}]`), receiver: checkAddress(raw.receiver, `items[${k}].receiver`) }));
+    const inputs = body.items.map((raw, k) => ({ ...itemInput(raw, `items[${k}]`, rt.cfg), receiver: checkAddress(raw.receiver, `items[${k}].receiver`) }));
     const duplicate = duplicateReceiver(inputs);
     if (duplicate) throw new ApiError('duplicate_receiver', `The receiver ${duplicate} appears twice.`, { field: 'items', receiver: duplicate });
     const items = mergeItems(itemInput(body.defaults ?? {}, 'defaults'), inputs);

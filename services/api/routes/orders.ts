@@ -19,6 +19,7 @@ import { routingFeeFor } from '../../promo/routing-fee-reads';
 import { publicReadBudget } from '../auth/budget';
 import { accountIdOf, authOf, requireAuth } from '../auth/require-auth';
 import { receiverActivation } from '../receiver-activation';
+import { orderForTransfer } from '../for-transfer';
 import { BroadcastWatch, placedOrderAnswer } from '../sync-delivery';
 import { ApiError, sendJson } from '../errors';
 import { createdCursorCodec } from '../cursor';
@@ -36,7 +37,7 @@ export interface OrderRouteDeps {
   bus: CommandBus;
   validator: RequestValidator;
   /** Receiver activation reads; default: the runtime's shared reader (rt.chain). */
-  chain?: Pick<ChainReader, 'account'>;
+  chain?: Pick<ChainReader, 'account' | 'call'>;
 }
 
 const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{8,128}$/;
@@ -140,15 +141,24 @@ export function ordersRouter(deps: OrderRouteDeps): Router {
     let paySun: bigint;
     let activateSun: bigint;
     let quoteExpiresAt: number | null = null;
+    // Contract §11: sized by the processor from the chain facts read here (services/api/for-transfer.ts).
+    const transfer = body.for_transfer === undefined ? null : await orderForTransfer(rt.cfg, chain, table, accountLimits.max_order_energy, body);
     if (body.quote_id !== undefined) {
       const quote = await quoteById(rt.pool, accountId, body.quote_id);
       if (!quote) throw new ApiError('quote_expired', 'No such quote, or it has expired.');
-      if (!quoteMatches(quote as never, { resource: body.resource, amount: body.amount ?? null, tier: body.tier ?? null, receiver })) throw new ApiError('quote_mismatch');
+      if (!quoteMatches(quote as never, { resource: body.resource, amount: transfer ? transfer.amount : body.amount ?? null, tier: body.tier ?? null, receiver })) throw new ApiError('quote_mismatch');
       p = { resource: quote.resource, amount: quote.amount, tier: quote.tier as Tier | null, durationSeconds: quote.tier ? tierSeconds[quote.tier as Tier] : null, priceSunPerUnit: quote.priceSunPerUnit };
       active = quote.receiverActive;
       paySun = quote.paySun;
       activateSun = quote.activateSun;
       quoteExpiresAt = quote.expiresAt;
+    } else if (transfer) {
+      p = { resource: 'energy', amount: null, tier: body.tier, durationSeconds: tierSeconds[body.tier as Tier], priceSunPerUnit: transfer.row.price_sun_per_unit };
+      active = transfer.senderActive;
+      const base = transfer.row.price_sun_per_unit * BigInt(transfer.amount);
+      transfer.facts.routingFeeBps = (await routingFeeFor(rt.pool, routing, rt.cfg.ORDER_SUPPLIER, accountId, base, rt.clock.now())).bps;
+      paySun = 0n;
+      activateSun = active ? 0n : table.activationFeeSun;
     } else {
       p = priced(table, body);
       active = await receiverActive(receiver);
@@ -161,6 +171,7 @@ export function ordersRouter(deps: OrderRouteDeps): Router {
       resource: p.resource, amount: p.amount, tier: p.tier, durationSeconds: p.durationSeconds, receiver, receiverActive: active,
       activate: body.activate ?? null, maxPriceSun, quoteId: body.quote_id ?? null, quoteExpiresAt, priceSunPerUnit: p.priceSunPerUnit,
       paySun, activateSun, source: authOf(res).kind === 'session' ? 'dashboard' : 'api', memo: body.memo ?? null, supplier: rt.cfg.ORDER_SUPPLIER,
+      forTransfer: transfer?.facts ?? null,
     });
     markStage(res, 'price');
     const result = await submitCommand(bus, command, res);

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { jsonInt } from '../json-int';
 import type { Order, OrderStatus } from '../orders/rules';
+import type { TransferRef } from '../estimates';
 import type { OrderResource, Tier } from '../pricing';
 
 export const itemStatuses = ['queued', 'processing', 'completed', 'partial', 'failed', 'insufficient_funds', 'cancelled'] as const;
@@ -23,6 +24,8 @@ export interface ItemSpec {
   bandwidthAmount: number | null;
   maxPriceSun: bigint | null;
   clientOrderIdPrefix: string | null;
+  /** `for_transfer` (contract.md section 11): energy sized to this transfer from the receiver (absent on older rows). */
+  forTransfer?: TransferRef | null;
 }
 
 export interface ItemFailure {
@@ -126,6 +129,8 @@ export function mergeItems(defaults: ItemInput, items: Array<ItemInput & { recei
     bandwidthAmount: pick(item, 'bandwidthAmount'),
     maxPriceSun: pick(item, 'maxPriceSun'),
     clientOrderIdPrefix: pick(item, 'clientOrderIdPrefix'),
+    // Per item only: a transfer is one receiver's.
+    ...(item.forTransfer ? { forTransfer: item.forTransfer } : {}),
   }));
 }
 
@@ -141,7 +146,11 @@ export function duplicateReceiver(items: Array<{ receiver: string }>): string | 
 
 /** The batch's request identity: its id and every merged item, so the same body hashes the same. */
 export function batchRequestHash(clientBatchId: string | null, items: ItemSpec[]): string {
-  const canonical = items.map((i) => [i.receiver, i.resource, i.amount, i.tier, i.activate, i.bandwidth, i.bandwidthAmount, i.maxPriceSun?.toString() ?? null, i.clientOrderIdPrefix]);
+  const canonical = items.map((i) => [
+    i.receiver, i.resource, i.amount, i.tier, i.activate, i.bandwidth, i.bandwidthAmount, i.maxPriceSun?.toString() ?? null, i.clientOrderIdPrefix,
+    // Only where present, so a batch without one hashes as before.
+    ...(i.forTransfer ? [`${i.forTransfer.to}:${i.forTransfer.amount}:${i.forTransfer.token}`] : []),
+  ]);
   return createHash('sha256').update(JSON.stringify([clientBatchId, canonical])).digest('hex');
 }
 
@@ -193,7 +202,8 @@ export function itemStatus(item: BatchItem, orders: ItemOrder[], topUp?: ItemOrd
   if (item.progress === 'started') return 'processing';
   if ([...orders, ...(topUp ? [topUp] : [])].some((o) => awaiting.includes(o.status))) return 'processing';
   const got = deliveredUnits(orders);
-  const wanted = item.resource === 'activation' ? 1 : (item.amount ?? 0);
+  // A for_transfer item wants what its order was sized at (the processor decided it; no order: nothing).
+  const wanted = item.resource === 'activation' ? 1 : (item.amount ?? orders.reduce((sum, o) => sum + (o.amount ?? 0), 0));
   if (got === 0) return item.failure?.slug === 'insufficient_funds' ? 'insufficient_funds' : 'failed';
   return got >= wanted ? 'completed' : 'partial';
 }

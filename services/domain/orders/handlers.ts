@@ -7,11 +7,12 @@
 import { availableSun, type Account } from '../account';
 import { balanceCredited } from '../balance-credited';
 import type { Command, CommandOf } from '../commands';
-import { domainError, errorCatalog, type ErrorSlug } from '../errors';
+import { domainError, errorCatalog, type DomainError, type ErrorSlug } from '../errors';
+import { forTransferAmount } from '../estimates';
 import { eventIdFor, type DomainEvent } from '../events';
 import { derivedId } from '../ids';
 import { ledgerAccounts, revenueJournal, transferJournal, type Journal } from '../ledger';
-import { routingFeeOf, routingFeeRefunded } from '../routing-fee';
+import { routingFeeOf, routingFeeRefunded, routingFeeSun } from '../routing-fee';
 import { activationOf, delegateHashes, orderJson } from './view';
 import { closesAfterEnd, delivered, IDEMPOTENCY_TTL_MS, moveRefusal, partialRefund, sameRequest, type IdempotencyRecord, type Order } from './rules';
 import type { Tier } from '../pricing';
@@ -39,6 +40,27 @@ function liveRecord(view: OrderView, accountId: string, key: string | null, at: 
   if (!key) return undefined;
   const record = view.idempotency(accountId, key);
   return record && record.expiresAt > at ? record : undefined;
+}
+
+/**
+ * The amount and pay of an order: as the command says, or for a `for_transfer` order sized here from the
+ * facts it carries (3047 when nothing is short; with a quote, the quote's amount must be what is short).
+ */
+function sizedForTransfer(c: CommandOf<'order.create'>): { amount: number | null; paySun: bigint } | DomainError {
+  const f = c.forTransfer;
+  if (!f) return { amount: c.amount, paySun: c.paySun };
+  const amount = forTransferAmount(f);
+  if (amount === 0) {
+    return domainError('nothing_to_rent', `The sender has ${f.energyAvailable} energy free and the transfer needs ${f.energyNeeded}.`, { energy_needed: f.energyNeeded, energy_available: f.energyAvailable });
+  }
+  if (amount > f.maxAmount) {
+    return domainError('amount_out_of_range', `The transfer needs ${amount} energy, above ${f.maxAmount}.`, { min_amount: f.minAmount, max_amount: f.maxAmount });
+  }
+  if (c.quoteId !== null) {
+    return amount === c.amount ? { amount, paySun: c.paySun } : domainError('quote_mismatch', `The transfer needs ${amount} energy; the quote is for ${c.amount}.`);
+  }
+  const base = (c.priceSunPerUnit ?? 0n) * BigInt(amount);
+  return { amount, paySun: base + routingFeeSun(base, f.routingFeeBps) };
 }
 
 export const createOrder: Handler<CommandOf<'order.create'>> = (state, c) => {
@@ -71,7 +93,10 @@ export const createOrder: Handler<CommandOf<'order.create'>> = (state, c) => {
   if (!c.receiverActive && c.activate === false) {
     return rejected(domainError('receiver_not_activated', 'The receiver is not activated on chain and activate is false.'));
   }
-  const totalSun = c.paySun + c.activateSun;
+  const sized = sizedForTransfer(c);
+  if ('slug' in sized) return rejected(sized);
+  const { amount, paySun } = sized;
+  const totalSun = paySun + c.activateSun;
   if (c.maxPriceSun !== null && totalSun > c.maxPriceSun) {
     return rejected(domainError('price_above_limit', `The live total ${totalSun} SUN exceeds max_price_sun.`, { total_amount_sun: totalSun, max_price_sun: c.maxPriceSun }));
   }
@@ -86,7 +111,7 @@ export const createOrder: Handler<CommandOf<'order.create'>> = (state, c) => {
     requestHash: c.requestHash,
     quoteId: c.quoteId,
     resource: c.resource,
-    amount: c.amount,
+    amount,
     deliveredAmount: null,
     partial: false,
     tier: c.tier as Tier | null,
@@ -96,7 +121,7 @@ export const createOrder: Handler<CommandOf<'order.create'>> = (state, c) => {
     status: 'allocating',
     confirmStatus: 'unconfirmed',
     priceSunPerUnit: c.priceSunPerUnit,
-    paySun: c.paySun,
+    paySun,
     activateSun: c.activateSun,
     totalSun,
     refundedSun: 0n,

@@ -82,6 +82,11 @@ function bodyToWire(body: CommandBody): WireBody {
           quote_expires_at: optLong(body.quoteExpiresAt), price_sun_per_unit: optLong(body.priceSunPerUnit), pay_sun: BigInt(body.paySun),
           activate_sun: BigInt(body.activateSun), source: body.source, memo: body.memo, supplier: body.supplier, batch_id: body.batchId ?? null,
           subscription_id: body.subscriptionId ?? null,
+          for_transfer: body.forTransfer ? {
+            to: body.forTransfer.to, amount: body.forTransfer.amount, token: body.forTransfer.token, energy_needed: BigInt(body.forTransfer.energyNeeded),
+            energy_available: BigInt(body.forTransfer.energyAvailable), min_amount: BigInt(body.forTransfer.minAmount), max_amount: BigInt(body.forTransfer.maxAmount),
+            routing_fee_bps: body.forTransfer.routingFeeBps,
+          } : null,
         },
       };
     case 'order.allocate':
@@ -200,6 +205,13 @@ function bodyFromWire(wire: WireBody): CommandBody {
         quoteExpiresAt: optNumber(value.quote_expires_at), priceSunPerUnit: value.price_sun_per_unit, paySun: value.pay_sun,
         activateSun: value.activate_sun, source: value.source, memo: value.memo, supplier: value.supplier, batchId: value.batch_id ?? null,
         subscriptionId: value.subscription_id ?? null,
+        ...(value.for_transfer ? {
+          forTransfer: {
+            to: value.for_transfer.to, amount: value.for_transfer.amount, token: value.for_transfer.token, energyNeeded: Number(value.for_transfer.energy_needed),
+            energyAvailable: Number(value.for_transfer.energy_available), minAmount: Number(value.for_transfer.min_amount), maxAmount: Number(value.for_transfer.max_amount),
+            routingFeeBps: value.for_transfer.routing_fee_bps,
+          },
+        } : {}),
       };
     case 'AllocateOrder':
       return { type: 'order.allocate', orderId: value.order_id, txs: value.txs.map(txFromWire), ratioLimit: value.ratio_limit, ratioWeight: value.ratio_weight };

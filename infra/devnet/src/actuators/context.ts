@@ -25,6 +25,8 @@ export interface ExecOutcome {
   energyUsage: bigint;
   energyFee: bigint;
   energyUsageTotal: bigint;
+  /** receipt.energy_penalty_total: the dynamic energy part of energyUsageTotal (absent in older stored blocks). */
+  energyPenaltyTotal?: bigint;
   contractResult: string;
   contractAddress?: string;
   logs: TxLog[];

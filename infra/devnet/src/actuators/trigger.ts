@@ -1,5 +1,6 @@
 import { StateView } from '../state/accounts';
 import { PARAMS } from '../state/params';
+import { energyFactor, energyPenalty } from '../state/energy-factor';
 import { energyUsed, resourceLimit } from '../state/resources';
 import type { Contract } from '../tx/contracts';
 import { newAccount } from '../state/accounts';
@@ -9,11 +10,21 @@ import { invalid } from './refusal';
 
 type Trigger = Extract<Contract, { type: 'TriggerSmartContract' }>;
 
+/** A call's result with its energy raised by the contract's dynamic energy penalty (part of `energy`). */
+export interface PricedCall extends CallResult {
+  readonly penalty: bigint;
+}
+
 /** Runs a call on a throw-away child of `view`: for constant calls and estimates. */
-export function dryRun(ctx: ExecContext, c: Trigger): CallResult | undefined {
+export function dryRun(ctx: ExecContext, c: Trigger): PricedCall | undefined {
   const contract = ctx.contracts.get(c.contract);
   if (!contract) return undefined;
-  return run(new StateView(ctx.view.layer.child()), ctx, contract, c, frameOf(ctx), '00'.repeat(32));
+  return withPenalty(ctx.view, c, run(new StateView(ctx.view.layer.child()), ctx, contract, c, frameOf(ctx), '00'.repeat(32)));
+}
+
+function withPenalty(view: StateView, c: Trigger, result: CallResult): PricedCall {
+  const penalty = energyPenalty(result.energy, energyFactor(view, c.contract));
+  return { ...result, energy: result.energy + penalty, penalty };
 }
 
 const NOT_RUN: CallResult = { ok: false, returnData: Buffer.alloc(0), energy: 0n, logs: [] };
@@ -59,7 +70,7 @@ export function triggerContract(ctx: ExecContext, c: Trigger, feeLimit: bigint, 
 
   const scratch = view.layer.child();
   const frame = frameOf(ctx);
-  const result = run(new StateView(scratch), ctx, contract, c, frame, txid);
+  const result = withPenalty(view, c, run(new StateView(scratch), ctx, contract, c, frame, txid));
 
   let spent: bigint;
   if (result.energy > limit) {
@@ -69,6 +80,8 @@ export function triggerContract(ctx: ExecContext, c: Trigger, feeLimit: bigint, 
   } else if (!result.ok) {
     out.contractRet = 'REVERT';
     out.resMessage = 'REVERT opcode executed';
+    // java-tron keeps a revert's return data (the Error(string) reason) in contractResult.
+    out.contractResult = result.returnData.toString('hex');
     spent = result.energy;
   } else {
     scratch.mergeIntoParent();
@@ -94,6 +107,8 @@ export function triggerContract(ctx: ExecContext, c: Trigger, feeLimit: bigint, 
   out.energyUsage = fromFrozen;
   out.energyFee = burned;
   out.energyUsageTotal = spent;
+  // Out of energy, the penalty is the part of what was burned that the factor added.
+  out.energyPenaltyTotal = spent === result.energy ? result.penalty : min(result.penalty, spent);
   out.fee += burned;
   out.contractAddress = c.contract;
 }

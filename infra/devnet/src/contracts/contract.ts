@@ -2,7 +2,7 @@ import type { InternalTx, TxLog } from '../actuators/tx-records';
 import type { HexAddress } from '../crypto/address';
 import { newAccount, StateView } from '../state/accounts';
 import { internalTxHash } from './internal-tx';
-import { selector, signatureOf, type AbiEntry } from './abi';
+import { encode, selector, signatureOf, type AbiEntry } from './abi';
 
 /** What a call did; state writes went to the view the call was given. */
 export interface CallResult {
@@ -140,8 +140,13 @@ function messageCall(frame: CallFrame, view: StateView, from: HexAddress, parent
 /** Energy a revert costs here (a require failing early in a token contract). */
 export const REVERT_ENERGY = 1_000n;
 
-export function revert(): CallResult {
-  return { ok: false, returnData: Buffer.alloc(0), energy: REVERT_ENERGY, logs: [] };
+/** Solidity's Error(string) selector: what `require(cond, "reason")` returns on revert. */
+const ERROR_SELECTOR = '08c379a0';
+
+/** A revert; with a reason, its return data is Error(reason) ABI-encoded, as solc's `require` leaves it. */
+export function revert(reason?: string): CallResult {
+  const returnData = reason === undefined ? Buffer.alloc(0) : Buffer.concat([Buffer.from(ERROR_SELECTOR, 'hex'), encode(['string'], [reason])]);
+  return { ok: false, returnData, energy: REVERT_ENERGY, logs: [] };
 }
 
 export function ok(returnData: Buffer, energy: bigint, logs: TxLog[] = []): CallResult {

@@ -13,6 +13,8 @@ export const TRANSFER_TOPIC = eventTopic('Transfer(address,address,uint256)');
 export const TRANSFER_ENERGY_EXISTING_HOLDER = 14_650n;
 export const TRANSFER_ENERGY_NEW_HOLDER = 29_650n;
 const READ_ENERGY = 500n;
+/** The revert reason of a transfer above the sender's balance (OpenZeppelin's ERC20 text). */
+export const TRANSFER_EXCEEDS_BALANCE = 'ERC20: transfer amount exceeds balance';
 
 export interface TokenMeta {
   readonly name: string;
@@ -37,7 +39,7 @@ export function trc20(address: HexAddress, origin: HexAddress, meta: TokenMeta):
       const to = tronAddressOfWord(toWord);
       const value = BigInt(rawValue as bigint);
       const fromBalance = view.tokenBalance(address, caller);
-      if (value > fromBalance) return revert();
+      if (value > fromBalance) return revert(TRANSFER_EXCEEDS_BALANCE);
       const toBalance = to === caller ? fromBalance - value : view.tokenBalance(address, to);
       const energy = toBalance === 0n && value > 0n ? TRANSFER_ENERGY_NEW_HOLDER : TRANSFER_ENERGY_EXISTING_HOLDER;
       view.putTokenBalance(address, caller, fromBalance - value);

@@ -10,12 +10,16 @@ import { jsonText, paramsFrom, paramsOf, type Params } from './params';
 export type Read = (p: Params) => unknown;
 
 /** The reads by exact path, for the fast path; express serves the same reads for every other spelling. */
-export type Reads = Map<string, Read>;
+export type Reads = Map<string, Read> & { postOnly?: Set<string> };
 
-/** Registers a read with express (any method, any path spelling express matches) and for the fast path. */
-export function serveRead(router: Router, reads: Reads, path: string, read: Read): void {
+/**
+ * Registers a read with express (any path spelling express matches) and for the fast path; any method, or
+ * POST only for what java-tron serves to POST only (its servlet's doGet answers nothing: contract simulations).
+ */
+export function serveRead(router: Router, reads: Reads, path: string, read: Read, method: 'all' | 'post' = 'all'): void {
   reads.set(path, read);
-  router.all(path, (req, res) => {
+  if (method === 'post') (reads.postOnly ??= new Set()).add(path);
+  router[method](path, (req, res) => {
     const p = paramsOf(req);
     res.status(200).type('application/json').send(jsonText(p, read(p)));
   });
@@ -44,7 +48,7 @@ export function readHandler(node: DevnetNode, reads: Reads) {
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
     const read = reads.get(path);
-    if (!read) return false;
+    if (!read || (req.method === 'GET' && reads.postOnly?.has(path))) return false;
     const encoding = req.headers['content-encoding'];
     if ((encoding && encoding !== 'identity') || OTHER_CHARSET.test(req.headers['content-type'] ?? '')) return false;
     if (Number(req.headers['content-length'] ?? 0) > MAX_BODY_BYTES) return false;

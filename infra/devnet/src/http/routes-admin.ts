@@ -12,6 +12,7 @@ import type { Contract } from '../tx/contracts';
 import { FormatError, readInt64 } from '../tx/json-values';
 import type { SignedTx } from '../tx/transaction';
 import { paramsOf } from './params';
+import { MAX_ENERGY_FACTOR, putEnergyFactor } from '../state/energy-factor';
 
 /** Fee limit the faucet's USDT transfers carry (100 TRX), far above what they burn. */
 const FAUCET_FEE_LIMIT = 100_000_000n;
@@ -91,6 +92,17 @@ export function adminRoutes(router: Router, node: DevnetNode): void {
     // Written to pending state directly: visible at once on /wallet, on /walletsolidity once solid.
     setPoolPrice(node.chain.pendingView(), node.accounts.dexPool, sqrtPriceX96For(price, usdtIsToken0(node.accounts)));
     res.json({ ok: true });
+  });
+
+  router.post('/admin/energy-factor', (req, res) => {
+    const p = paramsOf(req);
+    const contract = parseAddress(p.contract);
+    if (!contract || !node.chain.contracts.get(contract)) return bad(res, 'contract must be a contract address');
+    const factor = amount(p.energy_factor, 'energy_factor');
+    if (factor > MAX_ENERGY_FACTOR) return bad(res, `energy_factor must be at most ${MAX_ENERGY_FACTOR}`);
+    // As the price: pending state at once, solidified with the next solidified block.
+    putEnergyFactor(node.chain.pendingView(), contract, factor);
+    res.json({ ok: true, contract: toBase58(contract), energy_factor: Number(factor) });
   });
 
   router.post('/admin/faults', (req, res) => {

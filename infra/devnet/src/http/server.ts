@@ -33,7 +33,7 @@ export function createApp(node: DevnetNode, reads: Reads): express.Express {
     accountRoutes(router, reads, node, solidity);
   }
   transactionRoutes(router, reads, node);
-  contractRoutes(router, node);
+  contractRoutes(router, reads, node);
   adminRoutes(router, node);
   assetRoutes(router, node);
   app.use(router);

@@ -147,6 +147,8 @@ export function txInfoJson(tx: StoredTx, visible = false): Record<string, unknow
       net_usage: o.netUsage,
       net_fee: o.netFee,
       result: isCall ? o.contractRet : undefined,
+      // Field 8 of java-tron's ResourceReceipt (Tron.proto), printed after result.
+      energy_penalty_total: o.energyPenaltyTotal,
     }),
     log: visible ? o.logs.map((l) => ({ ...l, address: toBase58('41' + l.address) })) : o.logs,
     result: o.contractRet === 'SUCCESS' ? undefined : 'FAILED',

@@ -54,6 +54,8 @@ export function chainParametersJson(): { chainParameter: { key: string; value?: 
     ['getMaxFeeLimit', PARAMS.maxFeeLimit],
     ['getTotalSignNum', PARAMS.totalSignNum],
     ['getAllowTvmFreezeV2', 1n],
+    // Dynamic energy is on (per contract: getcontractinfo's contract_state.energy_factor, state/energy-factor.ts).
+    ['getAllowDynamicEnergy', 1n],
   ];
   // java-tron omits a zero value (protobuf default), keeping only the key.
   return { chainParameter: entries.map(([key, value]) => (value === 0n ? { key } : { key, value })) };
