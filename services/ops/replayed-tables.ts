@@ -66,4 +66,6 @@ export const notReplayedTables = [
   'subscription_watcher_position',
   // Single-use request signatures recorded while Redis is away (services/api/auth/api-key-auth.ts).
   'used_signatures',
+  // When each process's roles last made progress, for /readyz (services/platform: role heartbeats): live state, not history.
+  'role_heartbeats',
 ];

@@ -175,8 +175,11 @@ function credentials(op: Op, built: Built): Record<string, string> {
 
 /** Moves by use, not by a change a caller asked for. */
 const bookkeeping: Record<string, string[]> = { api_keys: ['last_used_at'], sessions: ['expires_at'] };
-/** Wholly a caller's use: each signature a request spent (Redis's single-use record, written behind here). */
-const bookkeepingTables = new Set(['used_signatures']);
+/**
+ * Wholly bookkeeping: each signature a request spent (Redis's single-use record, written behind here), and
+ * the roles' progress that /readyz reads, written every few seconds whatever the requests.
+ */
+const bookkeepingTables = new Set(['used_signatures', 'role_heartbeats']);
 
 async function digest(): Promise<string> {
   const { rt } = stack;
