@@ -47,9 +47,12 @@ const bearer = { authorization: `Bearer ${boot.bootstrap_token}` };
 const account = await api('POST', '/v1/accounts', { address, label: 'quickstart' }, bearer);
 const key = await api('POST', '/v1/api-keys', { name: 'quickstart' }, bearer);
 
-// 100 TRX by a support adjustment (the ops tool reads this checkout's stack settings). Not execFileSync:
-// a blocked event loop would not see the API close an idle keep-alive socket, and the next request would fail on it.
-const { stdout: journal } = await promisify(execFile)(path.join(root, 'bin/ops'), ['adjust', '--account', account.account_id, '--amount-sun', '100000000', '--memo', 'quickstart'], { encoding: 'utf8' });
+// 100 TRX by a support adjustment: the ops tool with this checkout's stack settings (the profile `make up`
+// started, local unless STACK_PROFILE says otherwise; outside a profile the tool needs NETWORK and the keys).
+// Not execFileSync: a blocked event loop would not see the API close an idle keep-alive socket, and the next
+// request would fail on it.
+const ops = [process.env.STACK_PROFILE ?? 'local', '--', path.join(root, 'bin/ops'), 'adjust', '--account', account.account_id, '--amount-sun', '100000000', '--memo', 'quickstart'];
+const { stdout: journal } = await promisify(execFile)(path.join(root, 'infra/env/load.sh'), ops, { encoding: 'utf8' });
 
 const receiver = (await TronWeb.createAccount()).address.base58;
 const order = await signed(key, 'POST', '/v1/orders', { resource: 'energy', amount: 65_000, tier: '1h', receiver, client_order_id: `quickstart-${Date.now()}` });
