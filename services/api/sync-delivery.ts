@@ -12,7 +12,8 @@ import { orderJson } from '../domain/orders/view';
 import { type Order } from '../domain/orders/rules';
 import type { Pool } from '../platform/db/pool';
 import { logger } from '../platform/logger';
-import { orderById, ordersByIds } from '../orders/account-reads';
+import { orderById } from '../orders/account-reads';
+import { ordersById } from '../orders/reads';
 
 /** How often the waiting orders are read (real ms): one query for all of them, however many wait. */
 const POLL_MS = 50;
@@ -64,7 +65,7 @@ export class BroadcastWatch {
         const batch = [...this.waiters];
         let found: Map<string, Order>;
         try {
-          found = new Map((await ordersByIds(this.pool, batch.map((w) => w.orderId))).map((o) => [o.id, o]));
+          found = await ordersById(this.pool, batch.map((w) => w.orderId));
         } catch (err) {
           // The wait is a courtesy: on a failed read every waiter answers what the processor said.
           logger.warn({ err }, 'synchronous delivery: reading the waiting orders failed');

@@ -11,12 +11,6 @@ export async function orderById(pool: Pool, accountId: string, orderId: string):
   return rows[0] ? orderFromRow(rows[0]) : undefined;
 }
 
-/** Orders by id, any account (the caller checks the account): one query for many. */
-export async function ordersByIds(pool: Pool, orderIds: string[]): Promise<Order[]> {
-  const { rows } = await pool.query(`SELECT ${columns} FROM orders WHERE id = ANY($1::text[])`, [orderIds]);
-  return rows.map(orderFromRow);
-}
-
 /** `ord_...` or `cid:<client_order_id>`; another account's order is not found. */
 export async function orderByRef(pool: Pool, accountId: string, ref: string): Promise<Order | undefined> {
   if (!ref.startsWith('cid:')) return orderById(pool, accountId, ref);

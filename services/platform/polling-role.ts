@@ -8,6 +8,12 @@ import type { Pool, PoolClient } from './db/pool';
 import { logger } from './logger';
 import { markProgress } from './liveness';
 
+/** An error of a dependency that is away for now (the chain's ChainUnavailable, slug code 5003): a warning, not a failure. */
+function isOutage(err: unknown): boolean {
+  const slug = (err as { slug?: unknown } | null)?.slug;
+  return typeof slug === 'string' && slug in errorCatalog && errorCatalog[slug as ErrorSlug].http === 503;
+}
+
 /**
  * Runs `tick` every `every` ms (or after `every(tookMs)` ms, for a role whose next pass depends on its
  * last) until stopped; a failed pass is logged and retried: the first of a run of failures as a warning
@@ -15,12 +21,6 @@ import { markProgress } from './liveness';
  * not one per poll. A failure while stopping is not logged. With `wakeOn`, a NOTIFY on the channel starts
  * the next pass at once (one arriving during a pass: right after it); `wake()` does the same in-process.
  */
-/** An error of a dependency that is away for now (the chain's ChainUnavailable, slug code 5003): a warning, not a failure. */
-function isOutage(err: unknown): boolean {
-  const slug = (err as { slug?: unknown } | null)?.slug;
-  return typeof slug === 'string' && slug in errorCatalog && errorCatalog[slug as ErrorSlug].http === 503;
-}
-
 export class PollingRole {
   private stopped = false;
   private loop: Promise<void> | undefined;
@@ -28,7 +28,6 @@ export class PollingRole {
   private wakeUp: (() => void) | undefined;
   private listen: { pool: Pool; channel: string; client?: PoolClient } | undefined;
   private gapMs = 0;
-
   private failing = 0;
 
   constructor(private readonly name: string, private readonly every: number | ((tookMs: number) => number), private readonly tick: () => Promise<void>) {}

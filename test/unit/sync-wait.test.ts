@@ -3,14 +3,15 @@
  * broadcaster keeps up: after a wait ran out with its order still allocating, answers do not wait, except
  * one probe at a time; a probe that sees its order broadcast turns waiting back on.
  */
-jest.mock('../../services/orders/account-reads', () => ({ ordersByIds: jest.fn(), orderById: jest.fn() }));
-import { ordersByIds } from '../../services/orders/account-reads';
+jest.mock('../../services/orders/account-reads', () => ({ orderById: jest.fn() }));
+jest.mock('../../services/orders/reads', () => ({ ordersById: jest.fn() }));
+import { ordersById } from '../../services/orders/reads';
 import { BroadcastWatch, placedOrderAnswer } from '../../services/api/sync-delivery';
 import type { Pool } from '../../services/platform/db/pool';
 
 const stored = new Map<string, string>();
-(ordersByIds as jest.Mock).mockImplementation(async (_pool: unknown, ids: string[]) =>
-  ids.filter((id) => stored.has(id)).map((id) => ({ id, accountId: 'acc_1', status: stored.get(id) })));
+(ordersById as jest.Mock).mockImplementation(async (_pool: unknown, ids: string[]) =>
+  new Map(ids.filter((id) => stored.has(id)).map((id) => [id, { id, accountId: 'acc_1', status: stored.get(id) }])));
 const pool = {} as Pool;
 const allocating = (id: string) => ({ id, status: 'allocating' });
 
