@@ -28,8 +28,9 @@ import { startReconciler } from './reconciler/reconciler';
 import { startPurger } from './ops/purge';
 import { startBatchExecutor } from './batches/executor';
 import { startSubscriptionWatcher } from './subscriptions/watcher';
+import { startDeskReturner } from './desk/returner';
 
-export const allRoles = ['api', 'processor', 'relay', 'dispatcher', 'deposit-watcher', 'broadcaster', 'confirmer', 'scheduler', 'promo-granter', 'promo-forward-watcher', 'stats', 'reconciler', 'batch-executor', 'subscription-watcher'] as const;
+export const allRoles = ['api', 'processor', 'relay', 'dispatcher', 'deposit-watcher', 'broadcaster', 'confirmer', 'scheduler', 'promo-granter', 'promo-forward-watcher', 'stats', 'reconciler', 'batch-executor', 'subscription-watcher', 'desk-returner'] as const;
 export type Role = (typeof allRoles)[number];
 
 /**
@@ -84,6 +85,7 @@ export async function startRoles(rt: Runtime, roles: Role[]): Promise<Stoppable[
       running.push(await chainRoles[role]({ cfg: rt.cfg, pool: rt.pool, bus: appendBus, clock: rt.clock, reader: rt.chain.reader, chain: rt.chain }));
     }
   }
+  if (roles.includes('desk-returner')) running.push(await startDeskReturner({ cfg: rt.cfg, pool: rt.pool, bus: appendBus, clock: rt.clock, reader: rt.chain.reader, writer: rt.chain.writer }));
   if (roles.includes('promo-granter')) running.push(await startPromoGranter({ cfg: rt.cfg, pool: rt.pool, bus: appendBus, clock: rt.clock, reader: rt.chain.reader, writer: rt.chain.writer }));
   if (roles.includes('promo-forward-watcher')) running.push(await startForwardWatcher({ cfg: rt.cfg, pool: rt.pool, bus: appendBus, clock: rt.clock, chain: rt.chain.trc10 }));
   if (roles.includes('reconciler')) running.push(await startReconciler({ cfg: rt.cfg, pool: rt.pool, clock: rt.clock, reader: rt.chain.reader }));

@@ -19,6 +19,7 @@ import { statsRouter } from './routes/stats';
 import { batchesRouter } from './routes/batches';
 import { subscriptionsRouter } from './routes/subscriptions';
 import { estimatesRouter } from './routes/estimates';
+import { transferDeskRouter } from './routes/transfer-desk';
 import { buildDocument } from './openapi/document';
 import { requestId } from './request-id';
 import { activeTraceIds, withCallerTrace } from '../platform/telemetry';
@@ -99,6 +100,7 @@ export function createApp(deps: ApiDeps): Express {
   app.use(batchesRouter({ rt: deps.rt, bus: deps.bus, validator }));
   app.use(subscriptionsRouter({ rt: deps.rt, bus: deps.bus, validator }));
   app.use(estimatesRouter({ rt: deps.rt, validator }));
+  app.use(transferDeskRouter({ rt: deps.rt, validator }));
 
   // The web dashboard at `/` (after every API router, so it never shadows one).
   app.use(dashboardStatic());

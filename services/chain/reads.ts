@@ -40,6 +40,8 @@ export interface ChainTx {
   resource: string | null;
   /** Delegate/UndelegateResourceContract stake (SUN). */
   balanceSun: bigint | null;
+  /** The transaction's memo (`raw_data.data`, hex on the wire) as UTF-8 text; null when it has none. */
+  memo: string | null;
 }
 
 export interface Block extends BlockHeader {
@@ -96,6 +98,11 @@ function headerOf(raw: any): BlockHeader {
   return { number: Number(data.number ?? 0), id: raw.blockID, timestamp: Number(data.timestamp ?? 0) };
 }
 
+function memoOf(hex: unknown): string | null {
+  if (typeof hex !== 'string' || hex === '' || !/^([0-9a-fA-F]{2})+$/.test(hex)) return null;
+  return Buffer.from(hex, 'hex').toString('utf8');
+}
+
 function txOf(raw: any): ChainTx {
   const contract = raw?.raw_data?.contract?.[0];
   const value = contract?.parameter?.value ?? {};
@@ -111,6 +118,7 @@ function txOf(raw: any): ChainTx {
     // java-tron omits the default enum value (BANDWIDTH) from the JSON.
     resource: value.balance === undefined ? null : String(value.resource ?? 'BANDWIDTH'),
     balanceSun: value.balance === undefined ? null : BigInt(value.balance),
+    memo: memoOf(raw?.raw_data?.data),
   };
 }
 

@@ -19,6 +19,8 @@ export type ReceiptKind = 'transfer' | 'internal' | 'log';
 /** A payment to an address as the chain shows it: the deposit facts short of the watcher's confirmations. */
 export interface Receipt extends Omit<DepositFacts, 'confirmationsRequired'> {
   kind: ReceiptKind;
+  /** A TRX transfer's memo (the desk reads a receiver address from it); null otherwise. */
+  memo: string | null;
 }
 
 /** Whether the block has a successful contract call, whose infos (logs, internal transactions) must be read. */
@@ -39,7 +41,7 @@ export function receiptsOf(block: Block, infos: Map<string, TxInfoWithInternals>
   for (const tx of block.transactions) {
     if (tx.contractRet !== 'SUCCESS') continue;
     if (tx.type === 'TransferContract' && tx.to && tx.amountSun && tx.amountSun > 0n) {
-      out.push({ ...base, depositId: depositIdOf(tx.txid, -1), kind: 'transfer', asset: 'TRX', address: tx.to, sender: tx.owner, txid: tx.txid, logIndex: -1, amount: tx.amountSun });
+      out.push({ ...base, depositId: depositIdOf(tx.txid, -1), kind: 'transfer', asset: 'TRX', address: tx.to, sender: tx.owner, txid: tx.txid, logIndex: -1, amount: tx.amountSun, memo: tx.memo });
     }
     if (tx.type !== 'TriggerSmartContract' && tx.type !== 'CreateSmartContract') continue;
     const info = infos.get(tx.txid);
@@ -48,7 +50,7 @@ export function receiptsOf(block: Block, infos: Map<string, TxInfoWithInternals>
     for (const it of info.internalTxs) {
       if (it.rejected || it.callValueSun <= 0n || !it.to) continue;
       const logIndex = internalLogIndex(it.index);
-      out.push({ ...base, depositId: depositIdOf(tx.txid, logIndex), kind: 'internal', asset: 'TRX', address: it.to, sender: it.caller || null, txid: tx.txid, logIndex, amount: it.callValueSun });
+      out.push({ ...base, depositId: depositIdOf(tx.txid, logIndex), kind: 'internal', asset: 'TRX', address: it.to, sender: it.caller || null, txid: tx.txid, logIndex, amount: it.callValueSun, memo: null });
     }
     if (!usdt) continue;
     for (const log of info.logs) {
@@ -57,7 +59,7 @@ export function receiptsOf(block: Block, infos: Map<string, TxInfoWithInternals>
       if (amount <= 0n) continue;
       out.push({
         ...base, depositId: depositIdOf(tx.txid, log.index), kind: 'log', asset: 'USDT', address: fromHex(`41${log.topics[2].slice(-40)}`),
-        sender: fromHex(`41${log.topics[1].slice(-40)}`), txid: tx.txid, logIndex: log.index, amount,
+        sender: fromHex(`41${log.topics[1].slice(-40)}`), txid: tx.txid, logIndex: log.index, amount, memo: null,
       });
     }
   }

@@ -24,6 +24,7 @@ import { withinBand } from '../domain/deposit-rate';
 import { sunPerUsdtFromDecimal, type DepositFacts } from '../domain/deposits';
 import { readReceipts } from './read-receipts';
 import { depositBlockLag } from '../platform/metrics';
+import { DeskPayments } from '../desk/payments';
 
 export const WATCHER_NAME = 'deposit-watcher';
 
@@ -64,6 +65,7 @@ export class DepositWatcher {
   private readonly reader: ChainReader;
   private readonly rate: UsdtRateSource;
   private readonly referenceSun: bigint | null;
+  private readonly desk: DeskPayments;
   private stopped = false;
   private loop: PollingRole | undefined;
 
@@ -72,6 +74,7 @@ export class DepositWatcher {
     // The watcher prices at credit time: a short cache, not rate_now's 60 s.
     this.rate = deps.rate ?? new UsdtRateSource(deps.cfg, this.reader, deps.clock, 1_000, deps.cfg.USDT_TWAP_BLOCKS);
     this.referenceSun = deps.cfg.USDT_REFERENCE_RATE ? sunPerUsdtFromDecimal(deps.cfg.USDT_REFERENCE_RATE) : null;
+    this.desk = new DeskPayments(deps.cfg, this.reader, deps.clock);
   }
 
   start(): void {
@@ -114,13 +117,14 @@ export class DepositWatcher {
   private async scan(blocks: Block[]): Promise<number> {
     const confirmationsRequired = this.deps.cfg.DEPOSIT_CONFIRMATIONS;
     const receipts = await readReceipts(this.reader, blocks, this.deps.cfg.USDT_CONTRACT ?? null);
-    const seen: Omit<Seen, 'accountId'>[] = receipts.map((r) => ({ ...r, confirmationsRequired }));
-    if (seen.length === 0) return 0;
-    const owners = await ownersOf(this.deps.pool, [...new Set(seen.map((s) => s.address))]);
+    // Payments to the transfer desk take the desk's path (services/desk/payments.ts), never a deposit credit.
+    const desk = await this.desk.commands(this.desk.mine(receipts), confirmationsRequired);
+    const seen: Omit<Seen, 'accountId'>[] = receipts.map(({ kind: _kind, memo: _memo, ...r }) => ({ ...r, confirmationsRequired }));
+    const owners = seen.length === 0 ? new Map<string, string>() : await ownersOf(this.deps.pool, [...new Set(seen.map((s) => s.address))]);
     const mine = seen.filter((s) => owners.has(s.address));
-    if (mine.length === 0) return 0;
     const rate = mine.some((s) => s.asset === 'USDT') ? await this.rate.current() : null;
-    const commands = mine.map((s) => this.creditCommand({ ...s, accountId: owners.get(s.address) as string }, rate));
+    const commands = [...desk, ...mine.map((s) => this.creditCommand({ ...s, accountId: owners.get(s.address) as string }, rate))];
+    if (commands.length === 0) return 0;
     await this.deps.bus.append(commands);
     return commands.length;
   }

@@ -21,6 +21,7 @@ import { removeMember, setMember } from './handlers/members';
 import { deleteAddressBookEntry, saveAddressBookEntry } from './handlers/address-book';
 import { createSubscription, endSubscription, refillSubscription, resumeSubscription, updateSubscription } from './subscriptions/handlers';
 import { chargePlan, pausePlan } from './subscriptions/plan-handlers';
+import { deskPayment, deskReturn } from './desk/handlers';
 
 type HandlerTable = { [T in Exclude<CommandType, 'command.refused'>]: Handler<Extract<Command, { type: T }>> };
 
@@ -64,6 +65,8 @@ const handlers: HandlerTable = {
   'subscription.charge': chargePlan,
   'subscription.pause': pausePlan,
   'order.deliver': deliverOrder,
+  'desk.payment': deskPayment,
+  'desk.return': deskReturn,
 };
 
 export function applyCommand(state: StateView, command: Exclude<Command, { type: 'command.refused' }>, ctx: ApplyContext): Outcome {

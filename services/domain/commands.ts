@@ -8,6 +8,7 @@ import type { DepositFacts, DepositPricing } from './deposits';
 import type { BatchCommand } from './batches/commands';
 import type { SubscriptionCommand } from './subscriptions/commands';
 import type { PromoConfig } from './promo/rules';
+import type { DeskCommand } from './desk/commands';
 
 export interface CommandMeta {
   commandId: string;
@@ -350,7 +351,8 @@ export type CommandBody =
   | BatchCommand
   | SetMemberCommand | RemoveMemberCommand | SaveAddressBookEntryCommand | DeleteAddressBookEntryCommand
   | SubscriptionCommand
-  | DeliverOrderCommand;
+  | DeliverOrderCommand
+  | DeskCommand;
 export type CommandType = CommandBody['type'];
 export type Command = CommandMeta & CommandBody;
 export type CommandOf<T extends CommandType> = CommandMeta & Extract<CommandBody, { type: T }>;

@@ -24,6 +24,8 @@ export const ledgerAccounts = {
   orderRevenue: 'system:order_revenue',
   /** The routing fee part of provider-routed orders (docs/routing-fee.md); its refunds come back out of it. */
   routingFees: 'system:routing_fees',
+  /** TRX the service burns on chain for its own transactions it charges for (the bandwidth of a desk return). */
+  networkFees: 'system:network_fees',
 } as const;
 
 export interface JournalLine {

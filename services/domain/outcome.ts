@@ -14,6 +14,7 @@ import type { Batch } from './batches/rules';
 import type { Member, MemberView } from './members';
 import type { AddressBookEntry, AddressBookView } from './address-book';
 import type { Subscription, SubscriptionView } from './subscriptions/rules';
+import type { DeskPayment } from './desk/rules';
 
 export interface Effects {
   /** Final state of every account the command changed (or created). */
@@ -45,6 +46,8 @@ export interface Effects {
   addressBook?: { changed: AddressBookEntry[]; deleted: string[] };
   /** Subscription commands only: subscriptions created or changed. */
   subscriptions?: Subscription[];
+  /** Desk commands only: desk payments recorded or changed. */
+  deskPayments?: DeskPayment[];
 }
 
 export type Outcome =
@@ -72,6 +75,12 @@ export interface StateView {
   addressBook?: AddressBookView;
   /** Subscription state, loaded for the batch's subscription commands (services/subscriptions/store.ts). */
   subscriptions?: SubscriptionView;
+  /** Desk payments, loaded for the batch's desk commands (services/processor/desk-store.ts). */
+  desk?: DeskView;
+}
+
+export interface DeskView {
+  payment(paymentId: string): DeskPayment | undefined;
 }
 
 export interface BatchView {

@@ -21,6 +21,19 @@ import { reconcileOnce, reconcileReport } from '../reconciler/run';
 import { restoreInto } from './restore';
 import { progressReporter, type Progress } from '../platform/progress';
 import { accountOfOrder } from '../orders/reads';
+import { listPayments } from '../desk/reads';
+import { deskPaymentJson } from '../desk/rows';
+import type { DeskPaymentStatus } from '../domain/desk/rules';
+
+const deskStatuses: readonly DeskPaymentStatus[] = ['ordered', 'returning', 'returned', 'recorded'];
+
+function deskListOptions(values: Record<string, unknown>): { statuses: DeskPaymentStatus[] | null; limit: number } {
+  const statuses = typeof values.status === 'string' ? values.status.split(',').map((s) => s.trim()) : null;
+  if (statuses && !statuses.every((s) => (deskStatuses as readonly string[]).includes(s))) throw new UsageError(`--status must be among ${deskStatuses.join(', ')}`);
+  const limit = values.limit === undefined ? 50 : Number(values.limit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('--limit must be an integer from 1 to 1000');
+  return { statuses: statuses as DeskPaymentStatus[] | null, limit };
+}
 
 const help = `Usage: ./bin/ops <command> [options]
 
@@ -60,6 +73,9 @@ Commands:
       chain, expected, difference) for rows that differ (every row with --all); exits 1 on a difference no
       transaction in flight explains. --repair first re-delegates missing stake for orders inside their
       window, refunds the others (order.refunded + balance.credited), and undelegates leaked stake.
+  desk-payments [--status <ordered|returning|returned|recorded>[,...]] [--limit <n>]
+      The transfer desk's payments, newest first (default 50, at most 1000): sender, amount, memo, receiver,
+      status, the order each placed, and for returned ones the refusal, the refund and the return's txid.
   restore --into <database>
       Rebuilds every table on the log from the topics alone into a new database (the live one is not
       read), with progress; stamps it with the log; prints the DATABASE_URL to start the service on.
@@ -139,6 +155,7 @@ async function run(argv: string[]): Promise<number> {
       ...promoOptions,
       repair: { type: 'boolean' }, all: { type: 'boolean' },
       into: { type: 'string' },
+      status: { type: 'string' }, limit: { type: 'string' },
     },
   });
   const cfg = loadConfig();
@@ -148,7 +165,7 @@ async function run(argv: string[]): Promise<number> {
   /** The result: as JSON under --json, else the plain text. */
   const print = (result: unknown, text: string) => console.log(json ? stringifyJson(result) : text);
 
-  if (!['create-account', 'adjust', 'replay', 'rotate-deposit-address', 'credit-held', 'refund-order', 'set-low-balance-alert', 'rotate-encryption-key', 'promo set', 'promo off', 'rebuild-stats', 'reconcile', 'restore'].includes(command)) throw new UsageError(`unknown command ${command}`);
+  if (!['create-account', 'adjust', 'replay', 'rotate-deposit-address', 'credit-held', 'refund-order', 'set-low-balance-alert', 'rotate-encryption-key', 'promo set', 'promo off', 'rebuild-stats', 'reconcile', 'restore', 'desk-payments'].includes(command)) throw new UsageError(`unknown command ${command}`);
   let amount = 0n;
   if (command === 'adjust') {
     need(values, 'account');
@@ -179,6 +196,7 @@ async function run(argv: string[]): Promise<number> {
     }
   }
   if (command === 'replay' && !values.verify) throw new UsageError('replay needs --verify');
+  const desk = command === 'desk-payments' ? deskListOptions(values) : null;
   if (command === 'promo set') {
     try {
       promoSetOptions(values);
@@ -208,6 +226,11 @@ async function run(argv: string[]): Promise<number> {
         const result = await withBus(rt, (bus) => rotateDepositAddress(rt, bus, values.account as string));
         failOn(result);
         print(result.body, String(result.body?.address));
+        return 0;
+      }
+      case 'desk-payments': {
+        const rows = (await listPayments(rt.pool, desk!.statuses, desk!.limit)).map(deskPaymentJson);
+        print({ data: rows }, rows.map((r) => [r.created_at, r.txid, r.sender, r.amount, r.status, r.order_id, r.refusal ?? '', r.refund_sun, r.return_txid ?? ''].join('\t')).join('\n') || '(no desk payments)');
         return 0;
       }
       case 'credit-held': {

@@ -39,6 +39,8 @@ export const replayedTables: ReplayedTable[] = [
   { table: 'account_members', key: ['account_id', 'address'], volatile: [] },
   { table: 'address_book', key: ['id'], volatile: [] },
   { table: 'subscriptions', key: ['id'], volatile: [] },
+  // Transfer-desk payments and their returns (desk.* commands; services/processor/desk-store.ts).
+  { table: 'desk_payments', key: ['payment_id'], volatile: [] },
 ];
 
 /** Tables that are not state derived from the log. */

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { priceTable } from '../domain/pricing';
 import { routingFeeTable } from '../domain/routing-fee';
+import { deskTerms, type DeskTerms } from '../domain/desk/rules';
 import { parseJson } from './json';
 import { repoRoot } from './paths';
 
@@ -181,6 +182,25 @@ const schema = z.object({
    */
   POOL_PRIVATE_KEYS: z.string().regex(/^[0-9a-fA-F]{64}(,[0-9a-fA-F]{64})*$/, 'comma-separated 64-hex keys').optional(),
   DEVNET_SEED: z.string().min(1).default('devnet'),
+  /**
+   * Transfer desk (contract.md section 12): the address wallets pay TRX to. Public (the API serves it); off
+   * mainnet the devnet's desk address of seed `devnet` (devDefaults); unset on mainnet: no desk.
+   */
+  DESK_ADDRESS: z.string().regex(/^T[1-9A-HJ-NP-Za-km-z]{33}$/).optional(),
+  /**
+   * The desk address's signing key (64 hex), read only by the desk-returner role (platform/role-secrets.ts);
+   * off mainnet the default derives from DEVNET_SEED like the pool keys (services/chain/desk-key.ts).
+   */
+  DESK_PRIVATE_KEY: z.string().regex(/^[0-9a-fA-F]{64}$/, '64 hex').optional(),
+  /** The energy tier the desk sells (a sold row of the price table). */
+  DESK_TIER: z.enum(['5m', '1h', '1d']).default('1h'),
+  /** SUN per energy unit the desk adds to that tier's price row. */
+  DESK_MARKUP_SUN: z.coerce.bigint().min(0n).default(10n),
+  /** Payments outside DESK_MIN_SUN..DESK_MAX_SUN are returned (3048); the bounds must buy the row's min..max amount. */
+  DESK_MIN_SUN: z.coerce.bigint().min(1n).default(1_000_000n),
+  DESK_MAX_SUN: z.coerce.bigint().min(1n).default(500_000_000n),
+  /** Desk returner: real ms between passes over payments to return. */
+  DESK_POLL_MS: z.coerce.number().int().min(20).default(500),
   DEVNET_POOL: z.coerce.number().int().min(0).max(1000).default(3),
   /** Orders: who fills new orders: the service's own stake pool, or the third-party provider (no reclaim, 3008). */
   ORDER_SUPPLIER: z.enum(['pool', 'provider']).default('pool'),
@@ -338,6 +358,8 @@ export const devDefaults = {
   /** The devnet's genesis is derived from DEVNET_SEED; these are its USDT contract and DEX pool for the default seed `devnet`. */
   USDT_CONTRACT: 'TR8Z6FdC3iES8WMMpQkMdmm3yPqHec3Cud',
   DEX_POOL_ADDRESS: 'TWxhtfzs4rwtHpJitQJxKhzJxPbpzNbtuQ',
+  /** The address of the devnet desk key of seed `devnet` (services/chain/desk-key.ts; a unit test holds them equal). */
+  DESK_ADDRESS: 'TDTTei2r7RPNBo8jKT9psi8w9uikw4Wkba',
 };
 
 /**
@@ -414,6 +436,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   // The JSON settings' rows are checked by the same code that uses them, so a bad row stops the start.
   for (const [name, check] of [
     ['ORDER_PRICES', () => priceTable(cfg.NETWORK, cfg.ORDER_PRICES)],
+    ['DESK_MIN_SUN', () => deskTermsOf(cfg)],
     ['ROUTING_FEE_TIERS', () => routingFeeTable(cfg.NETWORK, cfg.ROUTING_FEE_BPS, cfg.ROUTING_FEE_TIERS)],
   ] as const) {
     try {
@@ -438,6 +461,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     localProfile,
     USDT_CONTRACT: cfg.USDT_CONTRACT ?? (cfg.NETWORK === 'mainnet' ? undefined : devDefaults.USDT_CONTRACT),
     DEX_POOL_ADDRESS: cfg.DEX_POOL_ADDRESS ?? (cfg.NETWORK === 'mainnet' ? undefined : devDefaults.DEX_POOL_ADDRESS),
+    DESK_ADDRESS: cfg.DESK_ADDRESS ?? (cfg.NETWORK === 'mainnet' ? undefined : devDefaults.DESK_ADDRESS),
   };
 }
 
@@ -445,6 +469,13 @@ export function loadConfig(): Config {
   const env = process.env;
   cached ??= parseConfig(env.STACK_PROFILE === undefined && SECRET_KEY_NAMES.some((k) => !env[k]) ? { ...installationKeys(), ...env } : env);
   return cached;
+}
+
+/** The transfer desk's terms under this configuration (contract.md section 12; domain/desk/rules.ts). */
+export function deskTermsOf(cfg: Pick<Config, 'NETWORK' | 'ORDER_PRICES' | 'ACTIVATION_FEE_SUN' | 'DESK_TIER' | 'DESK_MARKUP_SUN' | 'DESK_MIN_SUN' | 'DESK_MAX_SUN'>): DeskTerms {
+  return deskTerms(priceTable(cfg.NETWORK, cfg.ORDER_PRICES, cfg.ACTIVATION_FEE_SUN), {
+    tier: cfg.DESK_TIER, markupSun: cfg.DESK_MARKUP_SUN, minSun: cfg.DESK_MIN_SUN, maxSun: cfg.DESK_MAX_SUN,
+  });
 }
 
 /** Every variable this file reads (docker-compose.yml's service passes each through; test/unit/compose.test.ts checks it). */

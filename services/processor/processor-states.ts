@@ -4,6 +4,7 @@
  * (a FeatureState, feature-state.ts) and one line here.
  */
 import { AddressBookState } from './address-book-store';
+import { DeskState } from './desk-store';
 import { ApiKeyState } from './api-key-store';
 import { BatchState } from './batch-store';
 import type { FeatureStateKind } from './feature-state';
@@ -22,4 +23,6 @@ export const processorStates: readonly FeatureStateKind[] = [
   { view: 'members', load: (client, commands) => MemberState.load(client, commands) },
   { view: 'addressBook', load: (client, commands) => AddressBookState.load(client, commands) },
   { view: 'subscriptions', load: (client, commands) => SubscriptionState.load(client, commands) },
+  // After orders: a desk payment's row names the order it placed.
+  { view: 'desk', load: (client, commands) => DeskState.load(client, commands) },
 ];

@@ -15,7 +15,7 @@ const fromHex = (hex41: string) => `T${hex41.slice(-6)}`;
 const word = (tail: string) => tail.padStart(64, '0');
 
 function tx(over: Partial<ChainTx>): ChainTx {
-  return { txid: 'x', type: 'TriggerSmartContract', contractRet: 'SUCCESS', owner: 'TCaller', to: null, amountSun: null, contract: 'TForwarder', receiver: null, resource: null, balanceSun: null, ...over };
+  return { txid: 'x', type: 'TriggerSmartContract', contractRet: 'SUCCESS', owner: 'TCaller', to: null, amountSun: null, contract: 'TForwarder', receiver: null, resource: null, balanceSun: null, memo: null, ...over };
 }
 
 function info(txid: string, over: Partial<TxInfoWithInternals> = {}): TxInfoWithInternals {

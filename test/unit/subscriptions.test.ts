@@ -155,7 +155,7 @@ test('wire: int64 kept exact through the SubscriptionStep payload', () => {
 test('watcher rules: free resources, touched receivers, stable ids, in flight, resume', () => {
   expect(freeOf({ EnergyLimit: 65_000, EnergyUsed: 14_650, freeNetLimit: 600, freeNetUsed: 100, NetLimit: 0 })).toEqual({ energy: 50_350, bandwidth: 500 });
   expect(freeOf({})).toEqual({ energy: 0, bandwidth: 0 });
-  const tx = (owner: string, to: string | null, receiver: string | null) => ({ txid: 'x', type: 't', contractRet: 'SUCCESS', owner, to, amountSun: null, contract: null, receiver, resource: null, balanceSun: null });
+  const tx = (owner: string, to: string | null, receiver: string | null) => ({ txid: 'x', type: 't', contractRet: 'SUCCESS', owner, to, amountSun: null, contract: null, receiver, resource: null, balanceSun: null, memo: null });
   expect([...touchedBy({ number: 1, id: 'b', timestamp: 0, transactions: [tx('TA', 'TB', null), tx('TC', null, 'TD')] })].sort()).toEqual(['TA', 'TB', 'TC', 'TD']);
 
   const sub: Subscription = {

@@ -996,6 +996,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/transfer-desk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The desk's address and terms: send TRX there from any wallet (min_sun..max_sun) and floor(V / price_sun_per_unit) energy, in thousands, is delegated to the sender (or to the address written as the memo) for the tier; other amounts are returned (3048).
+         * @description The desk's address and terms: send TRX there from any wallet (min_sun..max_sun) and floor(V / price_sun_per_unit) energy, in thousands, is delegated to the sender (or to the address written as the memo) for the tier; other amounts are returned (3048). Public: no credentials.
+         */
+        get: operations["getTransferDesk"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/transfer-desk/orders/{txid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The order a desk payment placed (source transfer), once the payment is confirmed; 404 before. A returned payment's order is failed with 3048 and refunded_amount_sun.
+         * @description The order a desk payment placed (source transfer), once the payment is confirmed; 404 before. A returned payment's order is failed with 3048 and refunded_amount_sun. Public: no credentials.
+         */
+        get: operations["getTransferDeskOrder"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "order.confirmed": {
@@ -1913,6 +1953,19 @@ export interface components {
             burn_sun_without_rental: components["schemas"]["Sun"];
             orders: components["schemas"]["EstimateOrder"][];
             total_amount_sun: components["schemas"]["Sun"];
+        };
+        TransferDesk: {
+            /** @enum {string} */
+            network: "mainnet" | "nile";
+            address: components["schemas"]["Address"];
+            price_sun_per_unit: components["schemas"]["Sun"];
+            tier: components["schemas"]["Tier"];
+            duration_seconds: number;
+            min_sun: components["schemas"]["Sun"];
+            max_sun: components["schemas"]["Sun"];
+            confirmations_required: number;
+            /** Format: date-time */
+            as_of: string;
         };
         /** @description A delegation is confirmed on chain and the receiver's limit verified. */
         Event_order_confirmed: {
@@ -11680,6 +11733,260 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    getTransferDesk: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the desk */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "network": "nile",
+                     *       "address": "TDTTei2r7RPNBo8jKT9psi8w9uikw4Wkba",
+                     *       "price_sun_per_unit": 70,
+                     *       "tier": "1h",
+                     *       "duration_seconds": 3600,
+                     *       "min_sun": 1000000,
+                     *       "max_sun": 500000000,
+                     *       "confirmations_required": 19,
+                     *       "as_of": "2026-12-01T10:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TransferDesk"];
+                };
+            };
+            /** @description No such resource for this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 3001,
+                     *         "slug": "not_found",
+                     *         "message": "Not found.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5000,
+                     *         "slug": "internal_error",
+                     *         "message": "Internal error.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    getTransferDeskOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The payment's transaction id (64 hex). */
+                txid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the payment's order */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "example",
+                     *       "client_order_id": "example",
+                     *       "account_id": "example",
+                     *       "resource": "energy",
+                     *       "amount": 1,
+                     *       "status": "created",
+                     *       "receiver": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                     *       "total_amount_sun": 65000000,
+                     *       "delegate_hashes": [
+                     *         "example"
+                     *       ],
+                     *       "batch_id": "example",
+                     *       "subscription_id": "example",
+                     *       "delivered_amount": 1,
+                     *       "partial": false,
+                     *       "tier": "5m",
+                     *       "duration_seconds": 1,
+                     *       "source": "api",
+                     *       "confirm_status": "unconfirmed",
+                     *       "price_sun_per_unit": 65000000,
+                     *       "pay_amount_sun": 65000000,
+                     *       "activate_amount_sun": 65000000,
+                     *       "refunded_amount_sun": 65000000,
+                     *       "delegate_hash": "example",
+                     *       "delegated_at": "2026-12-01T10:00:00Z",
+                     *       "reclaim_hash": "example",
+                     *       "reclaimed_at": "2026-12-01T10:00:00Z",
+                     *       "expires_at": "2026-12-01T10:00:00Z",
+                     *       "activation": {
+                     *         "performed": false,
+                     *         "hash": "example",
+                     *         "amount_sun": 65000000
+                     *       },
+                     *       "memo": "example",
+                     *       "created_at": "2026-12-01T10:00:00Z",
+                     *       "updated_at": "2026-12-01T10:00:00Z",
+                     *       "failure": {
+                     *         "code": 1001,
+                     *         "slug": "authentication_required",
+                     *         "message": "example"
+                     *       },
+                     *       "fills": [
+                     *         {
+                     *           "class": "instant",
+                     *           "amount": 1,
+                     *           "price_sun": 1
+                     *         }
+                     *       ],
+                     *       "delegations": [
+                     *         {
+                     *           "amount": 1,
+                     *           "tx_id": "example"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OrderDetail"];
+                };
+            };
+            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description No such resource for this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 3001,
+                     *         "slug": "not_found",
+                     *         "message": "Not found.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5000,
+                     *         "slug": "internal_error",
+                     *         "message": "Internal error.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
                 };
             };
         };

@@ -13,6 +13,7 @@ import { statsPaths, statsSchemas } from './stats-paths';
 import { batchPaths, batchSchemas } from './batches-paths';
 import { subscriptionPaths, subscriptionSchemas } from './subscriptions-paths';
 import { estimatePaths, estimateSchemas } from './estimates-paths';
+import { deskPaths, deskSchemas } from './desk-paths';
 import { completeDocument } from './examples';
 import { eventSchemas, webhooks } from './webhook-events';
 import type { OpenApiDocument } from './operation';
@@ -43,6 +44,7 @@ const TAGS: NonNullable<OpenApiDocument['tags']> = [
   { name: 'subscriptions', description: 'Automatic refills and daily plans for watched addresses.' },
   { name: 'webhooks', description: 'Endpoints, test deliveries, the delivery log, and (under `webhooks`) every event the service sends.' },
   { name: 'promo', description: 'The promotional grant and its codes.' },
+  { name: 'transfer-desk', description: 'Buy energy with one TRX payment from any wallet, no account.' },
 ];
 
 export function buildDocument(origins: PublicOrigins = {}): OpenApiDocument {
@@ -62,8 +64,8 @@ export function buildDocument(origins: PublicOrigins = {}): OpenApiDocument {
     // Every path below carries /v1, and a server URL is prefixed to each path: '/' (not '/v1/v1/...').
     servers: [{ url: '/', description: 'The server that served this document.' }, server('mainnet', origins.mainnet), server('nile', origins.nile)],
     tags: TAGS,
-    paths: { ...platformPaths, ...identityPaths, ...ledgerPaths, ...webhookPaths, ...orderPaths, ...promoPaths, ...statsPaths, ...batchPaths, ...subscriptionPaths, ...estimatePaths },
+    paths: { ...platformPaths, ...identityPaths, ...ledgerPaths, ...webhookPaths, ...orderPaths, ...promoPaths, ...statsPaths, ...batchPaths, ...subscriptionPaths, ...estimatePaths, ...deskPaths },
     webhooks,
-    components: { schemas: { ...sharedSchemas, ...identitySchemas, ...ledgerSchemas, ...webhookSchemas, ...orderSchemas, ...promoSchemas, ...statsSchemas, ...batchSchemas, ...subscriptionSchemas, ...estimateSchemas, ...eventSchemas }, securitySchemes: { ...identitySecuritySchemes } },
+    components: { schemas: { ...sharedSchemas, ...identitySchemas, ...ledgerSchemas, ...webhookSchemas, ...orderSchemas, ...promoSchemas, ...statsSchemas, ...batchSchemas, ...subscriptionSchemas, ...estimateSchemas, ...deskSchemas, ...eventSchemas }, securitySchemes: { ...identitySecuritySchemes } },
   });
 }

@@ -2,6 +2,7 @@
 import type { Command, CommandBody, SignedTxFact } from '../../domain/commands';
 import { batchStepFromWire, batchStepToWire } from './batch-steps';
 import { subscriptionStepFromWire, subscriptionStepToWire } from './subscription-steps';
+import { deskStepFromWire, deskStepToWire } from './desk-steps';
 
 const ns = 'energy.rental.commands.';
 
@@ -150,6 +151,9 @@ function bodyToWire(body: CommandBody): WireBody {
       return { [`${ns}SubscriptionStep`]: { ...subscriptionStepToWire(body) } };
     case 'order.deliver':
       return { [`${ns}DeliverOrder`]: { order_id: body.orderId, step: body.step, tx_ids: body.txIds, at: BigInt(body.at) } };
+    case 'desk.payment':
+    case 'desk.return':
+      return { [`${ns}DeskStep`]: { ...deskStepToWire(body) } };
   }
 }
 
@@ -261,6 +265,8 @@ function bodyFromWire(wire: WireBody): CommandBody {
       return subscriptionStepFromWire(value as never);
     case 'DeliverOrder':
       return { type: 'order.deliver', orderId: value.order_id, step: value.step, txIds: value.tx_ids, at: Number(value.at) };
+    case 'DeskStep':
+      return deskStepFromWire(value as never);
     default:
       throw new Error(`unknown command body ${name}`);
   }

@@ -1,0 +1,49 @@
+/**
+ * Transfer-desk commands (contract.md section 12), keyed by the desk's account. On the wire they share one
+ * Avro record (`DeskStep`: kind, payment id, JSON payload with int64 kept exact), as subscription commands do.
+ */
+import type { DeskTerms } from './rules';
+
+/**
+ * The watcher saw a payment to the desk address on a confirmed solidified block. It carries everything the
+ * decision reads: the terms in force, the receiver it resolved (the memo's address, else the sender) and
+ * that receiver's activation as read from the chain, and the bandwidth fee a return would burn. The id
+ * derives from the payment id (the txid for a TRX transfer), so a re-read appends the same command.
+ */
+export interface DeskPaymentCommand {
+  type: 'desk.payment';
+  paymentId: string;
+  txid: string;
+  logIndex: number;
+  asset: 'TRX' | 'USDT';
+  /** receipts.ts ReceiptKind: only a plain `transfer` of TRX buys energy. */
+  kind: string;
+  sender: string | null;
+  amount: bigint;
+  memo: string | null;
+  receiver: string | null;
+  receiverActive: boolean;
+  blockNumber: number;
+  blockTimestamp: number;
+  confirmationsRequired: number;
+  terms: DeskTerms;
+  /** RETURN_BANDWIDTH_BYTES x the chain's bandwidth fee when the payment was seen. */
+  returnFeeSun: bigint;
+  supplier: 'pool' | 'provider';
+}
+
+/**
+ * The desk returner: `signed` stores the return before broadcast (the first stored wins; a re-signing only
+ * while `replaces` is still the stored one, which can no longer land), `landed` records it in a block.
+ */
+export interface DeskReturnCommand {
+  type: 'desk.return';
+  paymentId: string;
+  step: 'signed' | 'landed';
+  txId: string;
+  signedTx: string | null;
+  replaces: string | null;
+  at: number;
+}
+
+export type DeskCommand = DeskPaymentCommand | DeskReturnCommand;
