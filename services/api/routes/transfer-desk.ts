@@ -14,6 +14,8 @@ import { publicReadBudget } from '../auth/budget';
 import { ApiError, sendJson } from '../errors';
 import type { RequestValidator } from '../validate';
 
+const TXID = /^[0-9a-fA-F]{64}$/;
+
 export interface DeskRouteDeps {
   rt: Runtime;
   validator: RequestValidator;
@@ -36,7 +38,9 @@ export function transferDeskRouter({ rt, validator }: DeskRouteDeps): Router {
 
   router.get('/v1/transfer-desk/orders/:txid', validator.for('getTransferDeskOrder'), publicReadBudget(rt), async (req, res) => {
     if (address === null) throw noDesk();
-    const payment = await paymentByTxid(rt.pool, String(req.params.txid).toLowerCase());
+    const txid = String(req.params.txid);
+    if (!TXID.test(txid)) throw new ApiError('invalid_request', 'txid must be a transaction id: 64 hex characters.', { field: 'txid' });
+    const payment = await paymentByTxid(rt.pool, txid.toLowerCase());
     const order = payment?.orderId ? await orderById(rt.pool, accountId, payment.orderId) : undefined;
     if (!order) throw new ApiError('not_found', 'No confirmed desk payment with this transaction id (yet).');
     sendJson(res, 200, orderDetailJson(order));
