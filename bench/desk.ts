@@ -50,6 +50,9 @@ async function main(): Promise<void> {
     const desk: any = await (await fetch(`${base}/v1/transfer-desk`)).json();
     const blocksLate: number[] = [];
     const heightsLate: number[] = [];
+    // Per payment, ms after the confirming block's timestamp at which each order transition's command was made.
+    const stages = new Map<string, number[]>();
+    const landedBlocks: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       const txids = await Promise.all(devnet.accounts.customers.map(async (c, i) => {
         const tw = new TronWeb({ fullHost: devnet.url, privateKey: c.private_key });
@@ -76,8 +79,16 @@ async function main(): Promise<void> {
         const info: any = await tronWeb.trx.getTransactionInfo(txid);
         const confirming = Number(info.blockNumber) + Math.max(CONFIRMATIONS - 1, SOLIDIFY_DEPTH);
         const block: any = await tronWeb.trx.getBlockByNumber(confirming);
-        blocksLate.push((activeAt - Number(block.block_header.raw_data.timestamp)) / BLOCK_MS);
+        const confirmedAt = Number(block.block_header.raw_data.timestamp);
+        blocksLate.push((activeAt - confirmedAt) / BLOCK_MS);
         heightsLate.push(headAtActive - confirming);
+        const order: any = await (await fetch(`${base}/v1/transfer-desk/orders/${txid}`)).json();
+        const { rows } = await rt.pool.query(
+          "SELECT payload->>'type' AS type, created_at FROM outbox WHERE destination = 'order-events' AND payload->'order'->>'id' = $1", [order.id],
+        );
+        for (const r of rows) stages.set(r.type, [...(stages.get(r.type) ?? []), r.created_at.getTime() - confirmedAt]);
+        const landed: any = await tronWeb.trx.getTransactionInfo(order.delegate_hash);
+        landedBlocks.push(Number(landed.blockNumber) - confirming);
       }));
     }
     const s = sorted(blocksLate);
@@ -85,6 +96,8 @@ async function main(): Promise<void> {
     const f = (x: number) => x.toFixed(2);
     console.log(`desk payment confirmed -> order active, after the confirming block (${BLOCK_MS} ms blocks, ${s.length} payments, ${PER_ROUND} per block):`);
     console.log(`  by height (head when active - confirming block): p50 ${percentile(h, 50)}, p90 ${percentile(h, 90)}, max ${h[h.length - 1]}`);
+    for (const [type, ms] of stages) console.log(`  ${type}: p50 ${percentile(sorted(ms), 50)} ms after the confirming block`);
+    console.log(`  delegation's block - confirming block: p50 ${percentile(sorted(landedBlocks), 50)}, max ${Math.max(...landedBlocks)}`);
     console.log(`  by time / BENCH_BLOCK_MS: p50 ${f(percentile(s, 50))}, p90 ${f(percentile(s, 90))}, max ${f(s[s.length - 1])}, min ${f(s[0])}`);
   } finally {
     await new Promise((r) => server.close(r));

@@ -2,7 +2,7 @@
  * Transfer-desk commands (contract.md section 12), keyed by the desk's account. On the wire they share one
  * Avro record (`DeskStep`: kind, payment id, JSON payload with int64 kept exact), as subscription commands do.
  */
-import type { DeskTerms } from './rules';
+import type { DeskReceipt, DeskTerms } from './rules';
 
 /**
  * The watcher saw a payment to the desk address on a confirmed solidified block. It carries everything the
@@ -10,21 +10,9 @@ import type { DeskTerms } from './rules';
  * that receiver's activation as read from the chain, and the bandwidth fee a return would burn. The id
  * derives from the payment id (the txid for a TRX transfer), so a re-read appends the same command.
  */
-export interface DeskPaymentCommand {
+export interface DeskPaymentCommand extends DeskReceipt {
   type: 'desk.payment';
-  paymentId: string;
-  txid: string;
-  logIndex: number;
-  asset: 'TRX' | 'USDT';
-  /** receipts.ts ReceiptKind: only a plain `transfer` of TRX buys energy. */
-  kind: string;
-  sender: string | null;
-  amount: bigint;
-  memo: string | null;
-  receiver: string | null;
   receiverActive: boolean;
-  blockNumber: number;
-  blockTimestamp: number;
   confirmationsRequired: number;
   terms: DeskTerms;
   /** RETURN_BANDWIDTH_BYTES x the chain's bandwidth fee when the payment was seen. */

@@ -104,19 +104,25 @@ export function refundOf(amountSun: bigint, returnFeeSun: bigint): bigint {
  */
 export type DeskPaymentStatus = 'ordered' | 'returning' | 'returned' | 'recorded';
 
-export interface DeskPayment {
+/** A payment to the desk as the chain shows it: what the watcher's command and the payment row share. */
+export interface DeskReceipt {
   /** The watcher's receipt id: the txid for a TRX transfer (deposits.ts depositIdOf). */
   paymentId: string;
   txid: string;
   logIndex: number;
   asset: 'TRX' | 'USDT';
+  /** receipts.ts ReceiptKind: only a plain `transfer` of TRX buys energy. */
   kind: string;
   sender: string | null;
   amount: bigint;
   memo: string | null;
+  /** The memo's address when it is one, else the sender; null when the desk cannot deliver (not a TRX transfer). */
   receiver: string | null;
   blockNumber: number;
   blockTimestamp: number;
+}
+
+export interface DeskPayment extends DeskReceipt {
   status: DeskPaymentStatus;
   orderId: string | null;
   refusal: DeskRefusal | null;
