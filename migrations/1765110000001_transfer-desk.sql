@@ -17,14 +17,16 @@ CREATE TABLE IF NOT EXISTS desk_payments (
   block_timestamp   timestamptz NOT NULL,
   status            text NOT NULL CHECK (status IN ('ordered', 'returning', 'returned', 'recorded')),
   order_id          text,
-  refusal           text CHECK (refusal IN ('below_min', 'above_max', 'receiver_inactive')),
+  refusal           text CHECK (refusal IN ('below_min', 'above_max', 'receiver_inactive', 'undelivered')),
   refund_sun        bigint NOT NULL DEFAULT 0 CHECK (refund_sun >= 0 AND refund_sun <= amount),
+  return_fee_sun    bigint NOT NULL CHECK (return_fee_sun >= 0),
   return_txid       text,
   return_signed_tx  text,
   returned_at       timestamptz,
   created_at        timestamptz NOT NULL,
   updated_at        timestamptz NOT NULL,
   CHECK (status <> 'ordered' OR (order_id IS NOT NULL AND refusal IS NULL)),
+  CHECK (status NOT IN ('returning', 'returned') OR (order_id IS NOT NULL AND refusal IS NOT NULL)),
   CHECK (status <> 'returned' OR refund_sun = 0 OR return_txid IS NOT NULL)
 );
 

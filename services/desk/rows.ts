@@ -6,13 +6,13 @@ const ms = (d: Date | null) => (d === null ? null : d.getTime());
 
 export const deskPaymentColumns = [
   'payment_id', 'txid', 'log_index', 'asset', 'kind', 'sender', 'amount', 'memo', 'receiver', 'block_number', 'block_timestamp', 'status',
-  'order_id', 'refusal', 'refund_sun', 'return_txid', 'return_signed_tx', 'returned_at', 'created_at', 'updated_at',
+  'order_id', 'refusal', 'refund_sun', 'return_fee_sun', 'return_txid', 'return_signed_tx', 'returned_at', 'created_at', 'updated_at',
 ] as const;
 
 export function deskPaymentToRow(p: DeskPayment): unknown[] {
   return [
     p.paymentId, p.txid, p.logIndex, p.asset, p.kind, p.sender, p.amount.toString(), p.memo, p.receiver, p.blockNumber, new Date(p.blockTimestamp),
-    p.status, p.orderId, p.refusal, p.refundSun.toString(), p.returnTxId, p.returnSignedTx, date(p.returnedAt), new Date(p.createdAt), new Date(p.updatedAt),
+    p.status, p.orderId, p.refusal, p.refundSun.toString(), p.returnFeeSun.toString(), p.returnTxId, p.returnSignedTx, date(p.returnedAt), new Date(p.createdAt), new Date(p.updatedAt),
   ];
 }
 
@@ -20,7 +20,7 @@ export function deskPaymentFromRow(r: any): DeskPayment {
   return {
     paymentId: r.payment_id, txid: r.txid, logIndex: Number(r.log_index), asset: r.asset, kind: r.kind, sender: r.sender, amount: BigInt(r.amount),
     memo: r.memo, receiver: r.receiver, blockNumber: Number(r.block_number), blockTimestamp: r.block_timestamp.getTime(), status: r.status,
-    orderId: r.order_id, refusal: r.refusal, refundSun: BigInt(r.refund_sun), returnTxId: r.return_txid, returnSignedTx: r.return_signed_tx,
+    orderId: r.order_id, refusal: r.refusal, refundSun: BigInt(r.refund_sun), returnFeeSun: BigInt(r.return_fee_sun), returnTxId: r.return_txid, returnSignedTx: r.return_signed_tx,
     returnedAt: ms(r.returned_at), createdAt: r.created_at.getTime(), updatedAt: r.updated_at.getTime(),
   };
 }

@@ -22,6 +22,7 @@ import { deleteAddressBookEntry, saveAddressBookEntry } from './handlers/address
 import { createSubscription, endSubscription, refillSubscription, resumeSubscription, updateSubscription } from './subscriptions/handlers';
 import { chargePlan, pausePlan } from './subscriptions/plan-handlers';
 import { deskPayment, deskReturn } from './desk/handlers';
+import { deskFollowUps } from './desk/follow-ups';
 
 type HandlerTable = { [T in Exclude<CommandType, 'command.refused'>]: Handler<Extract<Command, { type: T }>> };
 
@@ -77,6 +78,9 @@ export function applyCommand(state: StateView, command: Exclude<Command, { type:
   const alerts = outcome.effects.accounts.flatMap((after) => balanceLowEvent(command, state.account(after.id), after) ?? []);
   // Every order transition goes to order-events: derived once here from the order before and after.
   const orderEvents = orderEventsOf(command, (id) => state.orders?.byId(id), outcome.effects.orders ?? []);
-  if (alerts.length === 0 && orderEvents.length === 0) return outcome;
-  return { ...outcome, effects: { ...outcome.effects, events: [...outcome.effects.events, ...alerts], orderEvents } };
+  // A desk order that failed to deliver owes its payment back (domain/desk/follow-ups.ts).
+  const owed = deskFollowUps(command, (id) => state.orders?.byId(id), outcome.effects.orders ?? []);
+  if (alerts.length === 0 && orderEvents.length === 0 && owed.length === 0) return outcome;
+  const followUps = owed.length === 0 ? outcome.effects.followUps : [...outcome.effects.followUps, ...owed];
+  return { ...outcome, effects: { ...outcome.effects, events: [...outcome.effects.events, ...alerts], orderEvents, followUps } };
 }

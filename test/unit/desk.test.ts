@@ -11,6 +11,7 @@ import { commandFromWire, commandToWire } from '../../services/platform/wire/com
 import { devDefaults, deskTermsOf, parseConfig } from '../../services/platform/config';
 import { deskSigner } from '../../services/chain/desk-key';
 import { memoReceiver } from '../../services/desk/payments';
+import { freshKeys } from './support/keys';
 
 const ctx = { network: 'nile' as const, brand: 'energy' };
 const desk = deskAccountId('nile', 'energy');
@@ -52,8 +53,11 @@ test('terms: the tier row plus the markup; bounds that cannot buy the row min or
   expect(() => deskTerms(priceTable('nile'), { tier: '1h', markupSun: 10n, minSun: 100_000n, maxSun: 500_000_000n })).toThrow(/DESK_MIN_SUN/);
   expect(() => deskTerms(priceTable('nile'), { tier: '1h', markupSun: 0n, minSun: 1_000_000n, maxSun: 700_000_000n })).toThrow(/DESK_MAX_SUN/);
   expect(() => deskTerms(priceTable('nile'), { tier: '1d', markupSun: 0n, minSun: 1_000_000n, maxSun: 2_000_000n })).toThrow(/not sold/);
-  expect(() => parseConfig({ ...process.env, DESK_MIN_SUN: '1000' })).toThrow(/DESK_MIN_SUN/);
-  expect(deskTermsOf(parseConfig(process.env)).priceSunPerUnit).toBe(70n);
+  const env = { ...freshKeys(), STACK_PROFILE: 'test' };
+  expect(() => parseConfig({ ...env, DESK_MIN_SUN: '1000' })).toThrow(/DESK_MIN_SUN/);
+  expect(deskTermsOf(parseConfig(env)).priceSunPerUnit).toBe(70n);
+  expect(parseConfig(env).DESK_ADDRESS).toBe(devDefaults.DESK_ADDRESS);
+  expect(parseConfig({ ...env, NETWORK: 'mainnet', SERVICE_DOMAIN: 'x.example', DEPOSIT_XPUB: devDefaults.DEPOSIT_XPUB }).DESK_ADDRESS).toBeUndefined();
 });
 
 test('sizing: floor(V / price) in thousands; an inactive receiver is activated out of the payment, or it is returned', () => {
@@ -109,6 +113,27 @@ test('a refused payment: order failed 3048 with V less the return fee refunded, 
   expect(w.payments.get(txid)).toMatchObject({ status: 'returned', returnedAt: 7 });
   w.run(signed('t5', 't4'));
   expect(w.payments.get(txid)!.returnTxId).toBe('t4');
+});
+
+test('an accepted payment whose order fails to deliver is owed back, once; a 3048 order owes nothing more', () => {
+  const w = world();
+  const txid = 'ff'.repeat(32);
+  w.run(payment(txid, 3_000_000n));
+  const order = [...w.orders.values()][0];
+  const settle = w.run({ type: 'order.settle', orderId: order.id, landedTxIds: [], deliveredAt: 5 });
+  expect(settle.kind === 'applied' && settle.effects.followUps.map((f) => [f.type, (f as any).step, (f as any).paymentId])).toEqual([['desk.return', 'owed', txid]]);
+  const owed = settle.kind === 'applied' ? settle.effects.followUps[0] : null;
+  w.run(owed as never);
+  expect(w.payments.get(txid)).toMatchObject({ status: 'returning', refusal: 'undelivered', refundSun: 2_720_000n });
+  expect(w.accounts.get(desk)).toMatchObject({ balanceSun: 0n, reservedSun: 0n });
+  const again = w.run(owed as never);
+  expect(again.kind === 'applied' && again.effects.journals).toEqual([]);
+  expect(w.accounts.get(desk)!.balanceSun).toBe(0n);
+
+  const refused = world();
+  const out = refused.run(payment('ab'.repeat(32), 10n));
+  expect(out.kind === 'applied' && out.effects.followUps).toEqual([]);
+  expect(refused.payments.get('ab'.repeat(32))).toMatchObject({ status: 'returned', refundSun: 0n });
 });
 
 test('TRC-20 to the desk is recorded, never credited; a desk command for another account is refused', () => {

@@ -21,13 +21,15 @@ export interface DeskPaymentCommand extends DeskReceipt {
 }
 
 /**
- * The desk returner: `signed` stores the return before broadcast (the first stored wins; a re-signing only
- * while `replaces` is still the stored one, which can no longer land), `landed` records it in a block.
+ * `owed` (a follow-up of the order's failure, domain/desk/follow-ups.ts): an accepted payment whose order
+ * failed to deliver is owed back like a refused one. Then the desk returner: `signed` stores the return
+ * before broadcast (the first stored wins; a re-signing only while `replaces` is still the stored one,
+ * which can no longer land), `landed` records it in a block.
  */
 export interface DeskReturnCommand {
   type: 'desk.return';
   paymentId: string;
-  step: 'signed' | 'landed';
+  step: 'owed' | 'signed' | 'landed';
   txId: string;
   signedTx: string | null;
   replaces: string | null;

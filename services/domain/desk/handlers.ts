@@ -73,7 +73,7 @@ export const deskPayment: Handler<PaymentCommand> = (state, c, ctx) => {
   const base: DeskPayment = {
     paymentId: c.paymentId, txid: c.txid, logIndex: c.logIndex, asset: c.asset, kind: c.kind, sender: c.sender, amount: c.amount, memo: c.memo,
     receiver: c.receiver, blockNumber: c.blockNumber, blockTimestamp: c.blockTimestamp, status: 'recorded', orderId: null, refusal: null,
-    refundSun: 0n, returnTxId: null, returnSignedTx: null, returnedAt: null, createdAt: c.issuedAt, updatedAt: c.issuedAt,
+    refundSun: 0n, returnFeeSun: c.returnFeeSun, returnTxId: null, returnSignedTx: null, returnedAt: null, createdAt: c.issuedAt, updatedAt: c.issuedAt,
   };
   const created = state.account(c.accountId) ? [] : [account];
   if (c.asset !== 'TRX' || c.kind !== 'transfer' || c.sender === null || c.receiver === null) {
@@ -100,18 +100,9 @@ function refuse(state: StateView, account: Account, c: PaymentCommand, reason: D
     ...placed.order, amount: null, status: 'failed', confirmStatus: 'confirm_failed', refundedSun: refundSun,
     failure: { code: entry.code, slug: 'transfer_not_accepted', message, at: c.issuedAt },
   };
-  const customer = ledgerAccounts.customerTrx(c.accountId);
-  const returned: Journal = assertBalanced({
-    id: derivedId('journal', c.commandId, 1), accountId: c.accountId, kind: 'withdrawal', commandId: c.commandId, orderId: order.id,
-    memo: `transfer desk return ${c.txid}`, createdAt: c.issuedAt,
-    lines: [
-      { ledgerAccount: customer, currency: 'TRX', amount: -c.amount },
-      { ledgerAccount: ledgerAccounts.depositsTrx, currency: 'TRX', amount: refundSun },
-      { ledgerAccount: ledgerAccounts.networkFees, currency: 'TRX', amount: c.amount - refundSun },
-    ].filter((l) => l.amount !== 0n) as Journal['lines'],
-  });
-  // The reservation the order's creation made and the credit go together: the desk keeps nothing of it.
-  const after: Account = { ...placed.account, balanceSun: placed.account.balanceSun - c.amount, reservedSun: placed.account.reservedSun - c.amount };
+  const back = sendBack(placed.account, c.amount, refundSun, { commandId: c.commandId, issuedAt: c.issuedAt, txid: c.txid, orderId: order.id });
+  // The reservation the order's creation made goes with the credit: the desk keeps nothing of it.
+  const after: Account = { ...back.account, reservedSun: back.account.reservedSun - c.amount };
   const payment: DeskPayment = { ...base, status: refundSun > 0n ? 'returning' : 'returned', orderId: order.id, refusal: reason, refundSun };
   const event: DomainEvent<'order.failed'> = {
     eventId: eventIdFor(c.commandId, 0), type: 'order.failed', accountId: c.accountId, createdAt: c.issuedAt,
@@ -122,14 +113,42 @@ function refuse(state: StateView, account: Account, c: PaymentCommand, reason: D
     },
   };
   return applied(201, payment, {
-    ...noEffects(), accounts: [after], journals: [received(c), returned], orders: [order], deskPayments: [payment], events: [event],
+    ...noEffects(), accounts: [after], journals: [received(c), back.journal], orders: [order], deskPayments: [payment], events: [event],
   });
+}
+
+/**
+ * A payment leaving the desk's balance: `refundSun` owed to the sender (TRX out on chain), the rest the
+ * bandwidth the return burns.
+ */
+function sendBack(account: Account, amount: bigint, refundSun: bigint, at: { commandId: string; issuedAt: number; txid: string; orderId: string }): { account: Account; journal: Journal } {
+  const journal = assertBalanced({
+    id: derivedId('journal', at.commandId, 1), accountId: account.id, kind: 'withdrawal', commandId: at.commandId, orderId: at.orderId,
+    memo: `transfer desk return ${at.txid}`, createdAt: at.issuedAt,
+    lines: [
+      { ledgerAccount: ledgerAccounts.customerTrx(account.id), currency: 'TRX', amount: -amount },
+      { ledgerAccount: ledgerAccounts.depositsTrx, currency: 'TRX', amount: refundSun },
+      { ledgerAccount: ledgerAccounts.networkFees, currency: 'TRX', amount: amount - refundSun },
+    ].filter((l) => l.amount !== 0n) as Journal['lines'],
+  });
+  return { account: { ...account, balanceSun: account.balanceSun - amount, updatedAt: at.issuedAt }, journal };
+}
+
+/** An accepted payment whose order failed to deliver: owed back like a refused one, from the desk's balance. */
+function owe(state: StateView, payment: DeskPayment, c: CommandOf<'desk.return'>): Outcome {
+  const account = state.account(c.accountId);
+  if (!account || payment.orderId === null) return rejected(domainError('not_found', 'No such desk account or order.'));
+  const refundSun = refundOf(payment.amount, payment.returnFeeSun);
+  const back = sendBack(account, payment.amount, refundSun, { commandId: c.commandId, issuedAt: c.issuedAt, txid: payment.txid, orderId: payment.orderId });
+  const next: DeskPayment = { ...payment, status: refundSun > 0n ? 'returning' : 'returned', refusal: 'undelivered', refundSun, updatedAt: c.issuedAt };
+  return applied(200, next, { ...noEffects(), accounts: [back.account], journals: [back.journal], deskPayments: [next] });
 }
 
 /** The returner's steps: store the signed return (first one wins, or the replacement of a dead one), then its landing. */
 export const deskReturn: Handler<CommandOf<'desk.return'>> = (state, c) => {
   const payment = state.desk?.payment(c.paymentId);
   if (!payment) return rejected(domainError('not_found', 'No such desk payment.'));
+  if (c.step === 'owed') return payment.status === 'ordered' ? owe(state, payment, c) : applied(200, payment);
   if (payment.status !== 'returning') return applied(200, payment);
   if (c.step === 'signed') {
     const stored = payment.returnTxId;

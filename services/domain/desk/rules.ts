@@ -58,7 +58,8 @@ export function energyFor(sun: bigint, priceSunPerUnit: bigint): number {
   return Number(units - (units % BigInt(DESK_ENERGY_STEP)));
 }
 
-export type DeskRefusal = 'below_min' | 'above_max' | 'receiver_inactive';
+/** Why a payment goes back: out of range, a receiver it cannot activate, or its order failed to deliver. */
+export type DeskRefusal = 'below_min' | 'above_max' | 'receiver_inactive' | 'undelivered';
 
 export type DeskDecision =
   | { kind: 'order'; amount: number; activateSun: bigint; paySun: bigint }
@@ -127,6 +128,8 @@ export interface DeskPayment extends DeskReceipt {
   orderId: string | null;
   refusal: DeskRefusal | null;
   refundSun: bigint;
+  /** What a return of this payment burns (the command's returnFeeSun), kept for a return owed later. */
+  returnFeeSun: bigint;
   returnTxId: string | null;
   returnSignedTx: string | null;
   returnedAt: number | null;

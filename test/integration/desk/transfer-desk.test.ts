@@ -17,6 +17,8 @@ import { startService } from '../../support/service-process';
 import { eventually, templateReplay } from '../../support/world';
 import { replayAndVerify } from '../../../services/ops/replay';
 import { processorCaughtUp } from '../../support/processor-lag';
+import { statsCaughtUp } from '../../support/stats';
+import { runOps } from '../../support/ops-process';
 
 const SCALE = 20;
 const CONFIRMATIONS = 3;
@@ -47,7 +49,7 @@ beforeAll(async () => {
     DESK_MIN_SUN: '1000000', DESK_MAX_SUN: '100000000',
   }, { DEVNET_CUSTOMERS: '10' });
   const { startRoles } = await import('../../../services/roles');
-  roles = await startRoles(stack.rt, ['desk-returner']);
+  roles = await startRoles(stack.rt, ['desk-returner', 'stats']);
   await startWatcher();
   tronWeb = new TronWeb({ fullHost: stack.devnet.url });
   reader = ChainReader.fromConfig(stack.rt.cfg);
@@ -98,6 +100,29 @@ async function returnsOnChain(to: string, from: number): Promise<Array<{ txid: s
   return out;
 }
 
+/** The payment's order failed (3048 unless said), and V less the return fee went back to the sender on chain exactly once. */
+async function expectReturnedOnce(txid: string, from: number, sun: number, refusal: string, failure = 3048): Promise<void> {
+  const failed = await deskOrder(txid, (o) => o.status === 'failed', 90_000);
+  expect(failed.failure.code).toBe(failure);
+  const row = await eventually(async () => {
+    const r = await paymentRow(txid);
+    return r?.status === 'returned' ? r : undefined;
+  }, 60_000, `return of ${txid}`);
+  expect(row.refusal).toBe(refusal);
+  const refund = Number(row.refund_sun);
+  if (failure === 3048) expect(failed.refunded_amount_sun).toBe(refund);
+  expect(refund).toBeGreaterThan(0);
+  expect(refund).toBeLessThanOrEqual(sun);
+  const info: any = await tronWeb.trx.getTransaction(row.return_txid);
+  expect(info.raw_data.contract[0].type).toBe('TransferContract');
+  const value = info.raw_data.contract[0].parameter.value;
+  expect(TronWeb.address.fromHex(value.owner_address)).toBe(desk.address);
+  expect(TronWeb.address.fromHex(value.to_address)).toBe(wallet(from).address);
+  expect(value.amount).toBe(refund);
+  const onChain = (await returnsOnChain(wallet(from).address, Number(row.block_number))).filter((r) => r.amount === BigInt(refund));
+  expect(onChain.map((r) => r.txid)).toEqual([row.return_txid]);
+}
+
 test('GET /v1/transfer-desk publishes the terms: the 5m row plus the markup, the bounds and the confirmations', async () => {
   expect(desk).toMatchObject({
     network: 'nile', address: stack.rt.cfg.DESK_ADDRESS, price_sun_per_unit: 50, tier: '5m', duration_seconds: 300,
@@ -127,6 +152,17 @@ test('a payment in range: 404 until confirmed, then one order (source transfer) 
   expect(expired.reclaim_hash).toMatch(/^[0-9a-f]{64}$/);
 });
 
+test('a payment whose order cannot deliver (its delegation never lands): the order fails, the payment goes back once', async () => {
+  const txid = await pay(9, 2_500_013);
+  // Nothing else is open now (the order above expired): the next broadcast is this order's delegation.
+  await stack.devnet.post('/admin/faults', { delay_next_broadcasts: 1, delay_blocks: 100_000 });
+  try {
+    await expectReturnedOnce(txid, 9, 2_500_013, 'undelivered', 5002);
+  } finally {
+    await stack.devnet.post('/admin/faults', { clear: true });
+  }
+}, 120_000);
+
 test('a memo naming an address: that address receives the energy, not the sender', async () => {
   const target = wallet(2).address;
   const before = await energyLimit(target);
@@ -138,28 +174,6 @@ test('a memo naming an address: that address receives the energy, not the sender
 });
 
 describe('returned payments', () => {
-  async function expectReturnedOnce(txid: string, from: number, sun: number, refusal: string): Promise<void> {
-    const failed = await deskOrder(txid, (o) => o.status === 'failed');
-    expect(failed.failure).toMatchObject({ code: 3048, slug: 'transfer_not_accepted' });
-    const row = await eventually(async () => {
-      const r = await paymentRow(txid);
-      return r?.status === 'returned' ? r : undefined;
-    }, 60_000, `return of ${txid}`);
-    expect(row.refusal).toBe(refusal);
-    const refund = Number(row.refund_sun);
-    expect(failed.refunded_amount_sun).toBe(refund);
-    expect(refund).toBeGreaterThan(0);
-    expect(refund).toBeLessThanOrEqual(sun);
-    const info: any = await tronWeb.trx.getTransaction(row.return_txid);
-    expect(info.raw_data.contract[0].type).toBe('TransferContract');
-    const value = info.raw_data.contract[0].parameter.value;
-    expect(TronWeb.address.fromHex(value.owner_address)).toBe(desk.address);
-    expect(TronWeb.address.fromHex(value.to_address)).toBe(wallet(from).address);
-    expect(value.amount).toBe(refund);
-    const onChain = (await returnsOnChain(wallet(from).address, Number(row.block_number))).filter((r) => r.amount === BigInt(refund));
-    expect(onChain.map((r) => r.txid)).toEqual([row.return_txid]);
-  }
-
   test('below min_sun and above max_sun: order failed 3048, V less the return fee back on chain, once', async () => {
     const small = await pay(3, 500_001);
     const large = await pay(4, 100_000_007);
@@ -212,18 +226,47 @@ test('the same payments seen twice (watcher SIGKILLed after appending, then ever
   const { rows: orders } = await stack.rt.pool.query("SELECT memo, count(*)::int AS n FROM orders WHERE account_id = $1 GROUP BY memo", [accountId]);
   expect(orders.every((o) => o.n === 1)).toBe(true);
   const { rows: payments } = await stack.rt.pool.query("SELECT count(*)::int AS n, count(order_id)::int AS ordered FROM desk_payments WHERE asset = 'TRX'");
-  expect(payments[0]).toEqual({ n: 7, ordered: 7 });
-  expect(orders.reduce((s, o) => s + o.n, 0)).toBe(7);
+  expect(payments[0]).toEqual({ n: 8, ordered: 8 });
+  expect(orders.reduce((s, o) => s + o.n, 0)).toBe(8);
   const row = await paymentRow(below);
   const returns = await returnsOnChain(wallet(8).address, Number(row.block_number));
   expect(returns.map((r) => r.txid)).toEqual([row.return_txid]);
+});
+
+test('desk orders are on order-events and in the desk account\'s stats; ops lists the payments and returns', async () => {
+  await processorCaughtUp(stack.rt);
+  await statsCaughtUp(stack, 60_000);
+  const accountId = deskAccountId('nile', stack.rt.cfg.BRAND);
+  const { rows: orders } = await stack.rt.pool.query('SELECT id FROM orders WHERE account_id = $1', [accountId]);
+  const { rows: stats } = await stack.rt.pool.query('SELECT DISTINCT order_id FROM stats_orders WHERE account_id = $1', [accountId]);
+  // Delivered orders count in the stats (energy bought); returned ones delivered nothing.
+  const { rows: delivered } = await stack.rt.pool.query("SELECT id FROM orders WHERE account_id = $1 AND delivered_amount > 0", [accountId]);
+  expect(delivered.length).toBe(3);
+  expect(stats.map((r) => r.order_id).sort()).toEqual(expect.arrayContaining(delivered.map((r) => r.id).sort()));
+  const topic = stack.rt.codec.topicName('orderEvents');
+  const types = new Map<string, string[]>();
+  await stack.rt.log.scan(topic, await stack.rt.log.endOffsets(topic), async (batch) => {
+    for (const r of batch.records) {
+      const e: any = await stack.rt.codec.decodeOrderEvent(r.value!);
+      if (e.accountId === accountId) types.set(e.order.id, [...(types.get(e.order.id) ?? []), e.type]);
+    }
+  });
+  expect(types.size).toBe(orders.length);
+  const below = (await stack.rt.pool.query("SELECT order_id FROM desk_payments WHERE refusal = 'below_min' ORDER BY created_at LIMIT 1")).rows[0].order_id;
+  expect(types.get(below)).toEqual(['order.created', 'order.failed']);
+  const listed = await runOps(stack.world, ['desk-payments', '--status', 'returned', '--json']);
+  expect(listed.code).toBe(0);
+  const data = JSON.parse(listed.stdout).data;
+  expect(data.map((p: any) => p.refusal).sort()).toEqual(['above_max', 'below_min', 'below_min', 'receiver_inactive', 'undelivered']);
+  expect(data.every((p: any) => /^[0-9a-f]{64}$/.test(p.return_txid) && p.refund_sun > 0)).toBe(true);
+  expect((await runOps(stack.world, ['desk-payments', '--status', 'nope'])).code).not.toBe(0);
 });
 
 test('a replay of the log into an empty database rebuilds the desk payments, their orders and journals identically', async () => {
   await processorCaughtUp(stack.rt);
   const report = await replayAndVerify(stack.rt, templateReplay);
   const byName = new Map(report.tables.map((t) => [t.table, t]));
-  expect(byName.get('desk_payments')).toMatchObject({ live: 8, replayed: 8, differences: [] });
+  expect(byName.get('desk_payments')).toMatchObject({ live: 9, replayed: 9, differences: [] });
   expect(report.tables.filter((t) => t.differences.length > 0)).toEqual([]);
 });
 
