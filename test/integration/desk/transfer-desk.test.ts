@@ -19,6 +19,7 @@ import { replayAndVerify } from '../../../services/ops/replay';
 import { processorCaughtUp } from '../../support/processor-lag';
 import { statsCaughtUp } from '../../support/stats';
 import { runOps } from '../../support/ops-process';
+import { assertLedgerInvariants } from '../../support/ledger-invariants';
 
 const SCALE = 20;
 const CONFIRMATIONS = 3;
@@ -59,6 +60,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await stopWatcher();
   await Promise.allSettled(roles.map((r) => r.stop()));
+  // Every journal balances and the desk account's balance is the sum of its lines (nothing kept, nothing owed twice).
+  if (stack) await assertLedgerInvariants(stack.rt.pool);
   await stack?.stop();
 });
 
@@ -242,6 +245,10 @@ test('desk orders are on order-events and in the desk account\'s stats; ops list
   // Delivered orders count in the stats (energy bought); returned ones delivered nothing.
   const { rows: delivered } = await stack.rt.pool.query("SELECT id FROM orders WHERE account_id = $1 AND delivered_amount > 0", [accountId]);
   expect(delivered.length).toBe(3);
+  // What the desk took in was charged for delivered orders or sent back: its account keeps nothing.
+  const { rows: account } = await stack.rt.pool.query('SELECT balance_sun, reserved_sun, owner_address FROM accounts WHERE id = $1', [accountId]);
+  expect(account[0]).toMatchObject({ owner_address: null });
+  expect([String(account[0].balance_sun), String(account[0].reserved_sun)]).toEqual(['0', '0']);
   expect(stats.map((r) => r.order_id).sort()).toEqual(expect.arrayContaining(delivered.map((r) => r.id).sort()));
   const topic = stack.rt.codec.topicName('orderEvents');
   const types = new Map<string, string[]>();
