@@ -76,10 +76,14 @@ async function pay(from: number, sun: number, memo?: string): Promise<string> {
 }
 
 async function deskOrder(txid: string, done: (o: any) => boolean, timeoutMs = 60_000): Promise<any> {
+  let last: any = null;
   return eventually(async () => {
     const res = await call(stack.base, 'GET', `/v1/transfer-desk/orders/${txid}`);
+    last = res.status === 200 ? { status: res.body.status, failure: res.body.failure, allocations: res.body.delegate_hashes } : res.status;
     return res.status === 200 && done(res.body) ? res.body : undefined;
-  }, timeoutMs, `desk order of ${txid}`);
+  }, timeoutMs, `desk order of ${txid} (last seen ${JSON.stringify(last)})`).catch((err: Error) => {
+    throw new Error(`${err.message}; last seen ${JSON.stringify(last)}`);
+  });
 }
 
 async function paymentRow(txid: string): Promise<any> {
@@ -213,7 +217,8 @@ test('the same payments seen twice (watcher SIGKILLed after appending, then ever
   expect(first.child.signalCode).toBe('SIGKILL');
   const second = startService(stack.world, 'deposit-watcher');
   await second.ready;
-  await deskOrder(inRange, (o) => o.status === 'active');
+  // Delivered (the 5m rental may be over already: the child watchers' start can outlast its 15 s).
+  await deskOrder(inRange, (o) => ['active', 'expired'].includes(o.status) && o.delivered_amount === 30_000);
   await eventually(async () => (await paymentRow(below))?.status === 'returned', 60_000, 'below-min returned');
   await second.kill('SIGTERM');
   // From block zero again, in-process: every desk payment of the test is seen once more.
