@@ -91,7 +91,12 @@ export class DeskReturner {
   }
 }
 
-export async function startDeskReturner(deps: ReturnerDeps): Promise<PollingRole> {
+export async function startDeskReturner(deps: ReturnerDeps): Promise<{ stop(): Promise<void> }> {
+  // A deployment without a desk (no DESK_ADDRESS, mainnet's default) runs the role idle, with no key.
+  if (!deps.cfg.DESK_ADDRESS) {
+    logger.info('no DESK_ADDRESS: the desk returner has nothing to return');
+    return { stop: async () => undefined };
+  }
   const returner = new DeskReturner(deps);
   return new PollingRole('desk-returner', deps.cfg.DESK_POLL_MS, () => returner.tick()).start();
 }

@@ -12,6 +12,7 @@ import { devDefaults, deskTermsOf, parseConfig } from '../../services/platform/c
 import { deskSigner } from '../../services/chain/desk-key';
 import { memoReceiver } from '../../services/desk/payments';
 import { freshKeys } from './support/keys';
+import { startDeskReturner } from '../../services/desk/returner';
 
 const ctx = { network: 'nile' as const, brand: 'energy' };
 const desk = deskAccountId('nile', 'energy');
@@ -159,4 +160,12 @@ test('the memo names a receiver only when it is an address; the devnet desk key 
   expect(memoReceiver(null)).toBeNull();
   expect(deskSigner({ NETWORK: 'nile', DEVNET_SEED: 'devnet', DESK_ADDRESS: undefined, DESK_PRIVATE_KEY: undefined }).address).toBe(devDefaults.DESK_ADDRESS);
   expect(() => deskSigner({ NETWORK: 'mainnet', DEVNET_SEED: 'devnet', DESK_ADDRESS: 'TX', DESK_PRIVATE_KEY: undefined })).toThrow(/DESK_PRIVATE_KEY/);
+});
+
+test('the desk returner: idle without a desk (no key needed), refuses to start with a desk and no key on mainnet', async () => {
+  const cfg = parseConfig({ ...freshKeys(), STACK_PROFILE: 'test' });
+  const deps = { pool: {} as never, bus: { append: async () => undefined }, clock: {} as never, writer: {} as never, reader: {} as never };
+  const idle = await startDeskReturner({ ...deps, cfg: { ...cfg, NETWORK: 'mainnet', DESK_ADDRESS: undefined, DESK_PRIVATE_KEY: undefined } });
+  await idle.stop();
+  await expect(startDeskReturner({ ...deps, cfg: { ...cfg, NETWORK: 'mainnet', DESK_ADDRESS: devDefaults.DESK_ADDRESS, DESK_PRIVATE_KEY: undefined } })).rejects.toThrow(/DESK_PRIVATE_KEY/);
 });
