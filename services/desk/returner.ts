@@ -54,7 +54,7 @@ export class DeskReturner {
     const now = this.deps.clock.now();
     return {
       type: 'desk.return', commandId: derivedId('command', 'desk-return', step, p.paymentId, idPart), accountId: this.accountId,
-      issuedAt: now, deadlineAt: null, replyTo: null, paymentId: p.paymentId, step, at: now, ...fields,
+      issuedAt: now, deadlineAt: null, replyTo: null, paymentId: p.paymentId, step, at: now, amountSun: 0n, ...fields,
     };
   }
 

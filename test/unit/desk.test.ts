@@ -100,7 +100,7 @@ test('a refused payment: order failed 3048 with V less the return fee refunded, 
   expect(w.payments.get(txid)).toMatchObject({ status: 'returning', refusal: 'below_min', refundSun: 220_000n, returnTxId: null });
   expect(w.journals.map((j) => netFor(j, ledgerAccounts.networkFees, 'TRX'))).toEqual([0n, 280_000n]);
 
-  const signed = (txId: string, replaces: string | null) => ({ type: 'desk.return', paymentId: txid, step: 'signed', txId, signedTx: `{"${txId}":1}`, replaces, at: 5 });
+  const signed = (txId: string, replaces: string | null) => ({ type: 'desk.return', paymentId: txid, step: 'signed', txId, signedTx: `{"${txId}":1}`, replaces, at: 5, amountSun: 0n });
   w.run(signed('t1', null));
   w.run(signed('t2', null));
   expect(w.payments.get(txid)!.returnTxId).toBe('t1');
@@ -108,9 +108,9 @@ test('a refused payment: order failed 3048 with V less the return fee refunded, 
   expect(w.payments.get(txid)!.returnTxId).toBe('t1');
   w.run(signed('t4', 't1'));
   expect(w.payments.get(txid)!.returnTxId).toBe('t4');
-  w.run({ type: 'desk.return', paymentId: txid, step: 'landed', txId: 't1', signedTx: null, replaces: null, at: 6 });
+  w.run({ type: 'desk.return', paymentId: txid, step: 'landed', txId: 't1', signedTx: null, replaces: null, at: 6, amountSun: 0n });
   expect(w.payments.get(txid)!.status).toBe('returning');
-  w.run({ type: 'desk.return', paymentId: txid, step: 'landed', txId: 't4', signedTx: null, replaces: null, at: 7 });
+  w.run({ type: 'desk.return', paymentId: txid, step: 'landed', txId: 't4', signedTx: null, replaces: null, at: 7, amountSun: 0n });
   expect(w.payments.get(txid)).toMatchObject({ status: 'returned', returnedAt: 7 });
   w.run(signed('t5', 't4'));
   expect(w.payments.get(txid)!.returnTxId).toBe('t4');
@@ -131,6 +131,20 @@ test('an accepted payment whose order fails to deliver is owed back, once; a 304
   expect(again.kind === 'applied' && again.effects.journals).toEqual([]);
   expect(w.accounts.get(desk)!.balanceSun).toBe(0n);
 
+  // A partial delivery: the pro-rata refund the settlement gives the desk goes back to the sender.
+  const p = world();
+  const ptx = 'fe'.repeat(32);
+  p.run(payment(ptx, 3_000_000n));
+  const porder = [...p.orders.values()][0];
+  const tx = (id: string) => ({ kind: 'delegate', from: 'TPool', amount: 21_000, sun: 1n, txId: id, signedTx: '{}' });
+  p.run({ type: 'order.allocate', orderId: porder.id, txs: [tx('d1'), tx('d2')], ratioLimit: 1n, ratioWeight: 1n });
+  const psettle = p.run({ type: 'order.settle', orderId: porder.id, landedTxIds: ['d1'], deliveredAt: 5 });
+  const powed = psettle.kind === 'applied' ? psettle.effects.followUps.find((f) => f.type === 'desk.return') : undefined;
+  expect(powed).toMatchObject({ step: 'owed', amountSun: 1_500_000n });
+  p.run(powed as never);
+  expect(p.payments.get(ptx)).toMatchObject({ status: 'returning', refusal: 'undelivered', refundSun: 1_220_000n });
+  expect(p.accounts.get(desk)).toMatchObject({ balanceSun: 0n, reservedSun: 0n });
+
   const refused = world();
   const out = refused.run(payment('ab'.repeat(32), 10n));
   expect(out.kind === 'applied' && out.effects.followUps).toEqual([]);
@@ -150,7 +164,7 @@ test('TRC-20 to the desk is recorded, never credited; a desk command for another
 test('desk commands survive the wire exactly (int64 terms included)', () => {
   const command = { commandId: 'cmd_1', accountId: desk, issuedAt: 5, deadlineAt: null, replyTo: null, ...payment('ee'.repeat(32), 9_007_199_254_740_993n) } as Command;
   expect(commandFromWire(commandToWire(command))).toEqual(command);
-  const ret = { commandId: 'cmd_2', accountId: desk, issuedAt: 5, deadlineAt: null, replyTo: null, type: 'desk.return', paymentId: 'p', step: 'signed', txId: 't', signedTx: 's', replaces: null, at: 9 } as Command;
+  const ret = { commandId: 'cmd_2', accountId: desk, issuedAt: 5, deadlineAt: null, replyTo: null, type: 'desk.return', paymentId: 'p', step: 'owed', txId: '', signedTx: null, replaces: null, at: 9, amountSun: 9_007_199_254_740_993n } as Command;
   expect(commandFromWire(commandToWire(ret))).toEqual(ret);
 });
 

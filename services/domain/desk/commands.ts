@@ -21,8 +21,9 @@ export interface DeskPaymentCommand extends DeskReceipt {
 }
 
 /**
- * `owed` (a follow-up of the order's failure, domain/desk/follow-ups.ts): an accepted payment whose order
- * failed to deliver is owed back like a refused one. Then the desk returner: `signed` stores the return
+ * `owed` (a follow-up of the order's settlement, domain/desk/follow-ups.ts): what an accepted payment's
+ * order did not deliver (all of it when the order failed, the pro-rata refund of a partial delivery) is
+ * owed back like a refused payment. Then the desk returner: `signed` stores the return
  * before broadcast (the first stored wins; a re-signing only while `replaces` is still the stored one,
  * which can no longer land), `landed` records it in a block.
  */
@@ -34,6 +35,8 @@ export interface DeskReturnCommand {
   signedTx: string | null;
   replaces: string | null;
   at: number;
+  /** `owed`: the SUN the order did not use (0 for the other steps). */
+  amountSun: bigint;
 }
 
 export type DeskCommand = DeskPaymentCommand | DeskReturnCommand;

@@ -134,12 +134,13 @@ function sendBack(account: Account, amount: bigint, refundSun: bigint, at: { com
   return { account: { ...account, balanceSun: account.balanceSun - amount, updatedAt: at.issuedAt }, journal };
 }
 
-/** An accepted payment whose order failed to deliver: owed back like a refused one, from the desk's balance. */
+/** What an accepted payment's order did not deliver: owed back like a refused payment, from the desk's balance. */
 function owe(state: StateView, payment: DeskPayment, c: CommandOf<'desk.return'>): Outcome {
   const account = state.account(c.accountId);
   if (!account || payment.orderId === null) return rejected(domainError('not_found', 'No such desk account or order.'));
-  const refundSun = refundOf(payment.amount, payment.returnFeeSun);
-  const back = sendBack(account, payment.amount, refundSun, { commandId: c.commandId, issuedAt: c.issuedAt, txid: payment.txid, orderId: payment.orderId });
+  const owedSun = c.amountSun < payment.amount ? c.amountSun : payment.amount;
+  const refundSun = refundOf(owedSun, payment.returnFeeSun);
+  const back = sendBack(account, owedSun, refundSun, { commandId: c.commandId, issuedAt: c.issuedAt, txid: payment.txid, orderId: payment.orderId });
   const next: DeskPayment = { ...payment, status: refundSun > 0n ? 'returning' : 'returned', refusal: 'undelivered', refundSun, updatedAt: c.issuedAt };
   return applied(200, next, { ...noEffects(), accounts: [back.account], journals: [back.journal], deskPayments: [next] });
 }

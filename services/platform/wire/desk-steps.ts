@@ -21,6 +21,8 @@ export function deskStepFromWire(wire: DeskStepWire): DeskCommand {
     rest.amount = big(rest.amount);
     rest.returnFeeSun = big(rest.returnFeeSun);
     for (const k of ['priceSunPerUnit', 'minSun', 'maxSun', 'activationFeeSun']) rest.terms[k] = big(rest.terms[k]);
+  } else {
+    rest.amountSun = big(rest.amountSun);
   }
   return { type: wire.kind, ...rest } as DeskCommand;
 }
