@@ -15,7 +15,6 @@
  * 5 minutes minus the idle window (printed; the bench says so when it did not).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { commandBusFor } from '../services/platform/command-bus';
@@ -24,6 +23,7 @@ import { createRuntime } from '../services/runtime';
 import { startDevnet } from '../test/devnet/start-devnet';
 import { signedHeaders, signUp } from '../test/support/identity';
 import { dropWorld, newWorld } from '../test/support/world';
+import { freePort, stopChild, waitReady } from './processes';
 import { httpSender, type Send } from './load';
 import { cpuByGroup, cpuLines, cpuSnapshot, DEVNET_GROUP, stackGroup, WORLD_POSTGRES_GROUP, type Classify, type CpuSnapshot } from './proc-cpu';
 
@@ -36,24 +36,7 @@ const ROOT = path.resolve(__dirname, '..');
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
-}
 
-async function waitReady(url: string, child: ChildProcess): Promise<void> {
-  for (let i = 0; i < 1500; i++) {
-    if (child.exitCode !== null) throw new Error(`${url}: process exited with ${child.exitCode}`);
-    if (await fetch(url).then((r) => r.status === 200, () => false)) return;
-    await sleep(200);
-  }
-  throw new Error(`${url} not ready after 300 s`);
-}
 
 /** `count` requests, `concurrency` in flight: how many were answered 201. */
 async function placeAll(send: Send, count: number, concurrency: number): Promise<number> {
@@ -175,12 +158,7 @@ async function main(): Promise<void> {
       console.log(`CPU ms per order (${name}): delivery ${d.toFixed(2)}, expiry ${e.toFixed(2)} (ratio expiry/delivery ${(e / d).toFixed(2)}; goal at most 1)`);
     }
   } finally {
-    await new Promise<void>((resolve) => {
-      if (service.exitCode !== null) return resolve();
-      service.once('exit', () => resolve());
-      service.kill('SIGTERM');
-      setTimeout(() => service.kill('SIGKILL'), 15_000).unref();
-    });
+    await stopChild(service);
     rt.pool.on('error', () => undefined);
     await rt.log.deleteTopics(Object.values(rt.codec.topics).map((t) => t.topic)).catch(() => undefined);
     await dropWorld(world).catch(() => undefined);

@@ -20,7 +20,6 @@
  * the ratios service/ceiling, the core count and the Node version.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { commandBusFor } from '../services/platform/command-bus';
@@ -32,6 +31,7 @@ import { startDevnet } from '../test/devnet/start-devnet';
 import { signedHeaders, signUp } from '../test/support/identity';
 import { dropWorld, newWorld } from '../test/support/world';
 import { monolithAccount, monolithTables } from './naive-monolith';
+import { freePort, stopChild, waitReady } from './processes';
 import { httpSender, line, offered, sustained, type RunFigures, type Send } from './load';
 import { cpuByGroup, cpuLines, cpuSnapshot, stackGroup, type Classify } from './proc-cpu';
 import { statementList, statementRows } from './statements';
@@ -67,15 +67,6 @@ const MONOLITH = process.env.BENCH_MONOLITH !== '0';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
-}
 
 function spawnNode(script: string, args: string[], env: Record<string, string>): ChildProcess {
   // BENCH_PROF_DIR: CPU profiles of the service's and the ceiling's processes (node --cpu-prof).
@@ -84,27 +75,7 @@ function spawnNode(script: string, args: string[], env: Record<string, string>):
   return child;
 }
 
-async function waitReady(url: string, child: ChildProcess): Promise<void> {
-  for (let i = 0; i < 1500; i++) {
-    if (child.exitCode !== null) throw new Error(`${url}: process exited with ${child.exitCode}`);
-    try {
-      if ((await fetch(url)).status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    await sleep(200);
-  }
-  throw new Error(`${url} not ready after 300 s`);
-}
 
-function stop(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-    setTimeout(() => child.kill('SIGKILL'), 15_000).unref();
-  });
-}
 
 function orderSender(base: string, key: { id: string; secret: string }, receivers: string[], prefix: string): Send {
   return httpSender(base, (n) => {
@@ -357,7 +328,7 @@ async function main(): Promise<void> {
     }
     if (CHAIN_DRAIN > 0) await drainStep(rt, orderSender(apiBase, customer.key, receivers, 'drain'), next, classify);
   } finally {
-    await Promise.all(children.map(stop));
+    await Promise.all(children.map(stopChild));
     await commandsPerOrder(rt).catch((err) => console.error(`commands per order: ${(err as Error).message}`));
     await rt.pool.query('DROP TABLE IF EXISTS bench_ceiling, bench_monolith_orders, bench_monolith_accounts').catch(() => undefined);
     rt.pool.on('error', () => undefined);
