@@ -215,8 +215,13 @@ const schema = z.object({
   COMMAND_IDLE_FLUSH: boolFromEnv.default(true),
   /** Group commit: most commands in one produce request. */
   COMMAND_APPEND_MAX: z.coerce.number().int().min(1).max(10_000).default(500),
-  /** Longest a consumer's fetch waits at the broker for new records (ms): latency when the log is quiet. */
-  KAFKA_FETCH_MAX_WAIT_MS: z.coerce.number().int().min(1).max(5_000).default(10),
+  /**
+   * Longest a consumer's fetch waits at the broker for new records (ms). The broker answers a waiting fetch as
+   * soon as a record arrives (min bytes 1), so this sets only how often an idle consumer asks again: each ask
+   * costs the service and the broker CPU (bench/README.md "Open orders and idle CPU": 10 ms was a tenth of a
+   * core idle under `make up`), and a longer wait adds no latency.
+   */
+  KAFKA_FETCH_MAX_WAIT_MS: z.coerce.number().int().min(1).max(5_000).default(200),
   /** API processes sharing API_PORT (node cluster); 1 = the API runs inside the main process. */
   API_WORKERS: z.coerce.number().int().min(1).max(64).default(1),
   /**
