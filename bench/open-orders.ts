@@ -31,17 +31,24 @@ const OPEN = Number(process.env.BENCH_OPEN ?? 20_000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 128);
 const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 30);
 const WORKERS = Number(process.env.BENCH_API_WORKERS ?? 2);
-const TIER_SECONDS = 300;
+/** The service's clock runs this many times real time (CLOCK_SCALE): a `5m` order expires 300 / scale real seconds after it was placed. */
+const CLOCK_SCALE = Number(process.env.BENCH_CLOCK_SCALE ?? 1);
+const TIER_SECONDS = 300 / CLOCK_SCALE;
+const CLOCK_ORIGIN_MS = Date.now();
+/** The service's time now (its clock), and the real time of a service time. */
+const serviceNow = () => CLOCK_ORIGIN_MS + (Date.now() - CLOCK_ORIGIN_MS) * CLOCK_SCALE;
+const realTimeOf = (serviceMs: number) => CLOCK_ORIGIN_MS + (serviceMs - CLOCK_ORIGIN_MS) / CLOCK_SCALE;
 const ROOT = path.resolve(__dirname, '..');
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 
 
-/** `count` requests, `concurrency` in flight: how many were answered 201. */
-async function placeAll(send: Send, count: number, concurrency: number): Promise<number> {
+/** `count` requests, `concurrency` in flight, each tried up to 5 times on 429/503: the 201s, and the last failure of the rest by kind. */
+async function placeAll(send: Send, count: number, concurrency: number): Promise<{ ok: number; failed: Map<string, number> }> {
   let next = 0;
   let ok = 0;
+  const failed = new Map<string, number>();
   await Promise.all(Array.from({ length: concurrency }, async () => {
     while (next < count) {
       const n = next++;
@@ -51,12 +58,17 @@ async function placeAll(send: Send, count: number, concurrency: number): Promise
           ok++;
           break;
         }
-        if (o.status !== 429 && o.status !== 503 && o.failure === null) break;
+        const retry = (o.status === 429 || o.status === 503) && attempt < 4;
+        if (!retry) {
+          const kind = o.failure ?? String(o.status);
+          failed.set(kind, (failed.get(kind) ?? 0) + 1);
+          break;
+        }
         await sleep(500);
       }
     }
   }));
-  return ok;
+  return { ok, failed };
 }
 
 async function countWhere(rt: Awaited<ReturnType<typeof createRuntime>>, sql: string, params: unknown[] = []): Promise<number> {
@@ -84,6 +96,18 @@ function report(title: string, before: CpuSnapshot, after: CpuSnapshot, classify
   return cpu;
 }
 
+/** Where the expiring orders are: due and not signed, undelegation signed and not landed, expired (reclaimed or not). */
+async function expiryStages(rt: Awaited<ReturnType<typeof createRuntime>>): Promise<string> {
+  const { rows } = await rt.pool.query(
+    `SELECT count(*) FILTER (WHERE status IN ('confirmed', 'active') AND undelegations = '[]'::jsonb AND expires_at <= $1)::int AS due,
+            count(*) FILTER (WHERE status IN ('confirmed', 'active') AND undelegations <> '[]'::jsonb)::int AS signed,
+            count(*) FILTER (WHERE status = 'expired' AND reclaimed_at IS NULL)::int AS expired_unreclaimed,
+            count(*) FILTER (WHERE status = 'expired' AND reclaimed_at IS NOT NULL)::int AS done
+       FROM orders`, [new Date(serviceNow())]);
+  const r = rows[0];
+  return `due, not signed ${r.due}; signed, not landed ${r.signed}; expired, not reclaimed ${r.expired_unreclaimed}; expired and reclaimed ${r.done}`;
+}
+
 const serviceGroups = (cpu: Map<string, number>) => [...cpu.entries()].filter(([g]) => g.startsWith('service')).reduce((a, [, s]) => a + s, 0);
 
 async function main(): Promise<void> {
@@ -91,7 +115,8 @@ async function main(): Promise<void> {
   const devnet = await startDevnet({ DEVNET_BLOCK_MS: '300' });
   const world = newWorld('benchopen', {
     LOG_LEVEL: 'error', TRON_FULL_HOST: devnet.url, BUDGET_READS_PER_SEC: '1000000', BUDGET_WRITES_PER_SEC: '1000000',
-    DATABASE_POOL_MAX: '8', COMMAND_TIMEOUT_MS: '10000', ADMISSION_TARGET_MS: '1500',
+    DATABASE_POOL_MAX: '8', COMMAND_TIMEOUT_MS: String(10_000 * CLOCK_SCALE), ADMISSION_TARGET_MS: '1500',
+    CLOCK_SCALE: String(CLOCK_SCALE), CLOCK_ORIGIN_MS: String(CLOCK_ORIGIN_MS), ORDER_WAIT_WINDOW_MS: String(60_000 * CLOCK_SCALE),
   });
   const rt = await createRuntime(world.cfg);
   const port = await freePort();
@@ -122,7 +147,9 @@ async function main(): Promise<void> {
 
     const deliveryStart = cpuSnapshot();
     const placedAt = Date.now();
-    const placed = await placeAll(send, OPEN, CONCURRENCY);
+    const { ok: placed, failed } = await placeAll(send, OPEN, CONCURRENCY);
+    if (failed.size > 0) console.log(`not placed: ${[...failed].map(([k, n]) => `${n} ${k}`).join(', ')}`);
+    if (placed === 0) throw new Error('no order placed');
     const placingSeconds = (Date.now() - placedAt) / 1000;
     const delivered = await until(async () => (await countWhere(rt, 'status = ANY($1)', [awaitingDelivery])) === 0, 600_000);
     const deliveryEnd = cpuSnapshot();
@@ -130,7 +157,7 @@ async function main(): Promise<void> {
     const delivery = report('delivery window (placing to every order confirmed on chain)', deliveryStart, deliveryEnd, classify, placed);
 
     const { rows } = await rt.pool.query('SELECT min(expires_at) AS first FROM orders');
-    const firstExpiry = new Date(rows[0].first).getTime();
+    const firstExpiry = realTimeOf(new Date(rows[0].first).getTime());
     const idleRoom = (firstExpiry - Date.now()) / 1000 - 2;
     if (idleRoom < IDLE_SECONDS) console.log(`idle window shortened to ${Math.max(0, idleRoom).toFixed(0)} s: the first order expires then (placing took ${placingSeconds.toFixed(0)} s of the tier's ${TIER_SECONDS} s)`);
     const idleSeconds = Math.max(0, Math.min(IDLE_SECONDS, idleRoom));
@@ -143,8 +170,10 @@ async function main(): Promise<void> {
 
     await sleep(Math.max(0, firstExpiry - Date.now()));
     const expiryStart = cpuSnapshot();
+    const stages = setInterval(() => void expiryStages(rt).then((line) => console.log(`  expiry stages: ${line}`), () => undefined), 10_000);
     const reclaimed = await until(async () => (await countWhere(rt, "status IN ('allocating', 'delegated', 'confirmed', 'active') OR (reclaimed_at IS NULL AND status = 'expired')")) === 0, 900_000);
     const expiryEnd = cpuSnapshot();
+    clearInterval(stages);
     const expired = await countWhere(rt, "status = 'expired'");
     console.log(`${reclaimed ? 'every order expired and reclaimed' : 'NOT every order reclaimed after 900 s'}; by status: ${(await rt.pool.query('SELECT status, count(*)::int AS n FROM orders GROUP BY status ORDER BY status')).rows.map((r) => `${r.status} ${r.n}`).join(', ')}`);
     const expiry = report('expiry window (first expires_at to every order reclaimed on chain)', expiryStart, expiryEnd, classify, expired);

@@ -18,7 +18,7 @@ export interface DeliveryStore {
   txOwners(txIds: string[]): Promise<Map<string, string>>;
   storedCommands(orderIds: string[], purpose: 'allocate' | 'close'): Promise<Map<string, Command>>;
   signedOnce(orderId: string, purpose: SignedPurpose, make: () => Promise<Command | null>, receiver?: string | null): Promise<Command | null>;
-  storeSignedSets(purpose: 'allocate', sets: Array<{ orderId: string; command: Command }>): Promise<Map<string, Command | null>>;
+  storeSignedSets(purpose: 'allocate' | 'close', sets: Array<{ orderId: string; command: Command }>): Promise<Map<string, Command | null>>;
   activationClaimants(receivers: string[]): Promise<Map<string, string>>;
   storedDelegations(cache: StoredDelegationsCache): Promise<StoredDelegation[]>;
 }
