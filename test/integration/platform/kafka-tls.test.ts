@@ -13,9 +13,9 @@ import { topicName } from '../../../topics';
 import { KafkaLog } from '../../../services/platform/kafka';
 import { kafkaSecurity } from '../../../services/platform/kafka-security';
 import { fetchLogMetadata } from '../../../services/platform/kafka-topic-ids';
-import { OPEN_BUDGETS, signUp } from '../../support/identity';
+import { OPEN_BUDGETS } from '../../support/identity';
 import { startSecuredKafka, type SecuredKafka } from '../../support/secured-kafka';
-import { startRefused, startService } from '../../support/service-process';
+import { signUpThroughService, startRefused } from '../../support/service-process';
 import { dropWorld, newWorld, openRuntime, type World } from '../../support/world';
 
 /** Below the ephemeral range; the PLAINTEXT probe listener, the controller (+1) and the SASL_SSL one (+2). */
@@ -42,18 +42,10 @@ afterAll(async () => {
 }, 120_000);
 
 test('the service over SASL_SSL (SCRAM-SHA-512, a client certificate): topics, topic ids, produce and consume', async () => {
-  const service = startService(world, 'api,processor,relay', { API_PORT });
-  try {
-    await service.ready;
-    const base = `http://127.0.0.1:${API_PORT}`;
-    // A sign-up is commands appended by the API and applied by the processor, both through the secured listener.
-    const customer = await signUp(base);
-    expect(customer.accountId).toMatch(/^acc_/);
-    const ready = await fetch(`${base}/readyz`).then((r) => r.json() as Promise<{ checks: Record<string, string> }>);
-    expect(ready.checks.kafka).toBe('ok');
-  } finally {
-    await service.kill();
-  }
+  // A sign-up is commands appended by the API and applied by the processor, both through the secured listener.
+  const { accountId, checks } = await signUpThroughService(world, API_PORT);
+  expect(accountId).toMatch(/^acc_/);
+  expect(checks.kafka).toBe('ok');
 }, 180_000);
 
 test.each(['plain', 'scram-sha-256'] as const)('SASL %s logs in: the topic ids are read and a record goes round', async (mechanism) => {

@@ -6,13 +6,14 @@
  * credentials registers its schemas and encodes and decodes through it (a sign-up is commands on the log);
  * a wrong password and an untrusted certificate each fail the start, naming the registry and why.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { OPEN_BUDGETS, signUp } from '../../support/identity';
+import { OPEN_BUDGETS } from '../../support/identity';
+import { startListening } from '../../support/listening-process';
 import { makeCertificates } from '../../support/tls-certificates';
-import { startRefused, startService } from '../../support/service-process';
+import { signUpThroughService, startRefused } from '../../support/service-process';
 import { dropWorld, newWorld, openRuntime, type World } from '../../support/world';
 
 const API_PORT = String(Number(process.env.API_PORT ?? 13100) + 67);
@@ -26,19 +27,10 @@ beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'registry-tls-'));
   makeCertificates(dir);
   const upstream = new URL(process.env.SCHEMA_REGISTRY_URL!);
-  proxy = spawn(process.execPath, [
-    '--import', 'tsx', path.join(__dirname, '../../support/tls-auth-proxy.ts'), upstream.origin,
-    path.join(dir, 'server.crt'), path.join(dir, 'server.key'), `${USER}:${PASSWORD}`,
-  ], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = await new Promise<number>((resolve, reject) => {
-    let out = '';
-    proxy.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const m = /listening (\d+)/.exec(out);
-      if (m) resolve(Number(m[1]));
-    });
-    proxy.once('exit', (code) => reject(new Error(`proxy exited: ${code}`)));
-  });
+  let port: number;
+  ({ child: proxy, port } = await startListening(path.join(__dirname, '../../support/tls-auth-proxy.ts'), [
+    upstream.origin, path.join(dir, 'server.crt'), path.join(dir, 'server.key'), `${USER}:${PASSWORD}`,
+  ]));
   world = newWorld('registrytls', {
     ...OPEN_BUDGETS, SCHEMA_REGISTRY_URL: `https://127.0.0.1:${port}${upstream.pathname}`,
     SCHEMA_REGISTRY_CA_FILE: path.join(dir, 'ca.crt'), SCHEMA_REGISTRY_USERNAME: USER, SCHEMA_REGISTRY_PASSWORD: PASSWORD,
@@ -53,17 +45,9 @@ afterAll(async () => {
 });
 
 test('https:// with the CA and the credentials: the service registers, encodes and decodes through the registry', async () => {
-  const service = startService(world, 'api,processor,relay', { API_PORT });
-  try {
-    await service.ready;
-    const base = `http://127.0.0.1:${API_PORT}`;
-    const customer = await signUp(base);
-    expect(customer.accountId).toMatch(/^acc_/);
-    const ready = await fetch(`${base}/readyz`).then((r) => r.json() as Promise<{ checks: Record<string, string> }>);
-    expect(ready.checks.schema_registry).toBe('ok');
-  } finally {
-    await service.kill();
-  }
+  const { accountId, checks } = await signUpThroughService(world, API_PORT);
+  expect(accountId).toMatch(/^acc_/);
+  expect(checks.schema_registry).toBe('ok');
 }, 120_000);
 
 test('a wrong password fails the start, naming the registry and the reason, not the password', async () => {
