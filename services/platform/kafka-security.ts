@@ -1,10 +1,10 @@
 /**
  * How this process reaches the brokers: TLS (CA, optional client certificate) and SASL (PLAIN,
  * SCRAM-SHA-256/512), from the KAFKA_TLS* and KAFKA_SASL_* settings. The files are read once, at start; the
- * same values go to kafkajs (KafkaLog) and to the start-up's own Metadata request (kafka-topic-ids.ts).
+ * same values go to kafkajs (KafkaLog, kafka.ts: kafkajsSecurity) and to the start-up's own Metadata request
+ * (kafka-topic-ids.ts).
  */
 import { readFileSync } from 'node:fs';
-import type { KafkaConfig, SASLOptions } from 'kafkajs';
 import type { Config } from './config';
 
 export type SaslMechanism = 'plain' | 'scram-sha-256' | 'scram-sha-512';
@@ -37,12 +37,4 @@ export function kafkaSecurity(cfg: SecuritySettings): KafkaSecurity {
   // config.ts refuses a mechanism without both credentials.
   if (cfg.KAFKA_SASL_MECHANISM) out.sasl = { mechanism: cfg.KAFKA_SASL_MECHANISM, username: cfg.KAFKA_SASL_USERNAME!, password: cfg.KAFKA_SASL_PASSWORD! };
   return out;
-}
-
-/** The same, as kafkajs' client options. */
-export function kafkajsSecurity(security: KafkaSecurity): Pick<KafkaConfig, 'ssl' | 'sasl'> {
-  return {
-    ...(security.tls ? { ssl: { ...security.tls } } : {}),
-    ...(security.sasl ? { sasl: { ...security.sasl } as SASLOptions } : {}),
-  };
 }

@@ -2,10 +2,12 @@
  * The one module that talks to the Kafka client. Everything else sees plain records, batches and offsets
  * as bigint, so the client library can be swapped for another if one measures better.
  */
-import { ConfigResourceTypes, Kafka, logLevel, Partitioners, type Admin, type Consumer, type IHeaders, type Producer } from 'kafkajs';
+import {
+  ConfigResourceTypes, Kafka, logLevel, Partitioners, type Admin, type Consumer, type IHeaders, type KafkaConfig, type Producer, type SASLOptions,
+} from 'kafkajs';
 import { logger } from './logger';
 import { markProgress } from './liveness';
-import { kafkajsSecurity, type KafkaSecurity } from './kafka-security';
+import type { KafkaSecurity } from './kafka-security';
 import type { TopicDeclaration } from '../../topics';
 
 export interface OutgoingRecord {
@@ -162,6 +164,14 @@ export class RetryableOnce<T> {
     const value = await made.catch(() => undefined);
     if (value !== undefined) await release(value).catch(() => undefined);
   }
+}
+
+/** TLS and SASL (kafka-security.ts) as kafkajs' client options. */
+export function kafkajsSecurity(security: KafkaSecurity): Pick<KafkaConfig, 'ssl' | 'sasl'> {
+  return {
+    ...(security.tls ? { ssl: { ...security.tls } } : {}),
+    ...(security.sasl ? { sasl: { ...security.sasl } as SASLOptions } : {}),
+  };
 }
 
 /** Longer than any send that is still retrying (the producer's retries × the request timeout, plus backoff). */

@@ -8,7 +8,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseConfig } from '../../services/platform/config';
-import { kafkajsSecurity, kafkaSecurity } from '../../services/platform/kafka-security';
+import { kafkajsSecurity } from '../../services/platform/kafka';
+import { kafkaSecurity } from '../../services/platform/kafka-security';
 import { deliverySeconds } from '../../services/relay/relay';
 import { freshKeys } from './support/keys';
 
