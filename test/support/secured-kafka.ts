@@ -1,6 +1,6 @@
 /**
  * A Kafka broker of one test with a SASL_SSL listener (infra/kafka/ctl.sh with its own STACK_DIR, the jars
- * from the stack's cache): TLS with a server certificate from makeCertificates (a PKCS12 keystore made with
+ * from the stack's cache, as privateKafka's): TLS with a server certificate from makeCertificates (a PKCS12 keystore made with
  * openssl, read by the JDK), client certificates required (signed by the same CA), and SASL PLAIN,
  * SCRAM-SHA-256 and SCRAM-SHA-512 for one user (the SCRAM credentials stored by the storage format,
  * --add-scram). Its PLAINTEXT listener (the readiness probe's) is on `port`, the secured one on `port + 2`.
@@ -58,6 +58,7 @@ export function startSecuredKafka(dir: string, port: number): SecuredKafka {
   const env = {
     ...process.env,
     KAFKA_BROKERS: `127.0.0.1:${plainPort}`, KAFKA_CONTROLLER_PORT: String(controllerPort), STACK_DIR: path.join(dir, 'stack'),
+    ...(process.env.OUTAGE_STACK_CACHE_DIR ? { STACK_CACHE_DIR: process.env.OUTAGE_STACK_CACHE_DIR } : {}),
     KAFKA_HEAP_OPTS: '-Xms64m -Xmx256m', KAFKA_START_TIMEOUT: '120', KAFKA_EXTRA_PROPERTIES: properties,
     KAFKA_FORMAT_ARGS: ['SCRAM-SHA-256', 'SCRAM-SHA-512'].map((m) => `--add-scram ${m}=[name=${username},password=${password}]`).join(' '),
   };
