@@ -38,6 +38,9 @@ const CLOCK_ORIGIN_MS = Date.now();
 /** The service's time now (its clock), and the real time of a service time. */
 const serviceNow = () => CLOCK_ORIGIN_MS + (Date.now() - CLOCK_ORIGIN_MS) * CLOCK_SCALE;
 const realTimeOf = (serviceMs: number) => CLOCK_ORIGIN_MS + (serviceMs - CLOCK_ORIGIN_MS) / CLOCK_SCALE;
+/** A request's signed timestamp on the service's clock (its window is checked there), one per request. */
+let lastStamp = 0;
+const requestStamp = () => (lastStamp = Math.max(Math.floor(serviceNow()), lastStamp + 1));
 const ROOT = path.resolve(__dirname, '..');
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -142,7 +145,7 @@ async function main(): Promise<void> {
     const receivers = devnet.accounts.customers.map((c) => c.address);
     const send = httpSender(base, (n) => {
       const raw = JSON.stringify({ resource: 'energy', amount: 10_000, tier: '5m', receiver: receivers[n % receivers.length], client_order_id: `open-${n}` });
-      return { method: 'POST', path: '/v1/orders', headers: { 'content-type': 'application/json', ...signedHeaders(customer.key, 'POST', '/v1/orders', raw) }, body: raw };
+      return { method: 'POST', path: '/v1/orders', headers: { 'content-type': 'application/json', ...signedHeaders(customer.key, 'POST', '/v1/orders', raw, requestStamp()) }, body: raw };
     }, 201, 10_000);
 
     const deliveryStart = cpuSnapshot();
