@@ -2323,6 +2323,325 @@ export interface components {
                 rotated_at: string;
             };
         };
+        /** @description The error envelope of a 503 answer with only these codes. */
+        Error503_5030: components["schemas"]["Error503"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 5030;
+                /** @enum {string} */
+                slug?: "service_unavailable";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 400 answer with only these codes. */
+        Error400_2000: components["schemas"]["Error400"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 2000;
+                /** @enum {string} */
+                slug?: "invalid_request";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 401 answer with only these codes. */
+        Error401_1010: components["schemas"]["Error401"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 1010;
+                /** @enum {string} */
+                slug?: "challenge_invalid";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 401 answer with only these codes. */
+        Error401_1001_1010_1011_1012: components["schemas"]["Error401"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 1001 | 1010 | 1011 | 1012;
+                /** @enum {string} */
+                slug?: "authentication_required" | "challenge_invalid" | "bootstrap_token_expired" | "bootstrap_token_invalid";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 401 answer with only these codes. */
+        Error401_1001_1002_1011_1012: components["schemas"]["Error401"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 1001 | 1002 | 1011 | 1012;
+                /** @enum {string} */
+                slug?: "authentication_required" | "signature_invalid" | "bootstrap_token_expired" | "bootstrap_token_invalid";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 403 answer with only these codes. */
+        Error403_1015: components["schemas"]["Error403"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 1015;
+                /** @enum {string} */
+                slug?: "scope_missing";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 401 answer with only these codes. */
+        Error401_1001_1002_1011_1012_1013: components["schemas"]["Error401"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 1001 | 1002 | 1011 | 1012 | 1013;
+                /** @enum {string} */
+                slug?: "authentication_required" | "signature_invalid" | "bootstrap_token_expired" | "bootstrap_token_invalid" | "session_expired";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 401 answer with only these codes. */
+        Error401_1001_1002_1012_1013: components["schemas"]["Error401"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 1001 | 1002 | 1012 | 1013;
+                /** @enum {string} */
+                slug?: "authentication_required" | "signature_invalid" | "bootstrap_token_invalid" | "session_expired";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 403 answer with only these codes. */
+        Error403_1014_1015: components["schemas"]["Error403"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 1014 | 1015;
+                /** @enum {string} */
+                slug?: "csrf_token_invalid" | "scope_missing";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 409 answer with only these codes. */
+        Error409_3022: components["schemas"]["Error409"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 3022;
+                /** @enum {string} */
+                slug?: "api_key_limit_reached";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 409 answer with only these codes. */
+        Error409_3019: components["schemas"]["Error409"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 3019;
+                /** @enum {string} */
+                slug?: "address_book_full";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 409 answer with only these codes. */
+        Error409_3021: components["schemas"]["Error409"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 3021;
+                /** @enum {string} */
+                slug?: "webhook_limit_reached";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 422 answer with only these codes. */
+        Error422_3020: components["schemas"]["Error422"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 3020;
+                /** @enum {string} */
+                slug?: "webhook_url_rejected";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 401 answer with only these codes. */
+        Error401_1001_1002_1012: components["schemas"]["Error401"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 1001 | 1002 | 1012;
+                /** @enum {string} */
+                slug?: "authentication_required" | "signature_invalid" | "bootstrap_token_invalid";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 422 answer with only these codes. */
+        Error422_2003_4002: components["schemas"]["Error422"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 2003 | 4002;
+                /** @enum {string} */
+                slug?: "tier_unavailable" | "amount_out_of_range";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 503 answer with only these codes. */
+        Error503_5003_5030: components["schemas"]["Error503"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 5003 | 5030;
+                /** @enum {string} */
+                slug?: "chain_unavailable" | "service_unavailable";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 409 answer with only these codes. */
+        Error409_3004_3006_3010_3012_3047: components["schemas"]["Error409"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 3004 | 3006 | 3010 | 3012 | 3047;
+                /** @enum {string} */
+                slug?: "receiver_not_activated" | "price_above_limit" | "idempotency_conflict" | "quote_expired" | "nothing_to_rent";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 422 answer with only these codes. */
+        Error422_2003_3011_4002: components["schemas"]["Error422"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 2003 | 3011 | 4002;
+                /** @enum {string} */
+                slug?: "tier_unavailable" | "quote_mismatch" | "amount_out_of_range";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 409 answer with only these codes. */
+        Error409_3007_3008_3010_3045: components["schemas"]["Error409"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 3007 | 3008 | 3010 | 3045;
+                /** @enum {string} */
+                slug?: "nothing_to_reclaim" | "reclaim_unavailable" | "idempotency_conflict" | "order_status_conflict";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 409 answer with only these codes. */
+        Error409_3038_3039_3040: components["schemas"]["Error409"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 3038 | 3039 | 3040;
+                /** @enum {string} */
+                slug?: "promo_not_eligible" | "promo_already_redeemed" | "promo_redeem_unavailable";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 409 answer with only these codes. */
+        Error409_3038_3040: components["schemas"]["Error409"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 3038 | 3040;
+                /** @enum {string} */
+                slug?: "promo_not_eligible" | "promo_redeem_unavailable";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 409 answer with only these codes. */
+        Error409_3039_3040: components["schemas"]["Error409"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 3039 | 3040;
+                /** @enum {string} */
+                slug?: "promo_already_redeemed" | "promo_redeem_unavailable";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 400 answer with only these codes. */
+        Error400_2000_2001: components["schemas"]["Error400"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 2000 | 2001;
+                /** @enum {string} */
+                slug?: "invalid_request" | "invalid_range";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 400 answer with only these codes. */
+        Error400_2000_2005: components["schemas"]["Error400"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 2000 | 2005;
+                /** @enum {string} */
+                slug?: "invalid_request" | "idempotency_key_required";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 409 answer with only these codes. */
+        Error409_3010: components["schemas"]["Error409"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 3010;
+                /** @enum {string} */
+                slug?: "idempotency_conflict";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 422 answer with only these codes. */
+        Error422_2003_2004_2006_4002: components["schemas"]["Error422"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 2003 | 2004 | 2006 | 4002;
+                /** @enum {string} */
+                slug?: "tier_unavailable" | "batch_too_large" | "duplicate_receiver" | "amount_out_of_range";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 409 answer with only these codes. */
+        Error409_3002: components["schemas"]["Error409"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 3002;
+                /** @enum {string} */
+                slug?: "order_not_cancellable";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 409 answer with only these codes. */
+        Error409_3004_3006_3010_3023_3024: components["schemas"]["Error409"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 3004 | 3006 | 3010 | 3023 | 3024;
+                /** @enum {string} */
+                slug?: "receiver_not_activated" | "price_above_limit" | "idempotency_conflict" | "subscription_limit" | "subscription_exists";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 409 answer with only these codes. */
+        Error409_3004_3006_3010: components["schemas"]["Error409"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 3004 | 3006 | 3010;
+                /** @enum {string} */
+                slug?: "receiver_not_activated" | "price_above_limit" | "idempotency_conflict";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
     };
     responses: never;
     parameters: never;
@@ -2443,6 +2762,46 @@ export interface operations {
                     "text/plain": string;
                 };
             };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5000,
+                     *         "slug": "internal_error",
+                     *         "message": "Internal error.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
+                };
+            };
         };
     };
     openapi: {
@@ -2464,7 +2823,7 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2481,10 +2840,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2504,7 +2863,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2522,6 +2881,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -2568,7 +2947,7 @@ export interface operations {
                     "application/json": components["schemas"]["AccountChallenge"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2585,10 +2964,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2608,7 +2987,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2626,6 +3005,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -2672,7 +3071,7 @@ export interface operations {
                     "application/json": components["schemas"]["BootstrapToken"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2689,10 +3088,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1010 `challenge_invalid`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2701,18 +3100,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1001,
-                     *         "slug": "authentication_required",
-                     *         "message": "Credentials are required.",
+                     *         "code": 1010,
+                     *         "slug": "challenge_invalid",
+                     *         "message": "The challenge is invalid.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1010"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2732,7 +3131,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2750,6 +3149,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -2866,7 +3285,7 @@ export interface operations {
                     "application/json": components["schemas"]["AccountCreated"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2883,10 +3302,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1010 `challenge_invalid`, 1011 `bootstrap_token_expired`, 1012 `bootstrap_token_invalid`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2903,30 +3322,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1010_1011_1012"];
                 };
             };
-            /** @description Well-formed but refused by a business rule. */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": 2003,
-                     *         "slug": "tier_unavailable",
-                     *         "message": "This tier is not available.",
-                     *         "details": null
-                     *       },
-                     *       "request_id": "req_01J9Z3Q4V8X2"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error422"];
-                };
-            };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2946,7 +3345,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2966,7 +3365,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency is away; nothing was stored or charged. Retry with the same idempotency key. */
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2975,15 +3374,15 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 5003,
-                     *         "slug": "chain_unavailable",
-                     *         "message": "Chain data cannot be read.",
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error503"];
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -3037,7 +3436,27 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1011 `bootstrap_token_expired`, 1012 `bootstrap_token_invalid`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3054,10 +3473,30 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1011_1012"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403_1015"];
+                };
+            };
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3077,7 +3516,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3097,7 +3536,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3115,6 +3554,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -3181,7 +3640,27 @@ export interface operations {
                     "application/json": components["schemas"]["Account"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1011 `bootstrap_token_expired`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3198,10 +3677,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1011_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3210,18 +3689,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1015"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3241,7 +3720,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3261,7 +3740,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3279,6 +3758,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -3356,7 +3855,7 @@ export interface operations {
                     "application/json": components["schemas"]["Account"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3373,10 +3872,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3393,10 +3892,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1014 `csrf_token_invalid`, 1015 `scope_missing`, 1016 `role_forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3416,8 +3915,8 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description Well-formed but refused by a business rule. */
-            422: {
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3425,18 +3924,38 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 2003,
-                     *         "slug": "tier_unavailable",
-                     *         "message": "This tier is not available.",
+                     *         "code": 3001,
+                     *         "slug": "not_found",
+                     *         "message": "Not found.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error422"];
+                    "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3456,7 +3975,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency is away; nothing was stored or charged. Retry with the same idempotency key. */
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3465,15 +3984,15 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 5003,
-                     *         "slug": "chain_unavailable",
-                     *         "message": "Chain data cannot be read.",
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error503"];
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -3548,7 +4067,27 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3565,10 +4104,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3577,18 +4116,38 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1015"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 3001,
+                     *         "slug": "not_found",
+                     *         "message": "Not found.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3608,7 +4167,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3626,6 +4185,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -3663,7 +4242,27 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3680,10 +4279,50 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403_1015"];
+                };
+            };
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3701,6 +4340,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -3756,7 +4415,7 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3773,10 +4432,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1010 `challenge_invalid`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3785,18 +4444,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1001,
-                     *         "slug": "authentication_required",
-                     *         "message": "Credentials are required.",
+                     *         "code": 1010,
+                     *         "slug": "challenge_invalid",
+                     *         "message": "The challenge is invalid.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1010"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3816,7 +4475,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3836,7 +4495,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency is away; nothing was stored or charged. Retry with the same idempotency key. */
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3845,15 +4504,15 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 5003,
-                     *         "slug": "chain_unavailable",
-                     *         "message": "Chain data cannot be read.",
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error503"];
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -3874,7 +4533,27 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3891,10 +4570,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1014 `csrf_token_invalid`, 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3911,10 +4590,30 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1014_1015"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3932,6 +4631,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -3969,7 +4688,27 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3986,10 +4725,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1014 `csrf_token_invalid`, 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4006,10 +4745,30 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1014_1015"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4027,6 +4786,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -4047,7 +4826,27 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4064,10 +4863,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1014 `csrf_token_invalid`, 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4084,10 +4883,30 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1014_1015"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4105,6 +4924,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -4140,7 +4979,27 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4157,10 +5016,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4169,18 +5028,38 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1015"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4198,6 +5077,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -4233,7 +5132,27 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4250,10 +5169,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4262,18 +5181,58 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1015"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 3001,
+                     *         "slug": "not_found",
+                     *         "message": "Not found.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4291,6 +5250,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -4350,7 +5329,7 @@ export interface operations {
                     "application/json": components["schemas"]["Member"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4367,10 +5346,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4387,10 +5366,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1014 `csrf_token_invalid`, 1015 `scope_missing`, 1016 `role_forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4410,7 +5389,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4430,8 +5409,8 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description The current state does not allow this. */
-            409: {
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4439,18 +5418,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 3002,
-                     *         "slug": "order_not_cancellable",
-                     *         "message": "The receivers were already picked up.",
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error409"];
+                    "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4470,7 +5449,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency is away; nothing was stored or charged. Retry with the same idempotency key. */
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4479,15 +5458,15 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 5003,
-                     *         "slug": "chain_unavailable",
-                     *         "message": "Chain data cannot be read.",
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error503"];
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -4510,7 +5489,27 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4527,10 +5526,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1014 `csrf_token_invalid`, 1015 `scope_missing`, 1016 `role_forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4550,7 +5549,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4570,8 +5569,8 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description The current state does not allow this. */
-            409: {
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4579,18 +5578,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 3002,
-                     *         "slug": "order_not_cancellable",
-                     *         "message": "The receivers were already picked up.",
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error409"];
+                    "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4610,7 +5609,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency is away; nothing was stored or charged. Retry with the same idempotency key. */
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4619,15 +5618,15 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 5003,
-                     *         "slug": "chain_unavailable",
-                     *         "message": "Chain data cannot be read.",
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error503"];
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -4668,7 +5667,27 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4685,10 +5704,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4697,18 +5716,38 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1015"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4726,6 +5765,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -4775,7 +5834,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKey"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4792,10 +5851,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1011 `bootstrap_token_expired`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4812,10 +5871,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1011_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1014 `csrf_token_invalid`, 1015 `scope_missing`, 1016 `role_forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4835,7 +5894,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4855,7 +5914,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description The current state does not allow this. */
+            /** @description The current state does not allow this. Codes: 3022 `api_key_limit_reached`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4864,18 +5923,38 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 3002,
-                     *         "slug": "order_not_cancellable",
-                     *         "message": "The receivers were already picked up.",
+                     *         "code": 3022,
+                     *         "slug": "api_key_limit_reached",
+                     *         "message": "Ten active API keys already exist.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error409"];
+                    "application/json": components["schemas"]["Error409_3022"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4893,6 +5972,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -4915,7 +6014,27 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4932,10 +6051,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1014 `csrf_token_invalid`, 1015 `scope_missing`, 1016 `role_forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4955,7 +6074,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4975,7 +6094,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4993,6 +6132,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -5034,7 +6193,27 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5051,10 +6230,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5063,18 +6242,38 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1015"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5092,6 +6291,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -5154,7 +6373,7 @@ export interface operations {
                     "application/json": components["schemas"]["AddressBookEntry"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5171,10 +6390,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5191,10 +6410,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1014 `csrf_token_invalid`, 1015 `scope_missing`, 1016 `role_forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5214,7 +6433,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5234,7 +6453,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description The current state does not allow this. */
+            /** @description The current state does not allow this. Codes: 3019 `address_book_full`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5243,18 +6462,38 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 3002,
-                     *         "slug": "order_not_cancellable",
-                     *         "message": "The receivers were already picked up.",
+                     *         "code": 3019,
+                     *         "slug": "address_book_full",
+                     *         "message": "The address book is full.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error409"];
+                    "application/json": components["schemas"]["Error409_3019"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5274,7 +6513,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency is away; nothing was stored or charged. Retry with the same idempotency key. */
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5283,15 +6522,15 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 5003,
-                     *         "slug": "chain_unavailable",
-                     *         "message": "Chain data cannot be read.",
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error503"];
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -5314,7 +6553,27 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5331,10 +6590,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1014 `csrf_token_invalid`, 1015 `scope_missing`, 1016 `role_forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5354,7 +6613,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5374,7 +6633,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5394,7 +6673,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency is away; nothing was stored or charged. Retry with the same idempotency key. */
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5403,15 +6682,15 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 5003,
-                     *         "slug": "chain_unavailable",
-                     *         "message": "Chain data cannot be read.",
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error503"];
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -5443,7 +6722,27 @@ export interface operations {
                     "application/json": components["schemas"]["Balance"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5460,10 +6759,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5472,18 +6771,38 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1015"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 3001,
+                     *         "slug": "not_found",
+                     *         "message": "Not found.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5503,7 +6822,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5521,6 +6840,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -5572,7 +6911,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5589,10 +6928,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5609,10 +6948,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5621,18 +6960,38 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1015"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5650,6 +7009,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -5700,7 +7079,27 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5717,10 +7116,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5729,18 +7128,38 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1015"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5758,6 +7177,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -5815,7 +7254,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5832,10 +7271,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5852,10 +7291,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1014 `csrf_token_invalid`, 1015 `scope_missing`, 1016 `role_forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5875,7 +7314,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description The current state does not allow this. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 3001,
+                     *         "slug": "not_found",
+                     *         "message": "Not found.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description The current state does not allow this. Codes: 3021 `webhook_limit_reached`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5884,18 +7343,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 3002,
-                     *         "slug": "order_not_cancellable",
-                     *         "message": "The receivers were already picked up.",
+                     *         "code": 3021,
+                     *         "slug": "webhook_limit_reached",
+                     *         "message": "Both webhook roles are taken.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error409"];
+                    "application/json": components["schemas"]["Error409_3021"];
                 };
             };
-            /** @description Well-formed but refused by a business rule. */
+            /** @description Well-formed but refused by a business rule. Codes: 3020 `webhook_url_rejected`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5904,18 +7363,38 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 2003,
-                     *         "slug": "tier_unavailable",
-                     *         "message": "This tier is not available.",
+                     *         "code": 3020,
+                     *         "slug": "webhook_url_rejected",
+                     *         "message": "The webhook URL was rejected.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error422"];
+                    "application/json": components["schemas"]["Error422_3020"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5933,6 +7412,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -5973,7 +7472,27 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5990,10 +7509,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6002,18 +7521,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1015"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6033,7 +7552,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6051,6 +7590,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -6073,7 +7632,27 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6090,10 +7669,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1014 `csrf_token_invalid`, 1015 `scope_missing`, 1016 `role_forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6113,7 +7692,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6133,7 +7712,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6151,6 +7750,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -6212,7 +7831,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6229,10 +7848,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6249,10 +7868,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1014 `csrf_token_invalid`, 1015 `scope_missing`, 1016 `role_forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6272,7 +7891,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6292,7 +7911,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Well-formed but refused by a business rule. */
+            /** @description Well-formed but refused by a business rule. Codes: 3020 `webhook_url_rejected`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6301,18 +7920,38 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 2003,
-                     *         "slug": "tier_unavailable",
-                     *         "message": "This tier is not available.",
+                     *         "code": 3020,
+                     *         "slug": "webhook_url_rejected",
+                     *         "message": "The webhook URL was rejected.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error422"];
+                    "application/json": components["schemas"]["Error422_3020"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6330,6 +7969,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -6363,7 +8022,27 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6380,10 +8059,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1014 `csrf_token_invalid`, 1015 `scope_missing`, 1016 `role_forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6403,7 +8082,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6423,7 +8102,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6441,6 +8140,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -6495,7 +8214,27 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6512,10 +8251,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1014 `csrf_token_invalid`, 1015 `scope_missing`, 1016 `role_forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6535,7 +8274,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6555,7 +8294,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6573,6 +8332,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -6623,7 +8402,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6640,10 +8419,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6660,10 +8439,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6672,18 +8451,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1015"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6703,7 +8482,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6721,6 +8520,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -6767,7 +8586,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6784,10 +8603,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6807,7 +8626,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6825,6 +8644,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -6878,7 +8717,7 @@ export interface operations {
                     "application/json": components["schemas"]["Quote"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6895,10 +8734,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6915,10 +8754,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6927,18 +8766,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1015"];
                 };
             };
-            /** @description Well-formed but refused by a business rule. */
+            /** @description Well-formed but refused by a business rule. Codes: 2003 `tier_unavailable`, 4002 `amount_out_of_range`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6955,10 +8794,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error422"];
+                    "application/json": components["schemas"]["Error422_2003_4002"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6978,7 +8817,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6998,7 +8837,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency is away; nothing was stored or charged. Retry with the same idempotency key. */
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5003 `chain_unavailable`, 5030 `service_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7015,7 +8854,7 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error503"];
+                    "application/json": components["schemas"]["Error503_5003_5030"];
                 };
             };
         };
@@ -7103,7 +8942,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7120,10 +8959,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7140,10 +8979,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7152,18 +8991,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1015"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7183,7 +9022,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7201,6 +9040,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -7359,7 +9218,7 @@ export interface operations {
                     "application/json": components["schemas"]["Order"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7376,10 +9235,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7396,10 +9255,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The balance cannot cover this; nothing was charged. */
+            /** @description The balance cannot cover this; nothing was charged. Codes: 4001 `insufficient_funds`. */
             402: {
                 headers: {
                     [name: string]: unknown;
@@ -7419,7 +9278,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error402"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1014 `csrf_token_invalid`, 1015 `scope_missing`, 1016 `role_forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7439,7 +9298,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7459,7 +9318,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description The current state does not allow this. */
+            /** @description The current state does not allow this. Codes: 3004 `receiver_not_activated`, 3006 `price_above_limit`, 3010 `idempotency_conflict`, 3012 `quote_expired`, 3047 `nothing_to_rent`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7468,18 +9327,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 3002,
-                     *         "slug": "order_not_cancellable",
-                     *         "message": "The receivers were already picked up.",
+                     *         "code": 3004,
+                     *         "slug": "receiver_not_activated",
+                     *         "message": "The receiver is not activated and activate is false.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error409"];
+                    "application/json": components["schemas"]["Error409_3004_3006_3010_3012_3047"];
                 };
             };
-            /** @description Well-formed but refused by a business rule. */
+            /** @description Well-formed but refused by a business rule. Codes: 2003 `tier_unavailable`, 3011 `quote_mismatch`, 4002 `amount_out_of_range`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7496,10 +9355,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error422"];
+                    "application/json": components["schemas"]["Error422_2003_3011_4002"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7519,7 +9378,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7539,7 +9398,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency is away; nothing was stored or charged. Retry with the same idempotency key. */
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5003 `chain_unavailable`, 5030 `service_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7556,7 +9415,7 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error503"];
+                    "application/json": components["schemas"]["Error503_5003_5030"];
                 };
             };
         };
@@ -7640,7 +9499,27 @@ export interface operations {
                     "application/json": components["schemas"]["OrderDetail"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7657,10 +9536,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7669,18 +9548,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1015"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7700,7 +9579,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7720,7 +9599,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7738,6 +9617,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -7866,7 +9765,27 @@ export interface operations {
                     "application/json": components["schemas"]["Order"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7883,10 +9802,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1014 `csrf_token_invalid`, 1015 `scope_missing`, 1016 `role_forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7906,7 +9825,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7926,7 +9845,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description The current state does not allow this. */
+            /** @description The current state does not allow this. Codes: 3007 `nothing_to_reclaim`, 3008 `reclaim_unavailable`, 3010 `idempotency_conflict`, 3045 `order_status_conflict`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7935,18 +9854,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 3002,
-                     *         "slug": "order_not_cancellable",
-                     *         "message": "The receivers were already picked up.",
+                     *         "code": 3007,
+                     *         "slug": "nothing_to_reclaim",
+                     *         "message": "Nothing to reclaim.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error409"];
+                    "application/json": components["schemas"]["Error409_3007_3008_3010_3045"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7966,7 +9885,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7984,6 +9903,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -8027,7 +9966,27 @@ export interface operations {
                     "application/json": components["schemas"]["Promo"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8047,7 +10006,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8065,6 +10024,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -8108,7 +10087,7 @@ export interface operations {
                     "application/json": components["schemas"]["AccountChallenge"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8125,30 +10104,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
-                     *         "details": null
-                     *       },
-                     *       "request_id": "req_01J9Z3Q4V8X2"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error403"];
-                };
-            };
-            /** @description The current state does not allow this. */
+            /** @description The current state does not allow this. Codes: 3038 `promo_not_eligible`, 3039 `promo_already_redeemed`, 3040 `promo_redeem_unavailable`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8157,18 +10116,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 3002,
-                     *         "slug": "order_not_cancellable",
-                     *         "message": "The receivers were already picked up.",
+                     *         "code": 3038,
+                     *         "slug": "promo_not_eligible",
+                     *         "message": "This address is not eligible for the promo.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error409"];
+                    "application/json": components["schemas"]["Error409_3038_3039_3040"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8188,7 +10147,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8208,7 +10167,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency is away; nothing was stored or charged. Retry with the same idempotency key. */
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5003 `chain_unavailable`, 5030 `service_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8225,7 +10184,7 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error503"];
+                    "application/json": components["schemas"]["Error503_5003_5030"];
                 };
             };
         };
@@ -8278,7 +10237,7 @@ export interface operations {
                     "application/json": components["schemas"]["PromoRedeemResult"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8295,10 +10254,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1010 `challenge_invalid`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8307,38 +10266,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1001,
-                     *         "slug": "authentication_required",
-                     *         "message": "Credentials are required.",
+                     *         "code": 1010,
+                     *         "slug": "challenge_invalid",
+                     *         "message": "The challenge is invalid.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1010"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
-                     *         "details": null
-                     *       },
-                     *       "request_id": "req_01J9Z3Q4V8X2"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error403"];
-                };
-            };
-            /** @description The current state does not allow this. */
+            /** @description The current state does not allow this. Codes: 3038 `promo_not_eligible`, 3039 `promo_already_redeemed`, 3040 `promo_redeem_unavailable`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8347,18 +10286,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 3002,
-                     *         "slug": "order_not_cancellable",
-                     *         "message": "The receivers were already picked up.",
+                     *         "code": 3038,
+                     *         "slug": "promo_not_eligible",
+                     *         "message": "This address is not eligible for the promo.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error409"];
+                    "application/json": components["schemas"]["Error409_3038_3039_3040"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8378,7 +10317,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8398,7 +10337,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency is away; nothing was stored or charged. Retry with the same idempotency key. */
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5003 `chain_unavailable`, 5030 `service_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8415,7 +10354,7 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error503"];
+                    "application/json": components["schemas"]["Error503_5003_5030"];
                 };
             };
         };
@@ -8459,7 +10398,7 @@ export interface operations {
                     "application/json": components["schemas"]["AccountChallenge"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8476,30 +10415,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
-                     *         "details": null
-                     *       },
-                     *       "request_id": "req_01J9Z3Q4V8X2"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error403"];
-                };
-            };
-            /** @description The current state does not allow this. */
+            /** @description The current state does not allow this. Codes: 3038 `promo_not_eligible`, 3040 `promo_redeem_unavailable`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8508,18 +10427,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 3002,
-                     *         "slug": "order_not_cancellable",
-                     *         "message": "The receivers were already picked up.",
+                     *         "code": 3038,
+                     *         "slug": "promo_not_eligible",
+                     *         "message": "This address is not eligible for the promo.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error409"];
+                    "application/json": components["schemas"]["Error409_3038_3040"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8539,7 +10458,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8559,7 +10478,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency is away; nothing was stored or charged. Retry with the same idempotency key. */
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5003 `chain_unavailable`, 5030 `service_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8576,7 +10495,7 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error503"];
+                    "application/json": components["schemas"]["Error503_5003_5030"];
                 };
             };
         };
@@ -8641,7 +10560,7 @@ export interface operations {
                     "application/json": components["schemas"]["PromoDevCode"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8658,10 +10577,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1010 `challenge_invalid`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8670,38 +10589,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1001,
-                     *         "slug": "authentication_required",
-                     *         "message": "Credentials are required.",
+                     *         "code": 1010,
+                     *         "slug": "challenge_invalid",
+                     *         "message": "The challenge is invalid.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1010"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
-                     *         "details": null
-                     *       },
-                     *       "request_id": "req_01J9Z3Q4V8X2"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error403"];
-                };
-            };
-            /** @description The current state does not allow this. */
+            /** @description The current state does not allow this. Codes: 3038 `promo_not_eligible`, 3040 `promo_redeem_unavailable`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8710,18 +10609,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 3002,
-                     *         "slug": "order_not_cancellable",
-                     *         "message": "The receivers were already picked up.",
+                     *         "code": 3038,
+                     *         "slug": "promo_not_eligible",
+                     *         "message": "This address is not eligible for the promo.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error409"];
+                    "application/json": components["schemas"]["Error409_3038_3040"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8741,7 +10640,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8761,7 +10660,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency is away; nothing was stored or charged. Retry with the same idempotency key. */
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5003 `chain_unavailable`, 5030 `service_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8778,7 +10677,7 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error503"];
+                    "application/json": components["schemas"]["Error503_5003_5030"];
                 };
             };
         };
@@ -8835,7 +10734,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8852,10 +10751,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8872,10 +10771,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1014 `csrf_token_invalid`, 1015 `scope_missing`, 1016 `role_forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8895,7 +10794,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8915,7 +10814,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description The current state does not allow this. */
+            /** @description The current state does not allow this. Codes: 3039 `promo_already_redeemed`, 3040 `promo_redeem_unavailable`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8924,18 +10823,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 3002,
-                     *         "slug": "order_not_cancellable",
-                     *         "message": "The receivers were already picked up.",
+                     *         "code": 3039,
+                     *         "slug": "promo_already_redeemed",
+                     *         "message": "This address already claimed the promo.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error409"];
+                    "application/json": components["schemas"]["Error409_3039_3040"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8955,7 +10854,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8975,7 +10874,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency is away; nothing was stored or charged. Retry with the same idempotency key. */
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8984,15 +10883,15 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 5003,
-                     *         "slug": "chain_unavailable",
-                     *         "message": "Chain data cannot be read.",
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error503"];
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -9041,7 +10940,7 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9058,10 +10957,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1010 `challenge_invalid`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9070,18 +10969,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1001,
-                     *         "slug": "authentication_required",
-                     *         "message": "Credentials are required.",
+                     *         "code": 1010,
+                     *         "slug": "challenge_invalid",
+                     *         "message": "The challenge is invalid.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1010"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9101,7 +11000,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -9121,7 +11020,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency is away; nothing was stored or charged. Retry with the same idempotency key. */
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9130,15 +11029,15 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 5003,
-                     *         "slug": "chain_unavailable",
-                     *         "message": "Chain data cannot be read.",
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error503"];
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -9173,7 +11072,7 @@ export interface operations {
                     "application/json": components["schemas"]["PromoRedemption"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9190,10 +11089,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9213,7 +11112,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9233,7 +11132,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -9251,6 +11150,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -9499,7 +11418,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`, 2001 `invalid_range`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9516,10 +11435,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000_2001"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9536,10 +11455,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9548,18 +11467,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1015"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9579,7 +11498,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -9597,6 +11516,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -9649,7 +11588,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9666,10 +11605,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9686,10 +11625,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9698,18 +11637,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1015"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9729,7 +11668,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -9747,6 +11686,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -9948,7 +11907,7 @@ export interface operations {
                     "application/json": components["schemas"]["Batch"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`, 2005 `idempotency_key_required`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9965,10 +11924,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000_2005"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9985,30 +11944,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The balance cannot cover this; nothing was charged. */
-            402: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": 4001,
-                     *         "slug": "insufficient_funds",
-                     *         "message": "The balance cannot cover this.",
-                     *         "details": null
-                     *       },
-                     *       "request_id": "req_01J9Z3Q4V8X2"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error402"];
-                };
-            };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1014 `csrf_token_invalid`, 1015 `scope_missing`, 1016 `role_forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10028,7 +11967,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description The current state does not allow this. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 3001,
+                     *         "slug": "not_found",
+                     *         "message": "Not found.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description The current state does not allow this. Codes: 3010 `idempotency_conflict`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10037,18 +11996,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 3002,
-                     *         "slug": "order_not_cancellable",
-                     *         "message": "The receivers were already picked up.",
+                     *         "code": 3010,
+                     *         "slug": "idempotency_conflict",
+                     *         "message": "The same idempotency key was used with a different body.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error409"];
+                    "application/json": components["schemas"]["Error409_3010"];
                 };
             };
-            /** @description Well-formed but refused by a business rule. */
+            /** @description Well-formed but refused by a business rule. Codes: 2003 `tier_unavailable`, 2004 `batch_too_large`, 2006 `duplicate_receiver`, 4002 `amount_out_of_range`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -10065,10 +12024,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error422"];
+                    "application/json": components["schemas"]["Error422_2003_2004_2006_4002"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10088,7 +12047,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -10108,7 +12067,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency is away; nothing was stored or charged. Retry with the same idempotency key. */
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10117,15 +12076,15 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 5003,
-                     *         "slug": "chain_unavailable",
-                     *         "message": "Chain data cannot be read.",
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error503"];
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -10201,7 +12160,7 @@ export interface operations {
                     "application/json": components["schemas"]["Batch"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10218,10 +12177,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10238,10 +12197,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10250,18 +12209,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1015"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10281,7 +12240,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10301,7 +12260,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -10319,6 +12278,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -10353,7 +12332,27 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10370,10 +12369,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1014 `csrf_token_invalid`, 1015 `scope_missing`, 1016 `role_forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10393,7 +12392,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10413,7 +12412,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description The current state does not allow this. */
+            /** @description The current state does not allow this. Codes: 3002 `order_not_cancellable`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10430,10 +12429,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error409"];
+                    "application/json": components["schemas"]["Error409_3002"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10453,7 +12452,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -10473,7 +12472,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency is away; nothing was stored or charged. Retry with the same idempotency key. */
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10482,15 +12481,15 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 5003,
-                     *         "slug": "chain_unavailable",
-                     *         "message": "Chain data cannot be read.",
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error503"];
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -10550,7 +12549,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10567,10 +12566,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10587,10 +12586,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10599,18 +12598,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1015"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10630,7 +12629,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -10648,6 +12647,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -10755,7 +12774,7 @@ export interface operations {
                     "application/json": components["schemas"]["Subscription"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10772,10 +12791,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10792,10 +12811,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012"];
                 };
             };
-            /** @description The balance cannot cover this; nothing was charged. */
+            /** @description The balance cannot cover this; nothing was charged. Codes: 4001 `insufficient_funds`. */
             402: {
                 headers: {
                     [name: string]: unknown;
@@ -10815,7 +12834,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error402"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10824,18 +12843,38 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1015"];
                 };
             };
-            /** @description The current state does not allow this. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 3001,
+                     *         "slug": "not_found",
+                     *         "message": "Not found.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description The current state does not allow this. Codes: 3004 `receiver_not_activated`, 3006 `price_above_limit`, 3010 `idempotency_conflict`, 3023 `subscription_limit`, 3024 `subscription_exists`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10844,18 +12883,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 3002,
-                     *         "slug": "order_not_cancellable",
-                     *         "message": "The receivers were already picked up.",
+                     *         "code": 3004,
+                     *         "slug": "receiver_not_activated",
+                     *         "message": "The receiver is not activated and activate is false.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error409"];
+                    "application/json": components["schemas"]["Error409_3004_3006_3010_3023_3024"];
                 };
             };
-            /** @description Well-formed but refused by a business rule. */
+            /** @description Well-formed but refused by a business rule. Codes: 2003 `tier_unavailable`, 4002 `amount_out_of_range`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -10872,10 +12911,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error422"];
+                    "application/json": components["schemas"]["Error422_2003_4002"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10895,7 +12934,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -10915,7 +12954,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency is away; nothing was stored or charged. Retry with the same idempotency key. */
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5003 `chain_unavailable`, 5030 `service_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10932,7 +12971,7 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error503"];
+                    "application/json": components["schemas"]["Error503_5003_5030"];
                 };
             };
         };
@@ -10981,7 +13020,7 @@ export interface operations {
                     "application/json": components["schemas"]["Subscription"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10998,10 +13037,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11018,10 +13057,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11030,18 +13069,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1015"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11061,7 +13100,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -11081,7 +13120,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -11099,6 +13138,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -11122,7 +13181,27 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11139,10 +13218,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11151,18 +13230,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1015"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11182,7 +13261,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -11202,7 +13281,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -11222,7 +13301,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency is away; nothing was stored or charged. Retry with the same idempotency key. */
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11231,15 +13310,15 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 5003,
-                     *         "slug": "chain_unavailable",
-                     *         "message": "Chain data cannot be read.",
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error503"];
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -11310,7 +13389,7 @@ export interface operations {
                     "application/json": components["schemas"]["Subscription"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11327,10 +13406,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11347,10 +13426,30 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The balance cannot cover this; nothing was charged. Codes: 4001 `insufficient_funds`. */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 4001,
+                     *         "slug": "insufficient_funds",
+                     *         "message": "The balance cannot cover this.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error402"];
+                };
+            };
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11359,18 +13458,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1015"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11390,7 +13489,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Well-formed but refused by a business rule. */
+            /** @description The current state does not allow this. Codes: 3004 `receiver_not_activated`, 3006 `price_above_limit`, 3010 `idempotency_conflict`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 3004,
+                     *         "slug": "receiver_not_activated",
+                     *         "message": "The receiver is not activated and activate is false.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error409_3004_3006_3010"];
+                };
+            };
+            /** @description Well-formed but refused by a business rule. Codes: 2003 `tier_unavailable`, 4002 `amount_out_of_range`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -11407,10 +13526,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error422"];
+                    "application/json": components["schemas"]["Error422_2003_4002"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -11430,7 +13549,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -11450,7 +13569,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency is away; nothing was stored or charged. Retry with the same idempotency key. */
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5003 `chain_unavailable`, 5030 `service_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11467,7 +13586,7 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error503"];
+                    "application/json": components["schemas"]["Error503_5003_5030"];
                 };
             };
         };
@@ -11562,7 +13681,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11579,10 +13698,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11599,10 +13718,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1014 `csrf_token_invalid`, 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11619,10 +13738,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1014_1015"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -11642,7 +13761,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -11662,7 +13781,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency is away; nothing was stored or charged. Retry with the same idempotency key. */
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5003 `chain_unavailable`, 5030 `service_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11679,7 +13798,7 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error503"];
+                    "application/json": components["schemas"]["Error503_5003_5030"];
                 };
             };
         };
