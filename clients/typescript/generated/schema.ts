@@ -2762,6 +2762,26 @@ export interface operations {
                     "text/plain": string;
                 };
             };
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 3001,
+                     *         "slug": "not_found",
+                     *         "message": "Not found.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
             /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {

@@ -20,9 +20,10 @@ export const BASE_ERRORS: readonly ErrorSlug[] = ['invalid_request', 'internal_e
 
 /**
  * The load balancer's and scraper's probes: never shed, no body, no credentials; /metrics answers 5030 when
- * the registry cannot be gathered, /readyz its own not-ready body (not the envelope).
+ * the registry cannot be gathered and 3001 on the API's port when the metrics have a listener of their own
+ * (METRICS_PORT), /readyz its own not-ready body (not the envelope).
  */
-export const PROBE_ERRORS: Readonly<Record<string, readonly ErrorSlug[]>> = { healthz: [], readyz: [], metrics: ['service_unavailable', 'internal_error'] };
+export const PROBE_ERRORS: Readonly<Record<string, readonly ErrorSlug[]>> = { healthz: [], readyz: [], metrics: ['not_found', 'service_unavailable', 'internal_error'] };
 
 type Security = Array<Record<string, string[]>> | undefined;
 const unsafeMethods = new Set(['post', 'patch', 'put', 'delete']);
