@@ -85,6 +85,12 @@ const schema = z.object({
   /** CA certificate file (PEM) that signed the Redis server's certificate, for a `rediss://` REDIS_URL. Unset: Node's trust store. */
   REDIS_TLS_CA_FILE: z.string().min(1).optional(),
   TRON_FULL_HOST: z.string().url().default('http://127.0.0.1:8090'),
+  /**
+   * java-tron's JSON-RPC (node.jsonrpc; TronGrid: /jsonrpc on its host): an absolute URL or a path on
+   * TRON_FULL_HOST. Set, an estimate reads its receivers' token balances as one eth_call batch; unset (or
+   * a node that answers no batch), one triggerconstantcontract each.
+   */
+  TRON_JSONRPC_URL: z.string().regex(/^(https?:\/\/|\/)/, 'an http(s) URL or a path starting with /').optional(),
   /** How long an API call waits for the processor before the command is abandoned (and refused). */
   COMMAND_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   /** Partition counts of the declared topics; production may raise them, tests may lower them. */

@@ -142,6 +142,14 @@ export function sharedStateGauge(name: string, help: string, labelNames: string[
   });
 }
 
+/** Error answers whose code the operation does not declare in the API document (services/api/declared-errors.ts): should stay 0. */
+export const undeclaredErrors = new client.Counter({
+  name: 'api_undeclared_errors_total',
+  help: 'Error answers with a code the operation does not declare in the API document, by operation and slug',
+  labelNames: ['operation', 'slug'],
+  registers: [metricsRegistry],
+});
+
 export const admissionShed = new client.Counter({
   name: 'api_admission_shed_total',
   help: 'Requests answered 503 at the edge because the process was at capacity, by reason',
