@@ -19,9 +19,11 @@ import type { Order } from '../domain/orders/rules';
 import { mayAwaitBroadcast, syncWaitHorizonMs } from '../domain/sync-wait';
 import { chainResource, type Suppliers } from '../chain/suppliers';
 import { PollingRole } from '../platform/polling-role';
+import { tracing } from '../platform/telemetry';
 import type { OwnedTx, Rebroadcaster } from '../chain/rebroadcaster';
 import { WorkListCache } from '../orders/work-lists';
 import { orderChainOf, txLifetimeMs, type OrderChainDeps } from './chain-deps';
+import { recordOrderSpans } from './order-spans';
 import { StoredDelegationsCache } from './signed-sets';
 import type { DeliveryStore } from './store';
 
@@ -73,6 +75,7 @@ export class Broadcaster {
 
   private async allocate(): Promise<void> {
     const { clock, cfg } = this.deps;
+    const started = Date.now();
     const orders = await this.store.workList('needs-allocation', clock.now(), 200, this.unallocated);
     const ids = new Set(orders.map((o) => o.id));
     for (const id of this.storedSets.keys()) if (!ids.has(id)) this.storedSets.delete(id);
@@ -93,6 +96,7 @@ export class Broadcaster {
     if (commands.length === 0) return;
     await this.deps.bus.append(commands);
     for (const c of commands) this.appendedAt.set((c as { orderId: string }).orderId, realNow);
+    await recordOrderSpans(this.store, 'broadcaster allocate', signed.map((c) => (c as { orderId: string }).orderId), started);
     await this.sendAhead(orders, signed);
   }
 
@@ -165,7 +169,17 @@ export class Broadcaster {
       if (c.type !== 'order.allocate' || !young.has(c.orderId) || c.txs.some((t) => t.kind !== 'delegate')) continue;
       txs.push(...c.txs.map((t) => ({ orderId: c.orderId, txId: t.txId, signedTx: t.signedTx })));
     }
-    if (txs.length > 0) await this.sender.sendAhead(txs);
+    if (txs.length > 0) await this.sendTraced(txs, (t) => this.sender.sendAhead(t));
+  }
+
+  /** Sends; then the span of each order the node accepted every transaction of in this send (none before). */
+  private async sendTraced(txs: OwnedTx[], send: (txs: OwnedTx[]) => Promise<void>): Promise<void> {
+    const started = Date.now();
+    const fresh = tracing() ? new Set(txs.filter((t) => !this.sender.wasAccepted(t.txId)).map((t) => t.orderId)) : new Set<string>();
+    await send(txs);
+    if (fresh.size === 0) return;
+    const accepted = [...fresh].filter((id) => txs.every((t) => t.orderId !== id || this.sender.wasAccepted(t.txId)));
+    await recordOrderSpans(this.store, 'broadcaster broadcast', accepted, started);
   }
 
   /**
@@ -256,7 +270,7 @@ export class Broadcaster {
       const sendable = (await this.ready(order)).filter((a) => !this.inBlock.has(a.txId));
       txs.push(...sendable.map((a) => ({ orderId: order.id, txId: a.txId, signedTx: a.signedTx })));
     }
-    await this.sender.send(txs);
+    await this.sendTraced(txs, (t) => this.sender.send(t));
     await this.reportBroadcasts(orders);
   }
 

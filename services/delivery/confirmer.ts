@@ -23,6 +23,7 @@ import { chainResource } from '../chain/suppliers';
 import { PollingRole } from '../platform/polling-role';
 import { WorkListCache } from '../orders/work-lists';
 import { storeOf, type ChainRoleDeps } from './chain-deps';
+import { recordOrderSpans } from './order-spans';
 import type { DeliveryStore } from './store';
 
 export interface ConfirmerDeps extends ChainRoleDeps {
@@ -90,6 +91,7 @@ export class Confirmer {
   }
 
   async tick(): Promise<void> {
+    const started = Date.now();
     this.live = new Set();
     this.delegatedReads = new Map();
     this.settling = [];
@@ -98,6 +100,7 @@ export class Confirmer {
     if (commands.length > 0) await this.deps.bus.append(commands);
     const at = Date.now();
     for (const id of this.settling) this.settledAt.set(id, at);
+    await recordOrderSpans(this.store, 'confirmer settle', this.settling, started, at);
   }
 
   /** Drops the answers about transactions of orders no longer in a work list (settled, failed, closed). */

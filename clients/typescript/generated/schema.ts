@@ -2376,6 +2376,325 @@ export interface components {
                 rotated_at: string;
             };
         };
+        /** @description The error envelope of a 503 answer with only these codes. */
+        Error503_5030: components["schemas"]["Error503"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 5030;
+                /** @enum {string} */
+                slug?: "service_unavailable";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 400 answer with only these codes. */
+        Error400_2000: components["schemas"]["Error400"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 2000;
+                /** @enum {string} */
+                slug?: "invalid_request";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 401 answer with only these codes. */
+        Error401_1010: components["schemas"]["Error401"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 1010;
+                /** @enum {string} */
+                slug?: "challenge_invalid";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 401 answer with only these codes. */
+        Error401_1001_1010_1011_1012: components["schemas"]["Error401"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 1001 | 1010 | 1011 | 1012;
+                /** @enum {string} */
+                slug?: "authentication_required" | "challenge_invalid" | "bootstrap_token_expired" | "bootstrap_token_invalid";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 401 answer with only these codes. */
+        Error401_1001_1002_1011_1012: components["schemas"]["Error401"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 1001 | 1002 | 1011 | 1012;
+                /** @enum {string} */
+                slug?: "authentication_required" | "signature_invalid" | "bootstrap_token_expired" | "bootstrap_token_invalid";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 403 answer with only these codes. */
+        Error403_1015: components["schemas"]["Error403"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 1015;
+                /** @enum {string} */
+                slug?: "scope_missing";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 401 answer with only these codes. */
+        Error401_1001_1002_1011_1012_1013: components["schemas"]["Error401"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 1001 | 1002 | 1011 | 1012 | 1013;
+                /** @enum {string} */
+                slug?: "authentication_required" | "signature_invalid" | "bootstrap_token_expired" | "bootstrap_token_invalid" | "session_expired";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 401 answer with only these codes. */
+        Error401_1001_1002_1012_1013: components["schemas"]["Error401"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 1001 | 1002 | 1012 | 1013;
+                /** @enum {string} */
+                slug?: "authentication_required" | "signature_invalid" | "bootstrap_token_invalid" | "session_expired";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 403 answer with only these codes. */
+        Error403_1014_1015: components["schemas"]["Error403"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 1014 | 1015;
+                /** @enum {string} */
+                slug?: "csrf_token_invalid" | "scope_missing";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 409 answer with only these codes. */
+        Error409_3022: components["schemas"]["Error409"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 3022;
+                /** @enum {string} */
+                slug?: "api_key_limit_reached";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 409 answer with only these codes. */
+        Error409_3019: components["schemas"]["Error409"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 3019;
+                /** @enum {string} */
+                slug?: "address_book_full";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 409 answer with only these codes. */
+        Error409_3021: components["schemas"]["Error409"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 3021;
+                /** @enum {string} */
+                slug?: "webhook_limit_reached";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 422 answer with only these codes. */
+        Error422_3020: components["schemas"]["Error422"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 3020;
+                /** @enum {string} */
+                slug?: "webhook_url_rejected";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 401 answer with only these codes. */
+        Error401_1001_1002_1012: components["schemas"]["Error401"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 1001 | 1002 | 1012;
+                /** @enum {string} */
+                slug?: "authentication_required" | "signature_invalid" | "bootstrap_token_invalid";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 422 answer with only these codes. */
+        Error422_2003_4002: components["schemas"]["Error422"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 2003 | 4002;
+                /** @enum {string} */
+                slug?: "tier_unavailable" | "amount_out_of_range";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 503 answer with only these codes. */
+        Error503_5003_5030: components["schemas"]["Error503"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 5003 | 5030;
+                /** @enum {string} */
+                slug?: "chain_unavailable" | "service_unavailable";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 409 answer with only these codes. */
+        Error409_3004_3006_3010_3012_3047: components["schemas"]["Error409"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 3004 | 3006 | 3010 | 3012 | 3047;
+                /** @enum {string} */
+                slug?: "receiver_not_activated" | "price_above_limit" | "idempotency_conflict" | "quote_expired" | "nothing_to_rent";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 422 answer with only these codes. */
+        Error422_2003_3011_4002: components["schemas"]["Error422"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 2003 | 3011 | 4002;
+                /** @enum {string} */
+                slug?: "tier_unavailable" | "quote_mismatch" | "amount_out_of_range";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 409 answer with only these codes. */
+        Error409_3007_3008_3010_3045: components["schemas"]["Error409"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 3007 | 3008 | 3010 | 3045;
+                /** @enum {string} */
+                slug?: "nothing_to_reclaim" | "reclaim_unavailable" | "idempotency_conflict" | "order_status_conflict";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 409 answer with only these codes. */
+        Error409_3038_3039_3040: components["schemas"]["Error409"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 3038 | 3039 | 3040;
+                /** @enum {string} */
+                slug?: "promo_not_eligible" | "promo_already_redeemed" | "promo_redeem_unavailable";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 409 answer with only these codes. */
+        Error409_3038_3040: components["schemas"]["Error409"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 3038 | 3040;
+                /** @enum {string} */
+                slug?: "promo_not_eligible" | "promo_redeem_unavailable";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 409 answer with only these codes. */
+        Error409_3039_3040: components["schemas"]["Error409"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 3039 | 3040;
+                /** @enum {string} */
+                slug?: "promo_already_redeemed" | "promo_redeem_unavailable";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 400 answer with only these codes. */
+        Error400_2000_2001: components["schemas"]["Error400"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 2000 | 2001;
+                /** @enum {string} */
+                slug?: "invalid_request" | "invalid_range";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 400 answer with only these codes. */
+        Error400_2000_2005: components["schemas"]["Error400"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 2000 | 2005;
+                /** @enum {string} */
+                slug?: "invalid_request" | "idempotency_key_required";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 409 answer with only these codes. */
+        Error409_3010: components["schemas"]["Error409"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 3010;
+                /** @enum {string} */
+                slug?: "idempotency_conflict";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 422 answer with only these codes. */
+        Error422_2003_2004_2006_4002: components["schemas"]["Error422"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 2003 | 2004 | 2006 | 4002;
+                /** @enum {string} */
+                slug?: "tier_unavailable" | "batch_too_large" | "duplicate_receiver" | "amount_out_of_range";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 409 answer with only these codes. */
+        Error409_3002: components["schemas"]["Error409"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 3002;
+                /** @enum {string} */
+                slug?: "order_not_cancellable";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 409 answer with only these codes. */
+        Error409_3004_3006_3010_3023_3024: components["schemas"]["Error409"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 3004 | 3006 | 3010 | 3023 | 3024;
+                /** @enum {string} */
+                slug?: "receiver_not_activated" | "price_above_limit" | "idempotency_conflict" | "subscription_limit" | "subscription_exists";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 409 answer with only these codes. */
+        Error409_3004_3006_3010: components["schemas"]["Error409"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 3004 | 3006 | 3010;
+                /** @enum {string} */
+                slug?: "receiver_not_activated" | "price_above_limit" | "idempotency_conflict";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
     };
     responses: never;
     parameters: never;
@@ -2496,6 +2815,66 @@ export interface operations {
                     "text/plain": string;
                 };
             };
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 3001,
+                     *         "slug": "not_found",
+                     *         "message": "Not found.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5000,
+                     *         "slug": "internal_error",
+                     *         "message": "Internal error.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
+                };
+            };
         };
     };
     openapi: {
@@ -2517,7 +2896,7 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2534,10 +2913,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2557,7 +2936,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2575,6 +2954,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -2621,7 +3020,7 @@ export interface operations {
                     "application/json": components["schemas"]["AccountChallenge"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2638,10 +3037,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2661,7 +3060,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2679,6 +3078,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -2725,7 +3144,7 @@ export interface operations {
                     "application/json": components["schemas"]["BootstrapToken"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2742,10 +3161,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1010 `challenge_invalid`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2754,18 +3173,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1001,
-                     *         "slug": "authentication_required",
-                     *         "message": "Credentials are required.",
+                     *         "code": 1010,
+                     *         "slug": "challenge_invalid",
+                     *         "message": "The challenge is invalid.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1010"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2785,7 +3204,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2803,6 +3222,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -2919,7 +3358,7 @@ export interface operations {
                     "application/json": components["schemas"]["AccountCreated"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2936,10 +3375,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1010 `challenge_invalid`, 1011 `bootstrap_token_expired`, 1012 `bootstrap_token_invalid`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2956,30 +3395,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1010_1011_1012"];
                 };
             };
-            /** @description Well-formed but refused by a business rule. */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": 2003,
-                     *         "slug": "tier_unavailable",
-                     *         "message": "This tier is not available.",
-                     *         "details": null
-                     *       },
-                     *       "request_id": "req_01J9Z3Q4V8X2"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error422"];
-                };
-            };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2999,7 +3418,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3019,7 +3438,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency is away; nothing was stored or charged. Retry with the same idempotency key. */
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3028,15 +3447,15 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 5003,
-                     *         "slug": "chain_unavailable",
-                     *         "message": "Chain data cannot be read.",
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error503"];
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -3090,7 +3509,27 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1011 `bootstrap_token_expired`, 1012 `bootstrap_token_invalid`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3107,10 +3546,30 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1011_1012"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403_1015"];
+                };
+            };
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3130,7 +3589,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3150,7 +3609,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3168,6 +3627,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -3234,7 +3713,27 @@ export interface operations {
                     "application/json": components["schemas"]["Account"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1011 `bootstrap_token_expired`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3251,10 +3750,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1011_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3263,18 +3762,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1015"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3294,7 +3793,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3314,7 +3813,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3332,6 +3831,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -3409,7 +3928,7 @@ export interface operations {
                     "application/json": components["schemas"]["Account"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3426,10 +3945,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3446,10 +3965,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1014 `csrf_token_invalid`, 1015 `scope_missing`, 1016 `role_forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3469,8 +3988,8 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description Well-formed but refused by a business rule. */
-            422: {
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3478,18 +3997,38 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 2003,
-                     *         "slug": "tier_unavailable",
-                     *         "message": "This tier is not available.",
+                     *         "code": 3001,
+                     *         "slug": "not_found",
+                     *         "message": "Not found.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error422"];
+                    "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3509,7 +4048,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency is away; nothing was stored or charged. Retry with the same idempotency key. */
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3518,15 +4057,15 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 5003,
-                     *         "slug": "chain_unavailable",
-                     *         "message": "Chain data cannot be read.",
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error503"];
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -3601,7 +4140,27 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3618,10 +4177,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3630,18 +4189,38 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1015"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 3001,
+                     *         "slug": "not_found",
+                     *         "message": "Not found.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3661,7 +4240,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3679,6 +4258,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -3716,7 +4315,27 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3733,10 +4352,50 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403_1015"];
+                };
+            };
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3754,6 +4413,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -3809,7 +4488,7 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3826,10 +4505,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1010 `challenge_invalid`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3838,18 +4517,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1001,
-                     *         "slug": "authentication_required",
-                     *         "message": "Credentials are required.",
+                     *         "code": 1010,
+                     *         "slug": "challenge_invalid",
+                     *         "message": "The challenge is invalid.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1010"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3869,7 +4548,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3889,7 +4568,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency is away; nothing was stored or charged. Retry with the same idempotency key. */
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3898,15 +4577,15 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 5003,
-                     *         "slug": "chain_unavailable",
-                     *         "message": "Chain data cannot be read.",
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error503"];
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -3927,7 +4606,27 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3944,10 +4643,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1014 `csrf_token_invalid`, 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3964,10 +4663,30 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1014_1015"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3985,6 +4704,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -4022,7 +4761,27 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4039,10 +4798,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1014 `csrf_token_invalid`, 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4059,10 +4818,30 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1014_1015"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4080,6 +4859,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -4100,7 +4899,27 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4117,10 +4936,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1014 `csrf_token_invalid`, 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4137,10 +4956,30 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1014_1015"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4158,6 +4997,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -4193,7 +5052,27 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4210,10 +5089,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4222,18 +5101,38 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1015"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4251,6 +5150,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -4286,7 +5205,27 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4303,10 +5242,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4315,18 +5254,58 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1015"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 3001,
+                     *         "slug": "not_found",
+                     *         "message": "Not found.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4344,6 +5323,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -4403,7 +5402,7 @@ export interface operations {
                     "application/json": components["schemas"]["Member"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4420,10 +5419,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4440,10 +5439,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1014 `csrf_token_invalid`, 1015 `scope_missing`, 1016 `role_forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4463,7 +5462,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4483,8 +5482,8 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description The current state does not allow this. */
-            409: {
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4492,18 +5491,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 3002,
-                     *         "slug": "order_not_cancellable",
-                     *         "message": "The receivers were already picked up.",
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error409"];
+                    "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4523,7 +5522,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency is away; nothing was stored or charged. Retry with the same idempotency key. */
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4532,15 +5531,15 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 5003,
-                     *         "slug": "chain_unavailable",
-                     *         "message": "Chain data cannot be read.",
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error503"];
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -4563,7 +5562,27 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4580,10 +5599,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1014 `csrf_token_invalid`, 1015 `scope_missing`, 1016 `role_forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4603,7 +5622,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4623,8 +5642,8 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description The current state does not allow this. */
-            409: {
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4632,18 +5651,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 3002,
-                     *         "slug": "order_not_cancellable",
-                     *         "message": "The receivers were already picked up.",
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error409"];
+                    "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4663,7 +5682,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency is away; nothing was stored or charged. Retry with the same idempotency key. */
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4672,15 +5691,15 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 5003,
-                     *         "slug": "chain_unavailable",
-                     *         "message": "Chain data cannot be read.",
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error503"];
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -4721,7 +5740,27 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4738,10 +5777,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4750,18 +5789,38 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1015"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4779,6 +5838,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -4828,7 +5907,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKey"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4845,10 +5924,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1011 `bootstrap_token_expired`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4865,10 +5944,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1011_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1014 `csrf_token_invalid`, 1015 `scope_missing`, 1016 `role_forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4888,7 +5967,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4908,7 +5987,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description The current state does not allow this. */
+            /** @description The current state does not allow this. Codes: 3022 `api_key_limit_reached`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4917,18 +5996,38 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 3002,
-                     *         "slug": "order_not_cancellable",
-                     *         "message": "The receivers were already picked up.",
+                     *         "code": 3022,
+                     *         "slug": "api_key_limit_reached",
+                     *         "message": "Ten active API keys already exist.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error409"];
+                    "application/json": components["schemas"]["Error409_3022"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4946,6 +6045,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -4968,7 +6087,27 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4985,10 +6124,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1014 `csrf_token_invalid`, 1015 `scope_missing`, 1016 `role_forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5008,7 +6147,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5028,7 +6167,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5046,6 +6205,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -5087,7 +6266,27 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5104,10 +6303,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5116,18 +6315,38 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1015"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5145,6 +6364,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -5207,7 +6446,7 @@ export interface operations {
                     "application/json": components["schemas"]["AddressBookEntry"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5224,10 +6463,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5244,10 +6483,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1014 `csrf_token_invalid`, 1015 `scope_missing`, 1016 `role_forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5267,7 +6506,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5287,7 +6526,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description The current state does not allow this. */
+            /** @description The current state does not allow this. Codes: 3019 `address_book_full`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5296,18 +6535,38 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 3002,
-                     *         "slug": "order_not_cancellable",
-                     *         "message": "The receivers were already picked up.",
+                     *         "code": 3019,
+                     *         "slug": "address_book_full",
+                     *         "message": "The address book is full.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error409"];
+                    "application/json": components["schemas"]["Error409_3019"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5327,7 +6586,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency is away; nothing was stored or charged. Retry with the same idempotency key. */
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5336,15 +6595,15 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 5003,
-                     *         "slug": "chain_unavailable",
-                     *         "message": "Chain data cannot be read.",
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error503"];
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -5367,7 +6626,27 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5384,10 +6663,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1014 `csrf_token_invalid`, 1015 `scope_missing`, 1016 `role_forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5407,7 +6686,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5427,7 +6706,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5447,7 +6746,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency is away; nothing was stored or charged. Retry with the same idempotency key. */
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5456,15 +6755,15 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 5003,
-                     *         "slug": "chain_unavailable",
-                     *         "message": "Chain data cannot be read.",
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error503"];
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -5496,7 +6795,27 @@ export interface operations {
                     "application/json": components["schemas"]["Balance"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5513,10 +6832,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5525,18 +6844,38 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1015"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 3001,
+                     *         "slug": "not_found",
+                     *         "message": "Not found.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5556,7 +6895,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5574,6 +6913,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -5625,7 +6984,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5642,10 +7001,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5662,10 +7021,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5674,18 +7033,38 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1015"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5703,6 +7082,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -5753,7 +7152,27 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5770,10 +7189,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5782,18 +7201,38 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1015"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5811,6 +7250,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -5868,7 +7327,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5885,10 +7344,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5905,10 +7364,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1014 `csrf_token_invalid`, 1015 `scope_missing`, 1016 `role_forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5928,7 +7387,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description The current state does not allow this. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 3001,
+                     *         "slug": "not_found",
+                     *         "message": "Not found.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description The current state does not allow this. Codes: 3021 `webhook_limit_reached`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5937,18 +7416,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 3002,
-                     *         "slug": "order_not_cancellable",
-                     *         "message": "The receivers were already picked up.",
+                     *         "code": 3021,
+                     *         "slug": "webhook_limit_reached",
+                     *         "message": "Both webhook roles are taken.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error409"];
+                    "application/json": components["schemas"]["Error409_3021"];
                 };
             };
-            /** @description Well-formed but refused by a business rule. */
+            /** @description Well-formed but refused by a business rule. Codes: 3020 `webhook_url_rejected`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5957,18 +7436,38 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 2003,
-                     *         "slug": "tier_unavailable",
-                     *         "message": "This tier is not available.",
+                     *         "code": 3020,
+                     *         "slug": "webhook_url_rejected",
+                     *         "message": "The webhook URL was rejected.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error422"];
+                    "application/json": components["schemas"]["Error422_3020"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5986,6 +7485,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -6026,7 +7545,27 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6043,10 +7582,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6055,18 +7594,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1015"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6086,7 +7625,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6104,6 +7663,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -6126,7 +7705,27 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6143,10 +7742,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1014 `csrf_token_invalid`, 1015 `scope_missing`, 1016 `role_forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6166,7 +7765,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6186,7 +7785,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6204,6 +7823,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -6265,7 +7904,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6282,10 +7921,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6302,10 +7941,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1014 `csrf_token_invalid`, 1015 `scope_missing`, 1016 `role_forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6325,7 +7964,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6345,7 +7984,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Well-formed but refused by a business rule. */
+            /** @description Well-formed but refused by a business rule. Codes: 3020 `webhook_url_rejected`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6354,18 +7993,38 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 2003,
-                     *         "slug": "tier_unavailable",
-                     *         "message": "This tier is not available.",
+                     *         "code": 3020,
+                     *         "slug": "webhook_url_rejected",
+                     *         "message": "The webhook URL was rejected.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error422"];
+                    "application/json": components["schemas"]["Error422_3020"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6383,6 +8042,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -6416,7 +8095,27 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6433,10 +8132,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1014 `csrf_token_invalid`, 1015 `scope_missing`, 1016 `role_forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6456,7 +8155,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6476,7 +8175,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6494,6 +8213,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -6548,7 +8287,27 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6565,10 +8324,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1014 `csrf_token_invalid`, 1015 `scope_missing`, 1016 `role_forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6588,7 +8347,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6608,7 +8367,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6626,6 +8405,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -6676,7 +8475,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6693,10 +8492,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6713,10 +8512,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6725,18 +8524,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1015"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6756,7 +8555,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6774,6 +8593,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -6820,7 +8659,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6837,10 +8676,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6860,7 +8699,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6878,6 +8717,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -6931,7 +8790,7 @@ export interface operations {
                     "application/json": components["schemas"]["Quote"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6948,10 +8807,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6968,10 +8827,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6980,18 +8839,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1015"];
                 };
             };
-            /** @description Well-formed but refused by a business rule. */
+            /** @description Well-formed but refused by a business rule. Codes: 2003 `tier_unavailable`, 4002 `amount_out_of_range`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7008,10 +8867,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error422"];
+                    "application/json": components["schemas"]["Error422_2003_4002"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7031,7 +8890,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7051,7 +8910,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency is away; nothing was stored or charged. Retry with the same idempotency key. */
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5003 `chain_unavailable`, 5030 `service_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7068,7 +8927,7 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error503"];
+                    "application/json": components["schemas"]["Error503_5003_5030"];
                 };
             };
         };
@@ -7156,7 +9015,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7173,10 +9032,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7193,10 +9052,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7205,18 +9064,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1015"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7236,7 +9095,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7254,6 +9113,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -7412,7 +9291,7 @@ export interface operations {
                     "application/json": components["schemas"]["Order"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7429,10 +9308,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7449,10 +9328,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The balance cannot cover this; nothing was charged. */
+            /** @description The balance cannot cover this; nothing was charged. Codes: 4001 `insufficient_funds`. */
             402: {
                 headers: {
                     [name: string]: unknown;
@@ -7472,7 +9351,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error402"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1014 `csrf_token_invalid`, 1015 `scope_missing`, 1016 `role_forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7492,7 +9371,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7512,7 +9391,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description The current state does not allow this. */
+            /** @description The current state does not allow this. Codes: 3004 `receiver_not_activated`, 3006 `price_above_limit`, 3010 `idempotency_conflict`, 3012 `quote_expired`, 3047 `nothing_to_rent`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7521,18 +9400,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 3002,
-                     *         "slug": "order_not_cancellable",
-                     *         "message": "The receivers were already picked up.",
+                     *         "code": 3004,
+                     *         "slug": "receiver_not_activated",
+                     *         "message": "The receiver is not activated and activate is false.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error409"];
+                    "application/json": components["schemas"]["Error409_3004_3006_3010_3012_3047"];
                 };
             };
-            /** @description Well-formed but refused by a business rule. */
+            /** @description Well-formed but refused by a business rule. Codes: 2003 `tier_unavailable`, 3011 `quote_mismatch`, 4002 `amount_out_of_range`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7549,10 +9428,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error422"];
+                    "application/json": components["schemas"]["Error422_2003_3011_4002"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7572,7 +9451,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7592,7 +9471,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency is away; nothing was stored or charged. Retry with the same idempotency key. */
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5003 `chain_unavailable`, 5030 `service_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7609,7 +9488,7 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error503"];
+                    "application/json": components["schemas"]["Error503_5003_5030"];
                 };
             };
         };
@@ -7693,7 +9572,27 @@ export interface operations {
                     "application/json": components["schemas"]["OrderDetail"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7710,10 +9609,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7722,18 +9621,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1015"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7753,7 +9652,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7773,7 +9672,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7791,6 +9690,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -7919,7 +9838,27 @@ export interface operations {
                     "application/json": components["schemas"]["Order"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7936,10 +9875,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1014 `csrf_token_invalid`, 1015 `scope_missing`, 1016 `role_forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7959,7 +9898,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7979,7 +9918,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description The current state does not allow this. */
+            /** @description The current state does not allow this. Codes: 3007 `nothing_to_reclaim`, 3008 `reclaim_unavailable`, 3010 `idempotency_conflict`, 3045 `order_status_conflict`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7988,18 +9927,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 3002,
-                     *         "slug": "order_not_cancellable",
-                     *         "message": "The receivers were already picked up.",
+                     *         "code": 3007,
+                     *         "slug": "nothing_to_reclaim",
+                     *         "message": "Nothing to reclaim.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error409"];
+                    "application/json": components["schemas"]["Error409_3007_3008_3010_3045"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8019,7 +9958,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8037,6 +9976,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -8080,7 +10039,27 @@ export interface operations {
                     "application/json": components["schemas"]["Promo"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8100,7 +10079,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8118,6 +10097,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -8161,7 +10160,7 @@ export interface operations {
                     "application/json": components["schemas"]["AccountChallenge"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8178,30 +10177,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
-                     *         "details": null
-                     *       },
-                     *       "request_id": "req_01J9Z3Q4V8X2"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error403"];
-                };
-            };
-            /** @description The current state does not allow this. */
+            /** @description The current state does not allow this. Codes: 3038 `promo_not_eligible`, 3039 `promo_already_redeemed`, 3040 `promo_redeem_unavailable`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8210,18 +10189,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 3002,
-                     *         "slug": "order_not_cancellable",
-                     *         "message": "The receivers were already picked up.",
+                     *         "code": 3038,
+                     *         "slug": "promo_not_eligible",
+                     *         "message": "This address is not eligible for the promo.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error409"];
+                    "application/json": components["schemas"]["Error409_3038_3039_3040"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8241,7 +10220,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8261,7 +10240,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency is away; nothing was stored or charged. Retry with the same idempotency key. */
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5003 `chain_unavailable`, 5030 `service_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8278,7 +10257,7 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error503"];
+                    "application/json": components["schemas"]["Error503_5003_5030"];
                 };
             };
         };
@@ -8331,7 +10310,7 @@ export interface operations {
                     "application/json": components["schemas"]["PromoRedeemResult"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8348,10 +10327,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1010 `challenge_invalid`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8360,38 +10339,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1001,
-                     *         "slug": "authentication_required",
-                     *         "message": "Credentials are required.",
+                     *         "code": 1010,
+                     *         "slug": "challenge_invalid",
+                     *         "message": "The challenge is invalid.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1010"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
-                     *         "details": null
-                     *       },
-                     *       "request_id": "req_01J9Z3Q4V8X2"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error403"];
-                };
-            };
-            /** @description The current state does not allow this. */
+            /** @description The current state does not allow this. Codes: 3038 `promo_not_eligible`, 3039 `promo_already_redeemed`, 3040 `promo_redeem_unavailable`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8400,18 +10359,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 3002,
-                     *         "slug": "order_not_cancellable",
-                     *         "message": "The receivers were already picked up.",
+                     *         "code": 3038,
+                     *         "slug": "promo_not_eligible",
+                     *         "message": "This address is not eligible for the promo.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error409"];
+                    "application/json": components["schemas"]["Error409_3038_3039_3040"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8431,7 +10390,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8451,7 +10410,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency is away; nothing was stored or charged. Retry with the same idempotency key. */
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5003 `chain_unavailable`, 5030 `service_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8468,7 +10427,7 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error503"];
+                    "application/json": components["schemas"]["Error503_5003_5030"];
                 };
             };
         };
@@ -8512,7 +10471,7 @@ export interface operations {
                     "application/json": components["schemas"]["AccountChallenge"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8529,30 +10488,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
-                     *         "details": null
-                     *       },
-                     *       "request_id": "req_01J9Z3Q4V8X2"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error403"];
-                };
-            };
-            /** @description The current state does not allow this. */
+            /** @description The current state does not allow this. Codes: 3038 `promo_not_eligible`, 3040 `promo_redeem_unavailable`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8561,18 +10500,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 3002,
-                     *         "slug": "order_not_cancellable",
-                     *         "message": "The receivers were already picked up.",
+                     *         "code": 3038,
+                     *         "slug": "promo_not_eligible",
+                     *         "message": "This address is not eligible for the promo.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error409"];
+                    "application/json": components["schemas"]["Error409_3038_3040"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8592,7 +10531,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8612,7 +10551,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency is away; nothing was stored or charged. Retry with the same idempotency key. */
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5003 `chain_unavailable`, 5030 `service_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8629,7 +10568,7 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error503"];
+                    "application/json": components["schemas"]["Error503_5003_5030"];
                 };
             };
         };
@@ -8694,7 +10633,7 @@ export interface operations {
                     "application/json": components["schemas"]["PromoDevCode"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8711,10 +10650,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1010 `challenge_invalid`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8723,38 +10662,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1001,
-                     *         "slug": "authentication_required",
-                     *         "message": "Credentials are required.",
+                     *         "code": 1010,
+                     *         "slug": "challenge_invalid",
+                     *         "message": "The challenge is invalid.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1010"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
-                     *         "details": null
-                     *       },
-                     *       "request_id": "req_01J9Z3Q4V8X2"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error403"];
-                };
-            };
-            /** @description The current state does not allow this. */
+            /** @description The current state does not allow this. Codes: 3038 `promo_not_eligible`, 3040 `promo_redeem_unavailable`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8763,18 +10682,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 3002,
-                     *         "slug": "order_not_cancellable",
-                     *         "message": "The receivers were already picked up.",
+                     *         "code": 3038,
+                     *         "slug": "promo_not_eligible",
+                     *         "message": "This address is not eligible for the promo.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error409"];
+                    "application/json": components["schemas"]["Error409_3038_3040"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8794,7 +10713,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8814,7 +10733,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency is away; nothing was stored or charged. Retry with the same idempotency key. */
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5003 `chain_unavailable`, 5030 `service_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8831,7 +10750,7 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error503"];
+                    "application/json": components["schemas"]["Error503_5003_5030"];
                 };
             };
         };
@@ -8888,7 +10807,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8905,10 +10824,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8925,10 +10844,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1014 `csrf_token_invalid`, 1015 `scope_missing`, 1016 `role_forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8948,7 +10867,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8968,7 +10887,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description The current state does not allow this. */
+            /** @description The current state does not allow this. Codes: 3039 `promo_already_redeemed`, 3040 `promo_redeem_unavailable`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8977,18 +10896,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 3002,
-                     *         "slug": "order_not_cancellable",
-                     *         "message": "The receivers were already picked up.",
+                     *         "code": 3039,
+                     *         "slug": "promo_already_redeemed",
+                     *         "message": "This address already claimed the promo.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error409"];
+                    "application/json": components["schemas"]["Error409_3039_3040"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9008,7 +10927,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -9028,7 +10947,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency is away; nothing was stored or charged. Retry with the same idempotency key. */
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9037,15 +10956,15 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 5003,
-                     *         "slug": "chain_unavailable",
-                     *         "message": "Chain data cannot be read.",
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error503"];
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -9094,7 +11013,7 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9111,10 +11030,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1010 `challenge_invalid`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9123,18 +11042,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1001,
-                     *         "slug": "authentication_required",
-                     *         "message": "Credentials are required.",
+                     *         "code": 1010,
+                     *         "slug": "challenge_invalid",
+                     *         "message": "The challenge is invalid.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1010"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9154,7 +11073,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -9174,7 +11093,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency is away; nothing was stored or charged. Retry with the same idempotency key. */
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9183,15 +11102,15 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 5003,
-                     *         "slug": "chain_unavailable",
-                     *         "message": "Chain data cannot be read.",
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error503"];
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -9226,7 +11145,7 @@ export interface operations {
                     "application/json": components["schemas"]["PromoRedemption"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9243,10 +11162,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9266,7 +11185,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9286,7 +11205,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -9304,6 +11223,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -9552,7 +11491,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`, 2001 `invalid_range`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9569,10 +11508,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000_2001"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9589,10 +11528,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9601,18 +11540,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1015"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9632,7 +11571,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -9650,6 +11589,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -9702,7 +11661,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9719,10 +11678,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9739,10 +11698,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9751,18 +11710,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1015"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9782,7 +11741,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -9800,6 +11759,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -10001,7 +11980,7 @@ export interface operations {
                     "application/json": components["schemas"]["Batch"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`, 2005 `idempotency_key_required`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10018,10 +11997,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000_2005"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10038,30 +12017,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The balance cannot cover this; nothing was charged. */
-            402: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": 4001,
-                     *         "slug": "insufficient_funds",
-                     *         "message": "The balance cannot cover this.",
-                     *         "details": null
-                     *       },
-                     *       "request_id": "req_01J9Z3Q4V8X2"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error402"];
-                };
-            };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1014 `csrf_token_invalid`, 1015 `scope_missing`, 1016 `role_forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10081,7 +12040,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description The current state does not allow this. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 3001,
+                     *         "slug": "not_found",
+                     *         "message": "Not found.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description The current state does not allow this. Codes: 3010 `idempotency_conflict`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10090,18 +12069,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 3002,
-                     *         "slug": "order_not_cancellable",
-                     *         "message": "The receivers were already picked up.",
+                     *         "code": 3010,
+                     *         "slug": "idempotency_conflict",
+                     *         "message": "The same idempotency key was used with a different body.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error409"];
+                    "application/json": components["schemas"]["Error409_3010"];
                 };
             };
-            /** @description Well-formed but refused by a business rule. */
+            /** @description Well-formed but refused by a business rule. Codes: 2003 `tier_unavailable`, 2004 `batch_too_large`, 2006 `duplicate_receiver`, 4002 `amount_out_of_range`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -10118,10 +12097,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error422"];
+                    "application/json": components["schemas"]["Error422_2003_2004_2006_4002"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10141,7 +12120,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -10161,7 +12140,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency is away; nothing was stored or charged. Retry with the same idempotency key. */
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10170,15 +12149,15 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 5003,
-                     *         "slug": "chain_unavailable",
-                     *         "message": "Chain data cannot be read.",
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error503"];
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -10254,7 +12233,7 @@ export interface operations {
                     "application/json": components["schemas"]["Batch"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10271,10 +12250,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10291,10 +12270,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10303,18 +12282,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1015"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10334,7 +12313,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10354,7 +12333,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -10372,6 +12351,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -10406,7 +12405,27 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10423,10 +12442,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1014 `csrf_token_invalid`, 1015 `scope_missing`, 1016 `role_forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10446,7 +12465,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10466,7 +12485,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description The current state does not allow this. */
+            /** @description The current state does not allow this. Codes: 3002 `order_not_cancellable`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10483,10 +12502,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error409"];
+                    "application/json": components["schemas"]["Error409_3002"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10506,7 +12525,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -10526,7 +12545,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency is away; nothing was stored or charged. Retry with the same idempotency key. */
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10535,15 +12554,15 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 5003,
-                     *         "slug": "chain_unavailable",
-                     *         "message": "Chain data cannot be read.",
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error503"];
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -10603,7 +12622,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10620,10 +12639,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10640,10 +12659,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10652,18 +12671,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1015"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10683,7 +12702,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -10701,6 +12720,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -10808,7 +12847,7 @@ export interface operations {
                     "application/json": components["schemas"]["Subscription"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10825,10 +12864,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10845,10 +12884,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012"];
                 };
             };
-            /** @description The balance cannot cover this; nothing was charged. */
+            /** @description The balance cannot cover this; nothing was charged. Codes: 4001 `insufficient_funds`. */
             402: {
                 headers: {
                     [name: string]: unknown;
@@ -10868,7 +12907,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error402"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10877,18 +12916,38 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1015"];
                 };
             };
-            /** @description The current state does not allow this. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 3001,
+                     *         "slug": "not_found",
+                     *         "message": "Not found.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description The current state does not allow this. Codes: 3004 `receiver_not_activated`, 3006 `price_above_limit`, 3010 `idempotency_conflict`, 3023 `subscription_limit`, 3024 `subscription_exists`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10897,18 +12956,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 3002,
-                     *         "slug": "order_not_cancellable",
-                     *         "message": "The receivers were already picked up.",
+                     *         "code": 3004,
+                     *         "slug": "receiver_not_activated",
+                     *         "message": "The receiver is not activated and activate is false.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error409"];
+                    "application/json": components["schemas"]["Error409_3004_3006_3010_3023_3024"];
                 };
             };
-            /** @description Well-formed but refused by a business rule. */
+            /** @description Well-formed but refused by a business rule. Codes: 2003 `tier_unavailable`, 4002 `amount_out_of_range`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -10925,10 +12984,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error422"];
+                    "application/json": components["schemas"]["Error422_2003_4002"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10948,7 +13007,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -10968,7 +13027,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency is away; nothing was stored or charged. Retry with the same idempotency key. */
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5003 `chain_unavailable`, 5030 `service_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10985,7 +13044,7 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error503"];
+                    "application/json": components["schemas"]["Error503_5003_5030"];
                 };
             };
         };
@@ -11034,7 +13093,7 @@ export interface operations {
                     "application/json": components["schemas"]["Subscription"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11051,10 +13110,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11071,10 +13130,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11083,18 +13142,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1015"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11114,7 +13173,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -11134,7 +13193,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -11152,6 +13211,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -11175,7 +13254,27 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11192,10 +13291,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11204,18 +13303,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1015"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11235,7 +13334,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -11255,7 +13354,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -11275,7 +13374,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency is away; nothing was stored or charged. Retry with the same idempotency key. */
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11284,15 +13383,15 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 5003,
-                     *         "slug": "chain_unavailable",
-                     *         "message": "Chain data cannot be read.",
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error503"];
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -11363,7 +13462,7 @@ export interface operations {
                     "application/json": components["schemas"]["Subscription"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11380,10 +13479,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11400,10 +13499,30 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The balance cannot cover this; nothing was charged. Codes: 4001 `insufficient_funds`. */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 4001,
+                     *         "slug": "insufficient_funds",
+                     *         "message": "The balance cannot cover this.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error402"];
+                };
+            };
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11412,18 +13531,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1015"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11443,7 +13562,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Well-formed but refused by a business rule. */
+            /** @description The current state does not allow this. Codes: 3004 `receiver_not_activated`, 3006 `price_above_limit`, 3010 `idempotency_conflict`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 3004,
+                     *         "slug": "receiver_not_activated",
+                     *         "message": "The receiver is not activated and activate is false.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error409_3004_3006_3010"];
+                };
+            };
+            /** @description Well-formed but refused by a business rule. Codes: 2003 `tier_unavailable`, 4002 `amount_out_of_range`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -11460,10 +13599,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error422"];
+                    "application/json": components["schemas"]["Error422_2003_4002"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -11483,7 +13622,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -11503,7 +13642,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency is away; nothing was stored or charged. Retry with the same idempotency key. */
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5003 `chain_unavailable`, 5030 `service_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11520,7 +13659,7 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error503"];
+                    "application/json": components["schemas"]["Error503_5003_5030"];
                 };
             };
         };
@@ -11615,7 +13754,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11632,10 +13771,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11652,10 +13791,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1014 `csrf_token_invalid`, 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11672,10 +13811,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1014_1015"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -11695,7 +13834,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -11715,7 +13854,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency is away; nothing was stored or charged. Retry with the same idempotency key. */
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5003 `chain_unavailable`, 5030 `service_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11732,7 +13871,7 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error503"];
+                    "application/json": components["schemas"]["Error503_5003_5030"];
                 };
             };
         };
@@ -11768,7 +13907,27 @@ export interface operations {
                     "application/json": components["schemas"]["TransferDesk"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11788,7 +13947,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -11808,7 +13967,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -11826,6 +13985,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -11909,7 +14088,7 @@ export interface operations {
                     "application/json": components["schemas"]["OrderDetail"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11926,10 +14105,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11949,7 +14128,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -11969,7 +14148,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -11987,6 +14166,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };

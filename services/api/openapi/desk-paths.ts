@@ -1,6 +1,6 @@
 /** The transfer desk (contract.md section 12): its public terms, and the order a confirmed payment placed. */
 import type { Operation } from './operation';
-import { dateTime, errors, json, obj, ref } from './builders';
+import { dateTime, json, obj, ref } from './builders';
 
 const txid = {
   name: 'txid', in: 'path' as const, required: true, schema: { type: 'string', pattern: '^[0-9a-fA-F]{64}$' },
@@ -34,7 +34,6 @@ export const deskPaths: Record<string, Record<string, Operation>> = {
       tags: ['transfer-desk'], security: [],
       responses: {
         '200': { description: 'the desk', content: { 'application/json': { schema: ref('TransferDesk'), example: deskExample } } },
-        ...errors('404', '429', '500'),
       },
     },
   },
@@ -43,7 +42,7 @@ export const deskPaths: Record<string, Record<string, Operation>> = {
       operationId: 'getTransferDeskOrder',
       summary: 'The order a desk payment placed (source transfer), once the payment is confirmed; 404 before. A returned payment\'s order is failed with 3048 and refunded_amount_sun.',
       tags: ['transfer-desk'], security: [], parameters: [txid],
-      responses: { '200': json('the payment\'s order', ref('OrderDetail')), ...errors('400', '404', '429', '500') },
+      responses: { '200': json('the payment\'s order', ref('OrderDetail')) },
     },
   },
 };
