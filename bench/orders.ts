@@ -115,6 +115,7 @@ function orderSender(base: string, key: { id: string; secret: string }, receiver
  */
 async function idleStep(base: string, key: { id: string; secret: string }, receivers: string[]): Promise<void> {
   const ms: number[] = [];
+  const stages = new Map<string, number[]>();
   let active = 0;
   for (let i = 0; i < IDLE_ORDERS + 5; i++) {
     const raw = JSON.stringify({ resource: 'energy', amount: 10_000, tier: '1h', receiver: receivers[i % receivers.length], client_order_id: `idle-${i}` });
@@ -124,13 +125,19 @@ async function idleStep(base: string, key: { id: string; secret: string }, recei
     const took = performance.now() - started;
     if (i >= 5) {
       ms.push(took);
+      for (const part of (res.headers.get('server-timing') ?? '').split(',')) {
+        const m = /^\s*([\w-]+);dur=([\d.]+)/.exec(part);
+        if (m) stages.set(m[1], [...(stages.get(m[1]) ?? []), Number(m[2])]);
+      }
       if (res.status === 201 && body.status === 'active' && body.delegate_hash) active += 1;
     }
     await sleep(300);
   }
   ms.sort((a, b) => a - b);
   const at = (q: number) => ms[Math.min(ms.length - 1, Math.floor(q * ms.length))].toFixed(1);
-  console.log(`service idle, one order at a time (${IDLE_ORDERS}, load average ${os.loadavg()[0].toFixed(1)}): POST -> answer p50 ${at(0.5)} ms, p90 ${at(0.9)} ms; ${active} active with their hash`);
+  const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)].toFixed(1);
+  const parts = [...stages].map(([name, v]) => `${name} ${median(v)}`).join(', ');
+  console.log(`service idle, one order at a time (${IDLE_ORDERS}, load average ${os.loadavg()[0].toFixed(1)}): POST -> answer p50 ${at(0.5)} ms, p90 ${at(0.9)} ms; ${active} active with their hash; stage medians (Server-Timing, ms): ${parts}`);
 }
 
 /**
