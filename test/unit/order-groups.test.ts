@@ -4,31 +4,18 @@
  * accepted or refused alone, a repeat changes nothing, and a set applied as broadcast reads `active`
  * (unconfirmed) with its hash while the order-events topic still shows its allocation.
  */
-import { emptyIdentity, emptyTotals, type Account } from '../../services/domain/account';
 import { applyCommand } from '../../services/domain/apply';
 import type { Command } from '../../services/domain/commands';
 import { derivedId } from '../../services/domain/ids';
-import type { IdempotencyRecord, Order } from '../../services/domain/orders/rules';
-import type { Effects, OrderView, StateView } from '../../services/domain/outcome';
+import type { Effects, StateView } from '../../services/domain/outcome';
+import { fundedAccount, OrderMemory } from '../support/order-memory';
 
 const ctx = { network: 'nile' as const, brand: 'energy' };
 const T = 2_000_000;
 
-class Memory implements OrderView {
-  orders = new Map<string, Order>();
-  byId = (id: string) => this.orders.get(id);
-  byClientId = () => undefined;
-  byQuote = () => undefined;
-  idempotency = (): IdempotencyRecord | undefined => undefined;
-}
-
 function world() {
-  const account: Account = {
-    id: 'acc_1', brand: 'energy', network: 'nile', ownerAddress: null, displayName: null, status: 'active', balanceSun: 100_000_000n, balanceUsdt: 0n,
-    reservedSun: 0n, totals: emptyTotals(), ...emptyIdentity(), createdAt: 0, updatedAt: 0,
-  };
-  const accounts = new Map([['acc_1', account]]);
-  const orders = new Memory();
+  const accounts = new Map([['acc_1', fundedAccount()]]);
+  const orders = new OrderMemory();
   const view: StateView = { account: (id) => accounts.get(id), orders };
   const effects: Effects[] = [];
   let n = 0;
