@@ -210,7 +210,10 @@ async function drainChainWork(pool: Pool, label: string): Promise<void> {
   }
   const byStatus = (await pool.query('SELECT status, count(*) AS n FROM orders GROUP BY status ORDER BY status')).rows
     .map((r: { status: string; n: string }) => `${r.status} ${r.n}`).join(', ');
-  console.log(`chain work after ${label}: ${left === 0 ? 'done' : `NOT done (${left} orders still awaiting delivery)`} ${((Date.now() - started) / 1000).toFixed(1)} s after the last answer; orders by status: ${byStatus}`);
+  // Why orders failed, and how long after their creation (the wait window ends what the chain roles did not reach).
+  const failed = (await pool.query(`SELECT failure->>'slug' AS slug, count(*) AS n, round(avg(extract(epoch FROM updated_at - created_at))) AS s
+    FROM orders WHERE status = 'failed' GROUP BY 1 ORDER BY 1`)).rows.map((r: { slug: string; n: string; s: string }) => `${r.slug} ${r.n} (${r.s} s after creation on average)`).join(', ');
+  console.log(`chain work after ${label}: ${left === 0 ? 'done' : `NOT done (${left} orders still awaiting delivery)`} ${((Date.now() - started) / 1000).toFixed(1)} s after the last answer; orders by status: ${byStatus}${failed ? `; failed: ${failed}` : ''}`);
 }
 
 /** Orders of the world still awaiting delivery (their chain work not done). */
