@@ -4,10 +4,14 @@
  * accepted or refused alone, a repeat changes nothing, and a set applied as broadcast reads `active`
  * (unconfirmed) with its hash while the order-events topic still shows its allocation.
  */
+import avro from 'avsc';
 import { applyCommand } from '../../services/domain/apply';
 import type { Command } from '../../services/domain/commands';
 import { derivedId } from '../../services/domain/ids';
 import type { Effects, StateView } from '../../services/domain/outcome';
+import { bigintLongHook } from '../../services/platform/wire/avro-long';
+import { commandFromWire, commandToWire } from '../../services/platform/wire/commands';
+import { readSchema } from '../../services/platform/wire/registry';
 import { fundedAccount, OrderMemory } from '../support/order-memory';
 
 const ctx = { network: 'nile' as const, brand: 'energy' };
@@ -104,4 +108,16 @@ test('a set applied as broadcast is delegated (active, unconfirmed, its hash), i
   const settled = w.run({ type: 'order.settlements', issuedAt: T + 10, entries: [settlement(a, 0)] });
   expect(settled.body.entries[0].outcome).toBe('applied');
   expect(w.orders.byId(a)!.status).toBe('active');
+});
+
+test('both groups survive the Avro schema of account-commands unchanged, and a record of the older single commands still decodes', () => {
+  const type = avro.Type.forSchema(JSON.parse(readSchema('account-command.avsc')), { typeHook: bigintLongHook as never });
+  const meta = { commandId: 'cmd_g', accountId: 'acc_1', issuedAt: T, deadlineAt: null, replyTo: null };
+  const commands = [
+    { ...meta, type: 'order.allocations', entries: [{ ...alloc('ord_a', 0), broadcast: true }, { ...alloc('ord_b', 1), broadcast: false }] },
+    { ...meta, type: 'order.settlements', entries: [settlement('ord_a', 0), { ...settlement('ord_b', 2), strandedTxIds: ['t2'] }] },
+    { ...meta, type: 'order.allocate', ...alloc('ord_c', 3) },
+    { ...meta, type: 'order.deliver', orderId: 'ord_c', step: 'broadcast', txIds: ['t3'], at: T },
+  ] as Command[];
+  for (const c of commands) expect(commandFromWire(type.fromBuffer(type.toBuffer(commandToWire(c))))).toEqual(c);
 });
