@@ -22,6 +22,8 @@ module.exports = {
       testEnvironment,
       // Worlds' databases are dropped once at the end of the run, not one by one (test/support/retired-databases.ts).
       globalSetup: '<rootDir>/test/support/global-setup.ts',
+      // Every error an in-process API answered is among its operation's declared codes (the API document).
+      setupFilesAfterEnv: ['<rootDir>/test/support/declared-errors-check.ts'],
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
     },
     // The dashboard in Debian's chromium (playwright-core) against a real stack; `make test` runs it beside the

@@ -9,7 +9,11 @@
  * per request. This process only generates load (keep-alive HTTP, every request with a timeout, every
  * failure counted; bench/load.ts).
  *
- * Prints, for signed POST /v1/orders (energy, 1h, to active receivers), service and ceiling:
+ * The anchor, also in the same run (BENCH_MONOLITH=0: not run): a naive monolith (bench/naive-monolith.ts:
+ * node:http, one PostgreSQL transaction per order, then TronWeb builds, signs and broadcasts the delegation
+ * before answering) with as many processes, against the same devnet.
+ *
+ * Prints, for signed POST /v1/orders (energy, 1h, to active receivers), service, ceiling and monolith:
  *   1. sustained: ok answers/s with BENCH_CONCURRENCY requests in flight for BENCH_SECONDS (closed loop);
  *   2. p50/p99 and ok answers/s at each offered rate of BENCH_RATES (open loop), timeouts and errors;
  *   3. last, CPU seconds by process per 1,000 requests at BENCH_CPU_RATE offered (bench/proc-cpu.ts);
@@ -18,7 +22,6 @@
  * the ratios service/ceiling, the core count and the Node version.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { commandBusFor } from '../services/platform/command-bus';
@@ -29,6 +32,8 @@ import { createRuntime } from '../services/runtime';
 import { startDevnet } from '../test/devnet/start-devnet';
 import { signedHeaders, signUp } from '../test/support/identity';
 import { dropWorld, newWorld } from '../test/support/world';
+import { monolithAccount, monolithTables } from './naive-monolith';
+import { freePort, stopChild, waitReady } from './processes';
 import { httpSender, line, offered, sustained, type RunFigures, type Send } from './load';
 import { cpuByGroup, cpuLines, cpuSnapshot, stackGroup, type Classify } from './proc-cpu';
 import { statementList, statementRows } from './statements';
@@ -61,17 +66,11 @@ const IDLE_ORDERS = Number(process.env.BENCH_IDLE_ORDERS ?? 0);
 /** Longest wait (s) for the chain work of the service's steps to finish after them (every order delivered). */
 const DRAIN_SECONDS = Number(process.env.BENCH_DRAIN_SECONDS ?? 300);
 
+/** 0: no naive-monolith steps (bench/naive-monolith.ts). */
+const MONOLITH = process.env.BENCH_MONOLITH !== '0';
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
-}
 
 function spawnNode(script: string, args: string[], env: Record<string, string>): ChildProcess {
   // BENCH_PROF_DIR: CPU profiles of the service's and the ceiling's processes (node --cpu-prof).
@@ -80,27 +79,7 @@ function spawnNode(script: string, args: string[], env: Record<string, string>):
   return child;
 }
 
-async function waitReady(url: string, child: ChildProcess): Promise<void> {
-  for (let i = 0; i < 1500; i++) {
-    if (child.exitCode !== null) throw new Error(`${url}: process exited with ${child.exitCode}`);
-    try {
-      if ((await fetch(url)).status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    await sleep(200);
-  }
-  throw new Error(`${url} not ready after 300 s`);
-}
 
-function stop(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-    setTimeout(() => child.kill('SIGKILL'), 15_000).unref();
-  });
-}
 
 function orderSender(base: string, key: { id: string; secret: string }, receivers: string[], prefix: string): Send {
   return httpSender(base, (n) => {
@@ -171,14 +150,33 @@ async function measure(name: string, send: Send, start: number, primary?: ChildP
   return { sustained: s, rates, next: n };
 }
 
+/**
+ * The naive monolith's tables, a funded account and its processes (bench/naive-monolith.ts), signing with
+ * the devnet's pool accounts at the devnet's own stake per unit of energy.
+ */
+async function startMonolith(
+  pool: Pool, devnet: Awaited<ReturnType<typeof startDevnet>>, env: Record<string, string>, port: number, workers: number, secret: string,
+): Promise<ChildProcess> {
+  for (const ddl of monolithTables) await pool.query(ddl);
+  await pool.query('INSERT INTO bench_monolith_accounts (id, balance_sun) VALUES ($1, $2)', [monolithAccount, (10n ** 15n).toString()]);
+  const resources = await devnet.post<{ TotalEnergyLimit: number; TotalEnergyWeight: number }>('/wallet/getaccountresource', { address: devnet.accounts.pool[0].address, visible: true });
+  // Stake (SUN) per unit of energy, rounded up: TRX weight per energy × 1e6.
+  const sunPerUnit = Math.ceil((resources.TotalEnergyWeight * 1_000_000) / resources.TotalEnergyLimit);
+  return spawnNode('bench/naive-monolith.ts', [], {
+    ...env, MONOLITH_PORT: String(port), MONOLITH_WORKERS: String(workers), MONOLITH_SECRET: secret,
+    MONOLITH_POOL_KEYS: devnet.accounts.pool.map((w) => w.private_key).join(','), MONOLITH_SUN_PER_UNIT: String(sunPerUnit),
+  });
+}
+
 /** Groups for the CPU accounting (bench/proc-cpu.ts): the run's own processes and the shared stack's. */
-function classifier(roots: { service: number; chain?: number; ceiling: number; dbName: string }): Classify {
+function classifier(roots: { service: number; chain?: number; ceiling: number; monolith?: number; dbName: string }): Classify {
   return (pid, p) => {
     if (pid === process.pid) return 'load generator (this process)';
     if (pid === roots.service) return 'primary (cluster primary, processor, relay' + (roots.chain ? ')' : ', broadcaster, confirmer)');
     if (p.ppid === roots.service && p.args.includes('services/main.ts')) return `api worker ${pid}`;
     if (pid === roots.chain) return 'chain roles (broadcaster, confirmer)';
-    if (pid === roots.ceiling) return 'ceiling processes';
+    if (pid === roots.ceiling || p.ppid === roots.ceiling) return 'ceiling processes';
+    if (roots.monolith !== undefined && (pid === roots.monolith || p.ppid === roots.monolith)) return 'monolith processes';
     return stackGroup(p, roots.dbName);
   };
 }
@@ -292,8 +290,12 @@ async function main(): Promise<void> {
     await rt.pool.query('CREATE TABLE bench_ceiling (id text PRIMARY KEY, body jsonb NOT NULL, created_at timestamptz NOT NULL DEFAULT now())');
     // The chain roles sign and broadcast every order's delegations (CPU-heavy TronWeb work); with
     // BENCH_SPLIT_CHAIN=1 (default) they run in a process of their own, as production scales roles.
-    const split = process.env.BENCH_SPLIT_CHAIN !== '0';
-    const service = spawnNode('services/main.ts', ['--roles', split ? 'api,processor,relay' : 'api,processor,relay,broadcaster,confirmer'], {
+    // BENCH_SHAPE=make-up: `make up`'s deployment instead: every role in the primary (`--roles all`).
+    const makeUpShape = process.env.BENCH_SHAPE === 'make-up';
+    const split = !makeUpShape && process.env.BENCH_SPLIT_CHAIN !== '0';
+    const roles = makeUpShape ? 'all' : split ? 'api,processor,relay' : 'api,processor,relay,broadcaster,confirmer';
+    console.log(`service shape: ${makeUpShape ? 'make up (--roles all in one primary)' : split ? 'split (chain roles in a process of their own)' : 'chain roles in the primary'}, ${WORKERS} API workers`);
+    const service = spawnNode('services/main.ts', ['--roles', roles], {
       ...world.env, API_PORT: String(apiPort), API_HOST: '127.0.0.1', API_WORKERS: String(WORKERS),
     });
     children.push(service);
@@ -304,9 +306,16 @@ async function main(): Promise<void> {
       ...world.env, CEILING_PORT: String(ceilingPort), CEILING_WORKERS: String(WORKERS), CEILING_SECRET: ceilingSecret,
     });
     children.push(ceiling);
+    const monolithPort = await freePort();
+    const monolith = MONOLITH ? await startMonolith(rt.pool, devnet, world.env, monolithPort, WORKERS, ceilingSecret) : undefined;
+    if (monolith) children.push(monolith);
     const apiBase = `http://127.0.0.1:${apiPort}`;
     const ceilingBase = `http://127.0.0.1:${ceilingPort}`;
-    await Promise.all([waitReady(`${apiBase}/readyz`, service), waitReady(`${ceilingBase}/ready`, ceiling)]);
+    const monolithBase = `http://127.0.0.1:${monolithPort}`;
+    await Promise.all([
+      waitReady(`${apiBase}/readyz`, service), waitReady(`${ceilingBase}/ready`, ceiling),
+      monolith ? waitReady(`${monolithBase}/ready`, monolith) : Promise.resolve(),
+    ]);
 
     const bus = commandBusFor(rt, { timeoutMs: 30_000 });
     await bus.start();
@@ -321,6 +330,8 @@ async function main(): Promise<void> {
     if (IDLE_ORDERS > 0) await idleStep(apiBase, customer.key, receivers);
     await sustained(serviceSend, 1_000_000, CONCURRENCY, Math.min(SECONDS, 5)); // warm-up
     await sustained(ceilingSend, 1_000_000, CONCURRENCY, Math.min(SECONDS, 5));
+    const monolithSend = orderSender(monolithBase, { id: 'key_bench', secret: ceilingSecret }, receivers, 'monolith');
+    if (monolith) await sustained(monolithSend, 1_000_000, CONCURRENCY, Math.min(SECONDS, 5));
     // The CPU accounting step goes last: run first, the chain work of its orders (delegations signed, broadcast
     // and confirmed after the answers) overlapped the service's headline steps and halved them (2026-11-23).
     let next = 0;
@@ -336,9 +347,15 @@ async function main(): Promise<void> {
         console.log(`ratio at ${rate}/s offered: ok/s ${(a.okPerSec / b.okPerSec).toFixed(2)}, p50 ${a.p50} vs ${b.p50} ms, p99 ${a.p99} vs ${b.p99} ms`);
       });
       next = bare.next;
+      if (monolith) {
+        const naive = await measure('monolith', monolithSend, next);
+        if (svc.sustained && naive.sustained) console.log(`ratio service/monolith sustained: ${(svc.sustained.okPerSec / naive.sustained.okPerSec).toFixed(2)}`);
+        RATES.forEach((rate, i) => console.log(`ratio service/monolith at ${rate}/s offered: ok/s ${(svc.rates[i].okPerSec / naive.rates[i].okPerSec).toFixed(2)}`));
+        next = naive.next;
+      }
     }
     const classify = classifier({
-      service: service.pid!, chain: chain?.pid, ceiling: ceiling.pid!, dbName: decodeURIComponent(new URL(world.cfg.DATABASE_URL).pathname.slice(1)),
+      service: service.pid!, chain: chain?.pid, ceiling: ceiling.pid!, monolith: monolith?.pid, dbName: decodeURIComponent(new URL(world.cfg.DATABASE_URL).pathname.slice(1)),
     });
     if (CPU_RATE > 0) {
       await sleep(5_000);
@@ -346,12 +363,13 @@ async function main(): Promise<void> {
       await drainChainWork(rt.pool, 'the CPU step');
       await sleep(2_000);
       next = await cpuStep('ceiling', ceilingSend, n, classify);
+      if (monolith) next = await cpuStep('monolith', monolithSend, next, classify);
     }
     if (CHAIN_DRAIN > 0) await drainStep(rt, orderSender(apiBase, customer.key, receivers, 'drain'), next, classify);
   } finally {
-    await Promise.all(children.map(stop));
+    await Promise.all(children.map(stopChild));
     await commandsPerOrder(rt).catch((err) => console.error(`commands per order: ${(err as Error).message}`));
-    await rt.pool.query('DROP TABLE IF EXISTS bench_ceiling').catch(() => undefined);
+    await rt.pool.query('DROP TABLE IF EXISTS bench_ceiling, bench_monolith_orders, bench_monolith_accounts').catch(() => undefined);
     rt.pool.on('error', () => undefined);
     if (process.env.BENCH_VERIFY_REPLAY !== '0') {
       // The world's replay is verified on the way out, as in the tests.

@@ -9,12 +9,15 @@ import { migrate } from './platform/db/migrate';
 import { createPool } from './platform/db/pool';
 import { KafkaLog } from './platform/kafka';
 import { fetchLogMetadata } from './platform/kafka-topic-ids';
+import { reachKafka } from './platform/kafka-reach';
+import { kafkaSecurity } from './platform/kafka-security';
 import { retentionConfigNames, retentionProblems, retentionRefusal, type TopicRetention } from './platform/topic-retention';
 import { checkNetwork, checkOrStamp, type LogIdentity } from './platform/log-identity';
 import { logger } from './platform/logger';
 import { createRedis, reachRedis } from './platform/redis';
 import { LogCodec } from './platform/wire/codec';
 import { createRegistryClient, registerTopicSchemas } from './platform/wire/registry';
+import { reachRegistry, registryAccess } from './platform/wire/registry-access';
 import { priceTable } from './domain/pricing';
 import { chainClients, type Runtime } from './chain/clients';
 import { reachDatabase } from './platform/db/reach';
@@ -32,6 +35,8 @@ export interface RuntimeOptions {
 
 export async function createRuntime(cfg: Config, options: RuntimeOptions = {}): Promise<Runtime> {
   logger.level = cfg.LOG_LEVEL;
+  // The certificate files are read before anything is opened: a missing one refuses the start with nothing to close.
+  const security = kafkaSecurity(cfg);
   const databaseUrl = options.databaseUrl ?? cfg.DATABASE_URL;
   // TLS (sslmode, sslrootcert, sslcert, sslkey in DATABASE_URL) and credentials are tried once, named on failure.
   await reachDatabase(databaseUrl);
@@ -48,8 +53,9 @@ export async function createRuntime(cfg: Config, options: RuntimeOptions = {}): 
     await pool.end();
     throw err;
   });
-  const log = new KafkaLog(cfg.KAFKA_BROKERS, cfg.KAFKA_CLIENT_ID, cfg.topicPrefix, cfg.KAFKA_SESSION_TIMEOUT_MS, cfg.KAFKA_FETCH_MAX_WAIT_MS);
+  const log = new KafkaLog(cfg.KAFKA_BROKERS, cfg.KAFKA_CLIENT_ID, cfg.topicPrefix, cfg.KAFKA_SESSION_TIMEOUT_MS, cfg.KAFKA_FETCH_MAX_WAIT_MS, security);
   try {
+    await reachKafka(brokerList(cfg), cfg.KAFKA_CLIENT_ID, security);
     await log.ensureTopics(
       (Object.keys(topics) as TopicKey[]).map((key) => ({
         name: topicName(cfg.topicPrefix, key),
@@ -65,8 +71,17 @@ export async function createRuntime(cfg: Config, options: RuntimeOptions = {}): 
     redis.disconnect();
     throw err;
   }
-  const registry = createRegistryClient(cfg.SCHEMA_REGISTRY_URL);
-  const codec = new LogCodec(registry, await registerTopicSchemas(registry, cfg.topicPrefix), cfg.NETWORK);
+  const access = registryAccess(cfg);
+  const registry = createRegistryClient(access);
+  let codec: LogCodec;
+  try {
+    await reachRegistry(access);
+    codec = new LogCodec(registry, await registerTopicSchemas(registry, cfg.topicPrefix), cfg.NETWORK);
+  } catch (err) {
+    await Promise.allSettled([log.disconnect(), pool.end()]);
+    redis.disconnect();
+    throw err;
+  }
   return {
     cfg,
     clock: scaledClock(cfg.CLOCK_SCALE, cfg.CLOCK_ORIGIN_MS),
@@ -85,16 +100,19 @@ export async function createRuntime(cfg: Config, options: RuntimeOptions = {}): 
   };
 }
 
+const brokerList = (cfg: Config) => cfg.KAFKA_BROKERS.split(',').map((b) => b.trim());
+
 /** The network, cluster id and declared topics' ids this process's configuration points at. */
 export async function currentLogIdentity(cfg: Config): Promise<LogIdentity> {
   const keys = Object.keys(topics) as TopicKey[];
   const names = keys.map((key) => topicName(cfg.topicPrefix, key));
-  const brokers = cfg.KAFKA_BROKERS.split(',').map((b) => b.trim());
-  let metadata = await fetchLogMetadata(brokers, cfg.KAFKA_CLIENT_ID, names);
+  const brokers = brokerList(cfg);
+  const security = kafkaSecurity(cfg);
+  let metadata = await fetchLogMetadata(brokers, cfg.KAFKA_CLIENT_ID, names, security);
   // A topic created a moment ago may not have reached every broker's metadata cache yet.
   for (let i = 0; i < 25 && names.some((n) => !metadata.topicIds.has(n)); i++) {
     await new Promise((r) => setTimeout(r, 200));
-    metadata = await fetchLogMetadata(brokers, cfg.KAFKA_CLIENT_ID, names);
+    metadata = await fetchLogMetadata(brokers, cfg.KAFKA_CLIENT_ID, names, security);
   }
   const entries = keys.map((key, i) => {
     const id = metadata.topicIds.get(names[i]);

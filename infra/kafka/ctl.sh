@@ -6,6 +6,9 @@
 # Env: KAFKA_BROKERS (first host:port is ours, default 127.0.0.1:9092),
 #      KAFKA_CONTROLLER_PORT (default broker port + 1), STACK_DIR, STACK_CACHE_DIR,
 #      KAFKA_HEAP_OPTS (default -Xms128m -Xmx512m), KAFKA_START_TIMEOUT (s, default 120).
+#      KAFKA_EXTRA_PROPERTIES: a file appended to server.properties (a later key wins: a test's secured
+#        listener, its TLS and SASL settings); the PLAINTEXT listener stays, the readiness probe speaks it.
+#      KAFKA_FORMAT_ARGS: more arguments to the storage format of a first start (--add-scram users).
 # Layout: $STACK_DIR/kafka-<port>/{data,logs,server.properties,kafka.pid}
 #         $STACK_CACHE_DIR/kafka-<version>-<pom hash>/libs   (classpath, copied from ~/.m2; infra/env/lib.sh)
 set -euo pipefail
@@ -127,6 +130,9 @@ log4j.logger.state.change.logger=WARN
 log4j.logger.kafka.log.LogCleaner=WARN
 log4j.logger.org.apache.kafka.storage.internals.log=WARN
 EOF
+  if [[ -n "${KAFKA_EXTRA_PROPERTIES:-}" ]]; then
+    { echo; echo "# From KAFKA_EXTRA_PROPERTIES ($KAFKA_EXTRA_PROPERTIES)"; cat "$KAFKA_EXTRA_PROPERTIES"; } >>"$KDIR/server.properties"
+  fi
 }
 
 # JVM options shared by the storage tool and the broker.
@@ -157,7 +163,9 @@ format_storage() {
     echo "$cluster_id" >"$KDIR/cluster.id"
   fi
   log $PART "formatting storage in $KDIR/data (cluster id $cluster_id)"
-  "$JAVA" "${JVM_OPTS[@]}" kafka.tools.StorageTool format -t "$cluster_id" -c "$KDIR/server.properties" \
+  # Split on blanks, never globbed (an --add-scram value holds brackets).
+  local extra=(); read -ra extra <<<"${KAFKA_FORMAT_ARGS:-}"
+  "$JAVA" "${JVM_OPTS[@]}" kafka.tools.StorageTool format -t "$cluster_id" -c "$KDIR/server.properties" "${extra[@]}" \
     >"$KDIR/logs/format.log" 2>&1 \
     || { cat "$KDIR/logs/format.log" >&2; die $PART "storage format failed"; }
 }

@@ -27,6 +27,7 @@ import type { AuthContext } from './auth/context';
 import { stageTiming } from './stage-timing';
 import { dashboardStatic } from './dashboard';
 import { RequestValidator } from './validate';
+import { declaredErrorCheck } from './declared-errors';
 
 export interface ApiDeps {
   rt: Runtime;
@@ -53,6 +54,8 @@ export function createApp(deps: ApiDeps): Express {
   app.set('trust proxy', deps.rt.cfg.TRUSTED_PROXIES.length > 0 ? deps.rt.cfg.TRUSTED_PROXIES : false);
   const doc = buildDocument({ mainnet: deps.rt.cfg.PUBLIC_ORIGIN_MAINNET, nile: deps.rt.cfg.PUBLIC_ORIGIN_NILE });
   const validator = new RequestValidator(doc);
+  // sendError (errors.ts) holds every error answer to the codes its operation declares.
+  app.locals.declaredErrorCheck = declaredErrorCheck(doc);
 
   // One layer for what every request gets (each layer is a router dispatch of its own): the request id and
   // its log context, the caller's trace context (without an exporter no HTTP instrumentation runs: a

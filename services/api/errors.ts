@@ -47,6 +47,9 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 
 export function sendError(res: Response, error: ApiError): void {
   const entry = errorCatalog[error.slug];
+  // The app's check of the operation's declared codes (declared-errors.ts); absent outside createApp.
+  const check = res.app?.locals.declaredErrorCheck as ((req: Response['req'], slug: ErrorSlug) => void) | undefined;
+  if (check && res.req) check(res.req, error.slug);
   for (const [k, v] of Object.entries(error.headers)) res.setHeader(k, v);
   sendJson(res, entry.http, {
     error: { code: entry.code, slug: error.slug, message: error.message, details: error.details },

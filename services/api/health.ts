@@ -11,6 +11,7 @@ import { STATS_GROUP } from '../stats/consumer';
 import type { TopicKey } from '../../topics';
 import { ApiError, sendJson } from './errors';
 import { scrape } from '../platform/cluster-metrics';
+import { registryAccess, registryGet } from '../platform/wire/registry-access';
 import { readinessDetails, registerHealthGauges } from './health-details';
 
 const CHECK_TIMEOUT_MS = 2_000;
@@ -89,13 +90,14 @@ export function healthRouter(rt: Runtime): Router {
   // What this instance needs to serve. Redis is not among them: without it answers come from PostgreSQL and
   // budgets are counted per process (docs/outages.md), so it is reported, never a reason to take the
   // instance out of a load balancer.
+  const registry = registryAccess(rt.cfg);
   const checks: Record<string, () => Promise<unknown>> = {
     kafka: () => rt.log.endOffsets(rt.codec.topicName('accountCommands')),
     schema_registry: async () => {
       // The global config, not /subjects: listing every subject grows with every topic ever registered and
       // timed the check out on a registry that had seen many test worlds.
-      const res = await fetch(`${rt.cfg.SCHEMA_REGISTRY_URL}/config`);
-      if (!res.ok) throw new Error(`HTTP ${res.status}`);
+      const status = await registryGet(registry, '/config');
+      if (status < 200 || status >= 300) throw new Error(`HTTP ${status}`);
     },
     postgres: () => rt.pool.query('SELECT 1'),
     redis: () => rt.redis.ping(),

@@ -7,6 +7,7 @@
 import { TronWeb } from 'tronweb';
 import type { Config } from '../platform/config';
 import { ChainUnavailable } from './errors';
+import { JsonRpc } from './json-rpc';
 import { nodeHttpFor, type NodeHttp } from './node-http';
 import { CHAIN_TIMEOUT_MS } from './tron-client';
 
@@ -137,10 +138,12 @@ function blockOf(raw: any): Block {
 }
 
 export class ChainReader {
-  constructor(private readonly http: NodeHttp) {}
+  /** `jsonRpc`: the node's JSON-RPC, when configured (batched constant calls: transfer-facts.ts). */
+  constructor(private readonly http: NodeHttp, readonly jsonRpc?: JsonRpc) {}
 
-  static fromConfig(cfg: Pick<Config, 'TRON_FULL_HOST'>): ChainReader {
-    return new ChainReader(nodeHttpFor(cfg.TRON_FULL_HOST, CHAIN_TIMEOUT_MS));
+  static fromConfig(cfg: Pick<Config, 'TRON_FULL_HOST'> & Partial<Pick<Config, 'TRON_JSONRPC_URL'>>): ChainReader {
+    const jsonRpc = cfg.TRON_JSONRPC_URL ? new JsonRpc(cfg.TRON_JSONRPC_URL, cfg.TRON_FULL_HOST, CHAIN_TIMEOUT_MS) : undefined;
+    return new ChainReader(nodeHttpFor(cfg.TRON_FULL_HOST, CHAIN_TIMEOUT_MS), jsonRpc);
   }
 
   /** One java-tron HTTP call (visible addresses); every failure becomes ChainUnavailable. */

@@ -5,13 +5,17 @@
  * simulation with the real sender and amount (triggerconstantcontract transfer(address,uint256), whose
  * energy_used already holds the dynamic energy penalty). Reads of one request run concurrently and are
  * shared with every other request in the same block (block-cache.ts), so a hundred transfers from a few
- * wallets are not three hundred sequential node calls. `nodeCalls` counts the reads that reached the node.
+ * wallets are not three hundred sequential node calls; with the node's JSON-RPC configured
+ * (TRON_JSONRPC_URL) the receivers' balances not yet read in this block are one eth_call batch, so an unseen
+ * transfer costs one node call (its simulation), not two. `nodeCalls` counts the reads that reached the node.
  */
 import { TronWeb } from 'tronweb';
 import type { ForTransferFacts } from '../domain/commands';
 import { forTransferAmount, type ChainFees, type SenderResources, type Simulation, type TransferFacts, type TransferItem } from '../domain/estimates';
 import { BlockCache } from './block-cache';
 import { ChainUnavailable } from './errors';
+import type { JsonRpc } from './json-rpc';
+import { logger } from '../platform/logger';
 import type { BlockHeader, ChainReader } from './reads';
 import { revertReason } from './revert-reason';
 
@@ -26,13 +30,29 @@ const word = (hex: string) => hex.padStart(64, '0');
 const addressWord = (address: string) => word(TronWeb.address.toHex(address).replace(/^41/, ''));
 const int = (v: unknown) => BigInt(typeof v === 'number' || typeof v === 'string' ? v : 0);
 const hexText = (hex: unknown) => (typeof hex === 'string' && hex !== '' ? Buffer.from(hex, 'hex').toString('utf8') : null);
+/** keccak256("balanceOf(address)")[0..4]. */
+const BALANCE_OF = '70a08231';
+/** After a batch the node did not answer, balances are read one by one this long before batching is tried again. */
+const BATCH_RETRY_MS = 60_000;
+
+interface PendingBalance {
+  token: string;
+  holder: string;
+  resolve: (v: bigint) => void;
+  reject: (e: unknown) => void;
+}
 
 export class TransferFactsReader {
   private readonly cache = new BlockCache();
-  /** Reads that reached the node (cache misses), for the benchmark's calls per item. */
+  /** Reads that reached the node (cache misses; a batch is one), for the benchmark's calls per item. */
   nodeCalls = 0;
+  /** Balances as one eth_call batch when the node's JSON-RPC is configured (the benchmark turns it off to compare). */
+  batchBalances: boolean;
+  private batchRetryAt = 0;
 
-  constructor(private readonly reader: Pick<ChainReader, 'call'>) {}
+  constructor(private readonly reader: Pick<ChainReader, 'call'> & { jsonRpc?: JsonRpc }) {
+    this.batchBalances = reader.jsonRpc !== undefined;
+  }
 
   private read<T = any>(path: string, payload: Record<string, unknown> = {}): Promise<T> {
     this.nodeCalls += 1;
@@ -57,12 +77,47 @@ export class TransferFactsReader {
 
   /** Every item's facts at `block`, in item order. */
   facts(block: number, items: readonly TransferItem[]): Promise<TransferFacts[]> {
+    const balances = this.tokenBalances(block, items);
     return Promise.all(items.map(async (item) => {
       const [simulation, sender, receiverTokenBalance] = await Promise.all([
-        this.simulate(block, item), this.sender(block, item.from), this.tokenBalance(block, item.token, item.to),
+        this.simulate(block, item), this.sender(block, item.from), balances.get(`bal:${item.token}:${item.to}`)!,
       ]);
       return { simulation, sender, receiverTokenBalance };
     }));
+  }
+
+  /** Each receiver's balance of its token: from the cache, or (those not read yet in this block) one batch. */
+  private tokenBalances(block: number, items: readonly TransferItem[]): Map<string, Promise<bigint>> {
+    const out = new Map<string, Promise<bigint>>();
+    const batch = this.batchBalances && Date.now() >= this.batchRetryAt;
+    const missing: PendingBalance[] = [];
+    for (const { token, to } of items) {
+      const key = `bal:${token}:${to}`;
+      if (out.has(key)) continue;
+      out.set(key, this.cache.get(block, key, () => (batch
+        ? new Promise<bigint>((resolve, reject) => missing.push({ token, holder: to, resolve, reject }))
+        : this.tokenBalance(token, to))));
+    }
+    if (missing.length > 0) void this.readBatch(missing);
+    return out;
+  }
+
+  private async readBatch(missing: PendingBalance[]): Promise<void> {
+    const rpc = this.reader.jsonRpc!;
+    const one = (m: PendingBalance) => this.tokenBalance(m.token, m.holder).then(m.resolve, m.reject);
+    let answers;
+    try {
+      this.nodeCalls += Math.ceil(missing.length / 100);
+      answers = await rpc.ethCalls(missing.map((m) => ({ to: m.token, data: `0x${BALANCE_OF}${addressWord(m.holder)}` })));
+    } catch (err) {
+      // A node without JSON-RPC (or without batches): the same balances one call each, and so for a while.
+      this.batchRetryAt = Date.now() + BATCH_RETRY_MS;
+      logger.warn({ err }, 'the node answered no eth_call batch: token balances are read one by one');
+      missing.forEach(one);
+      return;
+    }
+    // A call the batch refused (a token that is no contract) is read alone: it answers as before (NoSuchContract).
+    answers.forEach((a, i) => (a.ok ? missing[i].resolve(a.data === '0x' ? 0n : BigInt(a.data)) : one(missing[i])));
   }
 
   private sender(block: number, address: string): Promise<SenderResources> {
@@ -79,12 +134,11 @@ export class TransferFactsReader {
     });
   }
 
-  private tokenBalance(block: number, token: string, holder: string): Promise<bigint> {
-    return this.cache.get(block, `bal:${token}:${holder}`, async () => {
-      const raw = await this.constant(token, token, 'balanceOf(address)', addressWord(holder));
-      const result = raw.constant_result?.[0];
-      return typeof result === 'string' && result !== '' ? BigInt('0x' + result) : 0n;
-    });
+  /** One balance by triggerconstantcontract (no JSON-RPC, or a call the batch refused). */
+  private async tokenBalance(token: string, holder: string): Promise<bigint> {
+    const raw = await this.constant(token, token, 'balanceOf(address)', addressWord(holder));
+    const result = raw.constant_result?.[0];
+    return typeof result === 'string' && result !== '' ? BigInt('0x' + result) : 0n;
   }
 
   private simulate(block: number, item: TransferItem): Promise<Simulation> {
@@ -114,7 +168,7 @@ export class TransferFactsReader {
 const readers = new WeakMap<object, TransferFactsReader>();
 
 /** The process's facts reader over `reader` (one cache per chain reader, shared by every route). */
-export function transferFactsFor(reader: Pick<ChainReader, 'call'>): TransferFactsReader {
+export function transferFactsFor(reader: Pick<ChainReader, 'call'> & { jsonRpc?: JsonRpc }): TransferFactsReader {
   let found = readers.get(reader);
   if (!found) readers.set(reader, (found = new TransferFactsReader(reader)));
   return found;

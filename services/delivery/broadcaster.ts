@@ -21,9 +21,11 @@ import { mayAwaitBroadcast, syncWaitHorizonMs } from '../domain/sync-wait';
 import { chainResource, type Suppliers } from '../chain/suppliers';
 import { PollingRole } from '../platform/polling-role';
 import { crashPoint } from '../platform/chaos';
+import { tracing } from '../platform/telemetry';
 import type { OwnedTx, Rebroadcaster } from '../chain/rebroadcaster';
 import { WorkListCache } from '../orders/work-lists';
 import { orderChainOf, txLifetimeMs, type OrderChainDeps } from './chain-deps';
+import { recordOrderSpans } from './order-spans';
 import { StoredDelegationsCache } from './signed-sets';
 import type { DeliveryStore } from './store';
 
@@ -73,6 +75,7 @@ export class Broadcaster {
 
   private async allocate(): Promise<void> {
     const { clock, cfg } = this.deps;
+    const started = Date.now();
     const orders = await this.store.workList('needs-allocation', clock.now(), 200, this.unallocated);
     const ids = new Set(orders.map((o) => o.id));
     for (const id of this.storedSets.keys()) if (!ids.has(id)) this.storedSets.delete(id);
@@ -98,6 +101,7 @@ export class Broadcaster {
     const ahead = this.sentAhead(orders, signed);
     await this.deps.bus.append(this.groups(commands, ahead, orders));
     for (const c of commands) this.appendedAt.set((c as { orderId: string }).orderId, realNow);
+    await recordOrderSpans(this.store, 'broadcaster allocate', signed.map((c) => (c as { orderId: string }).orderId), started);
     crashPoint('broadcaster.after-append');
     await this.sendAhead(ahead);
   }
@@ -201,7 +205,17 @@ export class Broadcaster {
 
   private async sendAhead(ahead: Array<CommandOf<'order.allocate'>>): Promise<void> {
     const txs: OwnedTx[] = ahead.flatMap((c) => c.txs.map((t) => ({ orderId: c.orderId, txId: t.txId, signedTx: t.signedTx })));
-    if (txs.length > 0) await this.sender.sendAhead(txs);
+    if (txs.length > 0) await this.sendTraced(txs, (t) => this.sender.sendAhead(t));
+  }
+
+  /** Sends; then the span of each order the node accepted every transaction of in this send (none before). */
+  private async sendTraced(txs: OwnedTx[], send: (txs: OwnedTx[]) => Promise<void>): Promise<void> {
+    const started = Date.now();
+    const fresh = tracing() ? new Set(txs.filter((t) => !this.sender.wasAccepted(t.txId)).map((t) => t.orderId)) : new Set<string>();
+    await send(txs);
+    if (fresh.size === 0) return;
+    const accepted = [...fresh].filter((id) => txs.every((t) => t.orderId !== id || this.sender.wasAccepted(t.txId)));
+    await recordOrderSpans(this.store, 'broadcaster broadcast', accepted, started);
   }
 
   /**
@@ -292,7 +306,7 @@ export class Broadcaster {
       const sendable = (await this.ready(order)).filter((a) => !this.inBlock.has(a.txId));
       txs.push(...sendable.map((a) => ({ orderId: order.id, txId: a.txId, signedTx: a.signedTx })));
     }
-    await this.sender.send(txs);
+    await this.sendTraced(txs, (t) => this.sender.send(t));
   }
 
   /** The transactions of an order that may be broadcast now. */

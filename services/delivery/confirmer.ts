@@ -25,6 +25,7 @@ import { PollingRole } from '../platform/polling-role';
 import { crashPoint } from '../platform/chaos';
 import { WorkListCache } from '../orders/work-lists';
 import { storeOf, type ChainRoleDeps } from './chain-deps';
+import { recordOrderSpans } from './order-spans';
 import type { DeliveryStore } from './store';
 
 export interface ConfirmerDeps extends ChainRoleDeps {
@@ -92,6 +93,7 @@ export class Confirmer {
   }
 
   async tick(): Promise<void> {
+    const started = Date.now();
     this.live = new Set();
     this.delegatedReads = new Map();
     this.settling = [];
@@ -101,6 +103,7 @@ export class Confirmer {
     crashPoint('confirmer.after-append');
     const at = Date.now();
     for (const id of this.settling) this.settledAt.set(id, at);
+    await recordOrderSpans(this.store, 'confirmer settle', this.settling, started, at);
   }
 
   /**

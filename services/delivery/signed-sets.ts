@@ -136,7 +136,7 @@ export async function storedCommands(pool: Pool, orderIds: string[], purpose: 'a
  * id another order stored), the transaction is rolled back and each set goes through storeSigned alone,
  * so a refusal keeps nothing of its own set and nothing else changes.
  */
-export async function storeSignedSets(pool: Pool, purpose: 'allocate', sets: Array<{ orderId: string; command: Command }>): Promise<Map<string, Command | null>> {
+export async function storeSignedSets(pool: Pool, purpose: 'allocate' | 'close', sets: Array<{ orderId: string; command: Command }>): Promise<Map<string, Command | null>> {
   const out = new Map<string, Command | null>();
   if (sets.length === 0) return out;
   if (sets.some((s) => 'txs' in s.command && s.command.txs.some((t) => t.kind === 'activate'))) throw new Error('storeSignedSets: a set claiming an activation is stored by signedOnce');

@@ -6,6 +6,7 @@ import type { Command } from '../domain/commands';
 import type { Order } from '../domain/orders/rules';
 import type { Pool } from '../platform/db/pool';
 import { openStake, type OpenStakeQuery } from '../orders/open-stake';
+import { orderTraces } from '../orders/trace-reads';
 import { workList, type WorkList, type WorkListCache } from '../orders/work-lists';
 import {
   activationClaimants, signedOnce, storedCommands, storeSignedSets, txOwners, type SignedPurpose, type StoredDelegation, type StoredDelegationsCache,
@@ -18,9 +19,11 @@ export interface DeliveryStore {
   txOwners(txIds: string[]): Promise<Map<string, string>>;
   storedCommands(orderIds: string[], purpose: 'allocate' | 'close'): Promise<Map<string, Command>>;
   signedOnce(orderId: string, purpose: SignedPurpose, make: () => Promise<Command | null>, receiver?: string | null): Promise<Command | null>;
-  storeSignedSets(purpose: 'allocate', sets: Array<{ orderId: string; command: Command }>): Promise<Map<string, Command | null>>;
+  storeSignedSets(purpose: 'allocate' | 'close', sets: Array<{ orderId: string; command: Command }>): Promise<Map<string, Command | null>>;
   activationClaimants(receivers: string[]): Promise<Map<string, string>>;
   storedDelegations(cache: StoredDelegationsCache): Promise<StoredDelegation[]>;
+  /** The trace context each order was created under (for spans, order-spans.ts); unset: no spans. */
+  orderTraces?(orderIds: string[]): Promise<Map<string, Record<string, string>>>;
 }
 
 export function deliveryStoreOn(pool: Pool): DeliveryStore {
@@ -33,5 +36,6 @@ export function deliveryStoreOn(pool: Pool): DeliveryStore {
     storeSignedSets: (purpose, sets) => storeSignedSets(pool, purpose, sets),
     activationClaimants: (receivers) => activationClaimants(pool, receivers),
     storedDelegations: (cache) => cache.read(pool),
+    orderTraces: (orderIds) => orderTraces(pool, orderIds),
   };
 }

@@ -14,7 +14,8 @@ export const replayedTables: ReplayedTable[] = [
   { table: 'journals', key: ['id'], volatile: [] },
   { table: 'journal_lines', key: ['journal_id', 'line_no'], volatile: [] },
   { table: 'deposits', key: ['deposit_id'], volatile: [] },
-  { table: 'orders', key: ['id'], volatile: [] },
+  // trace_context: the creating request's trace, as the outbox's.
+  { table: 'orders', key: ['id'], volatile: ['trace_context'] },
   // The stake the orders hold, kept by the processor beside them (services/processor/order-store.ts).
   { table: 'order_stake', key: ['receiver', 'pool_address', 'resource'], volatile: [] },
   { table: 'order_idempotency', key: ['account_id', 'key'], volatile: [] },

@@ -62,13 +62,35 @@ const schema = z.object({
   METRICS_HOST: z.string().optional(),
   KAFKA_BROKERS: z.string().min(1).default('127.0.0.1:9092'),
   KAFKA_CLIENT_ID: z.string().default('energy-rental'),
+  /** TLS to every broker (a SASL_SSL or SSL listener); the files below are PEM. */
+  KAFKA_TLS: boolFromEnv.default(false),
+  /** CA certificate(s) that signed the brokers' certificates. Unset: Node's trust store. */
+  KAFKA_TLS_CA_FILE: z.string().min(1).optional(),
+  /** A client certificate and its key, for a listener with ssl.client.auth=required; both or neither. */
+  KAFKA_TLS_CERT_FILE: z.string().min(1).optional(),
+  KAFKA_TLS_KEY_FILE: z.string().min(1).optional(),
+  /** SASL on every broker connection (with KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD). Unset: none. */
+  KAFKA_SASL_MECHANISM: z.enum(['plain', 'scram-sha-256', 'scram-sha-512']).optional(),
+  KAFKA_SASL_USERNAME: z.string().min(1).optional(),
+  KAFKA_SASL_PASSWORD: z.string().min(1).optional(),
   SCHEMA_REGISTRY_URL: z.string().url().default('http://127.0.0.1:8081/apis/ccompat/v7'),
+  /** CA certificate (PEM) that signed an https:// registry's certificate. Unset: Node's trust store. */
+  SCHEMA_REGISTRY_CA_FILE: z.string().min(1).optional(),
+  /** HTTP basic auth to the registry; both or neither. */
+  SCHEMA_REGISTRY_USERNAME: z.string().min(1).optional(),
+  SCHEMA_REGISTRY_PASSWORD: z.string().min(1).optional(),
   /** Unset: postgres://postgres@127.0.0.1:5432/energy_<NETWORK>, so a mainnet process never opens the Nile database. */
   DATABASE_URL: z.string().url().optional(),
   REDIS_URL: z.string().url().default('redis://127.0.0.1:6379/0'),
   /** CA certificate file (PEM) that signed the Redis server's certificate, for a `rediss://` REDIS_URL. Unset: Node's trust store. */
   REDIS_TLS_CA_FILE: z.string().min(1).optional(),
   TRON_FULL_HOST: z.string().url().default('http://127.0.0.1:8090'),
+  /**
+   * java-tron's JSON-RPC (node.jsonrpc; TronGrid: /jsonrpc on its host): an absolute URL or a path on
+   * TRON_FULL_HOST. Set, an estimate reads its receivers' token balances as one eth_call batch; unset (or
+   * a node that answers no batch), one triggerconstantcontract each.
+   */
+  TRON_JSONRPC_URL: z.string().regex(/^(https?:\/\/|\/)/, 'an http(s) URL or a path starting with /').optional(),
   /** How long an API call waits for the processor before the command is abandoned (and refused). */
   COMMAND_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   /** Partition counts of the declared topics; production may raise them, tests may lower them. */
@@ -215,8 +237,13 @@ const schema = z.object({
   COMMAND_IDLE_FLUSH: boolFromEnv.default(true),
   /** Group commit: most commands in one produce request. */
   COMMAND_APPEND_MAX: z.coerce.number().int().min(1).max(10_000).default(500),
-  /** Longest a consumer's fetch waits at the broker for new records (ms): latency when the log is quiet. */
-  KAFKA_FETCH_MAX_WAIT_MS: z.coerce.number().int().min(1).max(5_000).default(10),
+  /**
+   * Longest a consumer's fetch waits at the broker for new records (ms). The broker answers a waiting fetch as
+   * soon as a record arrives (min bytes 1), so this sets only how often an idle consumer asks again: each ask
+   * costs the service and the broker CPU (bench/README.md "Open orders and idle CPU": 10 ms was a tenth of a
+   * core idle under `make up`), and a longer wait adds no latency.
+   */
+  KAFKA_FETCH_MAX_WAIT_MS: z.coerce.number().int().min(1).max(5_000).default(200),
   /** API processes sharing API_PORT (node cluster); 1 = the API runs inside the main process. */
   API_WORKERS: z.coerce.number().int().min(1).max(64).default(1),
   /**
@@ -387,6 +414,25 @@ function deploymentProblems(
   return problems;
 }
 
+/** Settings of the secured connections that only make sense together: every half-given pair is named. */
+function securedConnectionProblems(env: z.infer<typeof schema>): string[] {
+  const problems: string[] = [];
+  const pair = (a: keyof typeof env, b: keyof typeof env, why: string) => {
+    if (!!env[a] !== !!env[b]) problems.push(`${env[a] ? b : a}: required with ${env[a] ? a : b} (${why})`);
+  };
+  pair('KAFKA_TLS_CERT_FILE', 'KAFKA_TLS_KEY_FILE', 'a client certificate and its key');
+  pair('SCHEMA_REGISTRY_USERNAME', 'SCHEMA_REGISTRY_PASSWORD', 'the registry\'s basic auth');
+  const tlsFiles = (['KAFKA_TLS_CA_FILE', 'KAFKA_TLS_CERT_FILE'] as const).filter((k) => env[k]);
+  if (!env.KAFKA_TLS && tlsFiles.length > 0) problems.push(`KAFKA_TLS: must be true when ${tlsFiles.join(' or ')} is set`);
+  if (env.KAFKA_SASL_MECHANISM) {
+    for (const k of ['KAFKA_SASL_USERNAME', 'KAFKA_SASL_PASSWORD'] as const) if (!env[k]) problems.push(`${k}: required with KAFKA_SASL_MECHANISM`);
+  } else if (env.KAFKA_SASL_USERNAME || env.KAFKA_SASL_PASSWORD) {
+    problems.push('KAFKA_SASL_MECHANISM: required with KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD (plain, scram-sha-256 or scram-sha-512)');
+  }
+  if (env.SCHEMA_REGISTRY_CA_FILE && !env.SCHEMA_REGISTRY_URL.startsWith('https:')) problems.push('SCHEMA_REGISTRY_CA_FILE: only with an https:// SCHEMA_REGISTRY_URL');
+  return problems;
+}
+
 export function parseConfig(env: Record<string, string | undefined>): Config {
   const parsed = schema.safeParse(env);
   if (!parsed.success) {
@@ -398,7 +444,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   if (cfg.WEBHOOK_ALLOW_PRIVATE_TARGETS && (cfg.NETWORK === 'mainnet' || !localProfile)) {
     throw new Error('Invalid configuration:\n  WEBHOOK_ALLOW_PRIVATE_TARGETS: only on the local and test profiles (STACK_PROFILE), never on mainnet');
   }
-  const problems = deploymentProblems(parsed.data, localProfile);
+  const problems = [...deploymentProblems(parsed.data, localProfile), ...securedConnectionProblems(parsed.data)];
   for (const name of SECRET_KEY_NAMES) {
     const key = cfg[name];
     if (!key) {

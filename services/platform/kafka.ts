@@ -2,9 +2,12 @@
  * The one module that talks to the Kafka client. Everything else sees plain records, batches and offsets
  * as bigint, so the client library can be swapped for another if one measures better.
  */
-import { ConfigResourceTypes, Kafka, logLevel, Partitioners, type Admin, type Consumer, type IHeaders, type Producer } from 'kafkajs';
+import {
+  ConfigResourceTypes, Kafka, logLevel, Partitioners, type Admin, type Consumer, type IHeaders, type KafkaConfig, type Producer, type SASLOptions,
+} from 'kafkajs';
 import { logger } from './logger';
 import { markProgress } from './liveness';
+import type { KafkaSecurity } from './kafka-security';
 import type { TopicDeclaration } from '../../topics';
 
 export interface OutgoingRecord {
@@ -163,6 +166,14 @@ export class RetryableOnce<T> {
   }
 }
 
+/** TLS and SASL (kafka-security.ts) as kafkajs' client options. */
+export function kafkajsSecurity(security: KafkaSecurity): Pick<KafkaConfig, 'ssl' | 'sasl'> {
+  return {
+    ...(security.tls ? { ssl: { ...security.tls } } : {}),
+    ...(security.sasl ? { sasl: { ...security.sasl } as SASLOptions } : {}),
+  };
+}
+
 /** Longer than any send that is still retrying (the producer's retries × the request timeout, plus backoff). */
 const SEND_BOUND_MS = 60_000;
 
@@ -184,14 +195,16 @@ export class KafkaLog {
   /**
    * @param fetchMaxWaitMs how long a fetch waits at the broker when no record is there: with minBytes 1 a
    *   fetch returns as soon as one record arrives, so this bounds only the idle poll (and its CPU).
+   * @param security TLS and SASL of every connection (kafka-security.ts); unset: plaintext, no authentication.
    */
   constructor(
     brokers: string, clientId: string, private readonly groupPrefix: string, private readonly sessionTimeoutMs = 30_000,
-    private readonly fetchMaxWaitMs = 100,
+    private readonly fetchMaxWaitMs = 100, security: KafkaSecurity = {},
   ) {
     this.kafka = new Kafka({
       clientId,
       brokers: brokers.split(',').map((b) => b.trim()),
+      ...kafkajsSecurity(security),
       logLevel: logLevel.WARN,
       // While a broker is away, back off at most 2 s between attempts (the library's default grows to 30 s):
       // once it is back, producers and consumers find it within 2 s instead of sleeping out a long backoff.

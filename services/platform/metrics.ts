@@ -78,6 +78,18 @@ export const eventsPublished = new client.Counter({
   registers: [metricsRegistry],
 });
 
+/**
+ * Delivery latency: an order's creation to its arrival in `active` (both the processor's clock), observed by
+ * the relay as it publishes the order.active event. A relay that crashes between the send and marking the
+ * rows published sends them again and observes them again: a rare extra sample, never a missing one.
+ */
+export const orderDeliverySeconds = new client.Histogram({
+  name: 'order_delivery_seconds',
+  help: 'Orders from created to active (the order.active event published), in seconds.',
+  buckets: [0.5, 1, 2, 3, 5, 10, 20, 30, 60, 90, 180, 600],
+  registers: [metricsRegistry],
+});
+
 /** Chain node calls (reads, broadcasts) by method, with their latency and failures. */
 export const chainCalls = new client.Histogram({
   name: 'chain_call_duration_seconds',
@@ -129,6 +141,14 @@ export function sharedStateGauge(name: string, help: string, labelNames: string[
     },
   });
 }
+
+/** Error answers whose code the operation does not declare in the API document (services/api/declared-errors.ts): should stay 0. */
+export const undeclaredErrors = new client.Counter({
+  name: 'api_undeclared_errors_total',
+  help: 'Error answers with a code the operation does not declare in the API document, by operation and slug',
+  labelNames: ['operation', 'slug'],
+  registers: [metricsRegistry],
+});
 
 export const admissionShed = new client.Counter({
   name: 'api_admission_shed_total',

@@ -61,6 +61,11 @@ export function recordSpan(name: string, carrier: Record<string, string> | null 
   trace.getTracer('energy-rental').startSpan(name, { startTime: startMs, attributes, kind: SpanKind.CONSUMER }, parent).end(endMs);
 }
 
+/** Whether spans go anywhere (an exporter is set): work done only for spans is skipped otherwise. */
+export function tracing(): boolean {
+  return sdk !== undefined;
+}
+
 /** The trace and span ids of the active context (the SDK's span, or the caller's traceparent without it), for log lines. */
 export function activeTraceIds(): { trace_id: string; span_id: string } | undefined {
   if (sdk) {

@@ -129,12 +129,12 @@ export async function applyBatch(
       changed.set(account.id, account);
     }
     journals.push(...effects.journals);
-    for (const feature of features) feature.absorb(effects, command);
+    const trace = traceContextOf(command);
+    for (const feature of features) feature.absorb(effects, command, trace);
     for (const deposit of effects.deposits ?? []) {
       deposits.set(deposit.depositId, deposit);
       changedDeposits.set(deposit.depositId, deposit);
     }
-    const trace = traceContextOf(command);
     for (const event of effects.events) {
       outbox.push({ destination: 'account-events', messageId: event.eventId, accountId: event.accountId, payload: event, createdAt: event.createdAt, traceContext: trace });
     }

@@ -17,8 +17,8 @@ export interface SaveGroups {
 }
 
 export interface FeatureState {
-  /** Takes one applied command's effects into memory. */
-  absorb(effects: Effects, command: Command): void;
+  /** Takes one applied command's effects into memory; `trace`: the command's trace context (traceparent headers), if any. */
+  absorb(effects: Effects, command: Command, trace: Record<string, string> | null): void;
   /** Adds the changed rows to the slice's write groups (no round trip of its own). */
   stage?(groups: SaveGroups): void;
   /** Writes the changed rows with statements of its own, after `first` is sent and before `last`. */

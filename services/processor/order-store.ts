@@ -20,6 +20,8 @@ export class OrderState implements OrderView, FeatureState {
   private readonly records = new Map<string, IdempotencyRecord>();
   readonly changedOrders = new Map<string, Order>();
   readonly changedRecords = new Map<string, IdempotencyRecord>();
+  /** Trace contexts of the orders this batch creates from traced commands (written once: kept on conflict). */
+  private readonly traces = new Map<string, Record<string, string>>();
 
   byId(orderId: string): Order | undefined {
     return this.orders.get(orderId);
@@ -97,8 +99,9 @@ export class OrderState implements OrderView, FeatureState {
     return state;
   }
 
-  absorb(effects: Effects): void {
+  absorb(effects: Effects, command: Command, trace: Record<string, string> | null): void {
     for (const order of effects.orders ?? []) this.put(order);
+    if (trace && command.type === 'order.create') for (const order of effects.orders ?? []) this.traces.set(order.id, trace);
     for (const record of effects.idempotency ?? []) this.putRecord(record);
   }
 
@@ -113,7 +116,14 @@ export class OrderState implements OrderView, FeatureState {
    * stake whatever the batches were (a replay slices the log differently).
    */
   save(writes: WriteGroup, later: WriteGroup): void {
-    writes.upsertArrays('orders', orderColumnTypes, [...this.changedOrders.values()].map(orderToRow), { key: 'id', keep: ['created_at'] });
+    writes.upsertArrays(
+      'orders', [...orderColumnTypes, ['trace_context', 'jsonb']],
+      [...this.changedOrders.values()].map((o) => {
+        const trace = this.traces.get(o.id);
+        return [...orderToRow(o), trace ? JSON.stringify(trace) : null];
+      }),
+      { key: 'id', keep: ['created_at', 'trace_context'] },
+    );
     writes.upsertArrays(
       'order_idempotency',
       [['account_id', 'text'], ['key', 'text'], ['scope', 'text'], ['request_hash', 'text'], ['order_id', 'text'], ['status', 'smallint'],

@@ -10,7 +10,7 @@ import { isConnectionError, type Pool, type PoolClient } from '../platform/db/po
 import type { KafkaLog, OutgoingRecord } from '../platform/kafka';
 import { crashPoint } from '../platform/chaos';
 import { logger } from '../platform/logger';
-import { eventsPublished } from '../platform/metrics';
+import { eventsPublished, orderDeliverySeconds } from '../platform/metrics';
 import { recordSpan } from '../platform/telemetry';
 import { markProgress } from '../platform/liveness';
 import { Waker } from '../platform/waker';
@@ -129,6 +129,21 @@ export async function publishOnce(deps: RelayDeps, client?: PoolClient): Promise
   crashPoint('relay.after-send');
   await db.query('UPDATE outbox SET published_at = now() WHERE id = ANY($1::bigint[])', [rows.map((r) => r.id)]);
   deps.onPublished?.(rows.length);
-  for (const row of rows) eventsPublished.inc({ destination: row.destination, type: String((row.payload as { type?: unknown }).type ?? 'unknown') });
+  for (const row of rows) {
+    const type = String((row.payload as { type?: unknown }).type ?? 'unknown');
+    eventsPublished.inc({ destination: row.destination, type });
+    if (row.destination === 'order-events' && type === 'order.active') {
+      const seconds = deliverySeconds(row.payload);
+      if (seconds !== null) orderDeliverySeconds.observe(seconds);
+    }
+  }
   return rows.length;
+}
+
+/** An order.active event's order: its creation (`order.created_at`) to the event (`occurredAt`), in seconds. */
+export function deliverySeconds(payload: unknown): number | null {
+  const event = payload as { occurredAt?: unknown; order?: { created_at?: unknown } };
+  const created = typeof event.order?.created_at === 'string' ? Date.parse(event.order.created_at) : NaN;
+  const at = Number(event.occurredAt);
+  return Number.isFinite(created) && Number.isFinite(at) && at >= created ? (at - created) / 1000 : null;
 }

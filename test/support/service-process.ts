@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import type { World } from './world';
 import { entryArgs } from './built-entry';
+import { signUp } from './identity';
 
 const root = path.resolve(__dirname, '../..');
 
@@ -69,4 +70,21 @@ export function startRefused(world: World, env: Record<string, string | undefine
   child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
   child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
   return new Promise((resolve) => child.once('exit', (code) => (live.delete(child), resolve({ code, output }))));
+}
+
+/**
+ * Starts `api,processor,relay` on `port`, signs a customer up through it (commands appended, applied and
+ * answered) and reads /readyz's checks, then stops it: a start over secured connections, end to end.
+ */
+export async function signUpThroughService(world: World, port: string): Promise<{ accountId: string; checks: Record<string, string> }> {
+  const service = startService(world, 'api,processor,relay', { API_PORT: port });
+  try {
+    await service.ready;
+    const base = `http://127.0.0.1:${port}`;
+    const customer = await signUp(base);
+    const ready = await fetch(`${base}/readyz`).then((r) => r.json() as Promise<{ checks: Record<string, string> }>);
+    return { accountId: customer.accountId, checks: ready.checks };
+  } finally {
+    await service.kill();
+  }
 }

@@ -18,3 +18,11 @@ export function makeCertificates(dir: string): void {
   openssl(['x509', '-req', '-in', f('server.csr'), '-CA', f('ca.crt'), '-CAkey', f('ca.key'), '-CAcreateserial', '-out', f('server.crt'), '-days', '2', '-extfile', f('san.ext')]);
   fs.chmodSync(f('server.key'), 0o600);
 }
+
+/** A client certificate the same CA signs (client.crt, client.key), for a listener that requires one; after makeCertificates. */
+export function makeClientCertificate(dir: string): void {
+  const f = (name: string) => path.join(dir, name);
+  openssl(['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', f('client.key'), '-out', f('client.csr'), '-subj', '/CN=energy-rental client']);
+  openssl(['x509', '-req', '-in', f('client.csr'), '-CA', f('ca.crt'), '-CAkey', f('ca.key'), '-CAcreateserial', '-out', f('client.crt'), '-days', '2']);
+  fs.chmodSync(f('client.key'), 0o600);
+}

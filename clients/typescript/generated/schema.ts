@@ -2323,6 +2323,325 @@ export interface components {
                 rotated_at: string;
             };
         };
+        /** @description The error envelope of a 503 answer with only these codes. */
+        Error503_5030: components["schemas"]["Error503"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 5030;
+                /** @enum {string} */
+                slug?: "service_unavailable";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 400 answer with only these codes. */
+        Error400_2000: components["schemas"]["Error400"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 2000;
+                /** @enum {string} */
+                slug?: "invalid_request";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 401 answer with only these codes. */
+        Error401_1010: components["schemas"]["Error401"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 1010;
+                /** @enum {string} */
+                slug?: "challenge_invalid";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 401 answer with only these codes. */
+        Error401_1001_1010_1011_1012: components["schemas"]["Error401"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 1001 | 1010 | 1011 | 1012;
+                /** @enum {string} */
+                slug?: "authentication_required" | "challenge_invalid" | "bootstrap_token_expired" | "bootstrap_token_invalid";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 401 answer with only these codes. */
+        Error401_1001_1002_1011_1012: components["schemas"]["Error401"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 1001 | 1002 | 1011 | 1012;
+                /** @enum {string} */
+                slug?: "authentication_required" | "signature_invalid" | "bootstrap_token_expired" | "bootstrap_token_invalid";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 403 answer with only these codes. */
+        Error403_1015: components["schemas"]["Error403"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 1015;
+                /** @enum {string} */
+                slug?: "scope_missing";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 401 answer with only these codes. */
+        Error401_1001_1002_1011_1012_1013: components["schemas"]["Error401"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 1001 | 1002 | 1011 | 1012 | 1013;
+                /** @enum {string} */
+                slug?: "authentication_required" | "signature_invalid" | "bootstrap_token_expired" | "bootstrap_token_invalid" | "session_expired";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 401 answer with only these codes. */
+        Error401_1001_1002_1012_1013: components["schemas"]["Error401"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 1001 | 1002 | 1012 | 1013;
+                /** @enum {string} */
+                slug?: "authentication_required" | "signature_invalid" | "bootstrap_token_invalid" | "session_expired";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 403 answer with only these codes. */
+        Error403_1014_1015: components["schemas"]["Error403"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 1014 | 1015;
+                /** @enum {string} */
+                slug?: "csrf_token_invalid" | "scope_missing";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 409 answer with only these codes. */
+        Error409_3022: components["schemas"]["Error409"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 3022;
+                /** @enum {string} */
+                slug?: "api_key_limit_reached";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 409 answer with only these codes. */
+        Error409_3019: components["schemas"]["Error409"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 3019;
+                /** @enum {string} */
+                slug?: "address_book_full";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 409 answer with only these codes. */
+        Error409_3021: components["schemas"]["Error409"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 3021;
+                /** @enum {string} */
+                slug?: "webhook_limit_reached";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 422 answer with only these codes. */
+        Error422_3020: components["schemas"]["Error422"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 3020;
+                /** @enum {string} */
+                slug?: "webhook_url_rejected";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 401 answer with only these codes. */
+        Error401_1001_1002_1012: components["schemas"]["Error401"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 1001 | 1002 | 1012;
+                /** @enum {string} */
+                slug?: "authentication_required" | "signature_invalid" | "bootstrap_token_invalid";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 422 answer with only these codes. */
+        Error422_2003_4002: components["schemas"]["Error422"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 2003 | 4002;
+                /** @enum {string} */
+                slug?: "tier_unavailable" | "amount_out_of_range";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 503 answer with only these codes. */
+        Error503_5003_5030: components["schemas"]["Error503"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 5003 | 5030;
+                /** @enum {string} */
+                slug?: "chain_unavailable" | "service_unavailable";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 409 answer with only these codes. */
+        Error409_3004_3006_3010_3012_3047: components["schemas"]["Error409"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 3004 | 3006 | 3010 | 3012 | 3047;
+                /** @enum {string} */
+                slug?: "receiver_not_activated" | "price_above_limit" | "idempotency_conflict" | "quote_expired" | "nothing_to_rent";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 422 answer with only these codes. */
+        Error422_2003_3011_4002: components["schemas"]["Error422"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 2003 | 3011 | 4002;
+                /** @enum {string} */
+                slug?: "tier_unavailable" | "quote_mismatch" | "amount_out_of_range";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 409 answer with only these codes. */
+        Error409_3007_3008_3010_3045: components["schemas"]["Error409"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 3007 | 3008 | 3010 | 3045;
+                /** @enum {string} */
+                slug?: "nothing_to_reclaim" | "reclaim_unavailable" | "idempotency_conflict" | "order_status_conflict";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 409 answer with only these codes. */
+        Error409_3038_3039_3040: components["schemas"]["Error409"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 3038 | 3039 | 3040;
+                /** @enum {string} */
+                slug?: "promo_not_eligible" | "promo_already_redeemed" | "promo_redeem_unavailable";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 409 answer with only these codes. */
+        Error409_3038_3040: components["schemas"]["Error409"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 3038 | 3040;
+                /** @enum {string} */
+                slug?: "promo_not_eligible" | "promo_redeem_unavailable";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 409 answer with only these codes. */
+        Error409_3039_3040: components["schemas"]["Error409"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 3039 | 3040;
+                /** @enum {string} */
+                slug?: "promo_already_redeemed" | "promo_redeem_unavailable";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 400 answer with only these codes. */
+        Error400_2000_2001: components["schemas"]["Error400"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 2000 | 2001;
+                /** @enum {string} */
+                slug?: "invalid_request" | "invalid_range";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 400 answer with only these codes. */
+        Error400_2000_2005: components["schemas"]["Error400"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 2000 | 2005;
+                /** @enum {string} */
+                slug?: "invalid_request" | "idempotency_key_required";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 409 answer with only these codes. */
+        Error409_3010: components["schemas"]["Error409"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 3010;
+                /** @enum {string} */
+                slug?: "idempotency_conflict";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 422 answer with only these codes. */
+        Error422_2003_2004_2006_4002: components["schemas"]["Error422"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 2003 | 2004 | 2006 | 4002;
+                /** @enum {string} */
+                slug?: "tier_unavailable" | "batch_too_large" | "duplicate_receiver" | "amount_out_of_range";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 409 answer with only these codes. */
+        Error409_3002: components["schemas"]["Error409"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 3002;
+                /** @enum {string} */
+                slug?: "order_not_cancellable";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 409 answer with only these codes. */
+        Error409_3004_3006_3010_3023_3024: components["schemas"]["Error409"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 3004 | 3006 | 3010 | 3023 | 3024;
+                /** @enum {string} */
+                slug?: "receiver_not_activated" | "price_above_limit" | "idempotency_conflict" | "subscription_limit" | "subscription_exists";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
+        /** @description The error envelope of a 409 answer with only these codes. */
+        Error409_3004_3006_3010: components["schemas"]["Error409"] & {
+            error?: {
+                /** @enum {integer} */
+                code?: 3004 | 3006 | 3010;
+                /** @enum {string} */
+                slug?: "receiver_not_activated" | "price_above_limit" | "idempotency_conflict";
+                message?: string;
+                details?: Record<string, never> | null;
+            };
+        };
     };
     responses: never;
     parameters: never;
@@ -2443,6 +2762,66 @@ export interface operations {
                     "text/plain": string;
                 };
             };
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 3001,
+                     *         "slug": "not_found",
+                     *         "message": "Not found.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5000,
+                     *         "slug": "internal_error",
+                     *         "message": "Internal error.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
+                };
+            };
         };
     };
     openapi: {
@@ -2464,7 +2843,7 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2481,10 +2860,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2504,7 +2883,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2522,6 +2901,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -2568,7 +2967,7 @@ export interface operations {
                     "application/json": components["schemas"]["AccountChallenge"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2585,10 +2984,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2608,7 +3007,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2626,6 +3025,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -2672,7 +3091,7 @@ export interface operations {
                     "application/json": components["schemas"]["BootstrapToken"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2689,10 +3108,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1010 `challenge_invalid`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2701,18 +3120,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1001,
-                     *         "slug": "authentication_required",
-                     *         "message": "Credentials are required.",
+                     *         "code": 1010,
+                     *         "slug": "challenge_invalid",
+                     *         "message": "The challenge is invalid.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1010"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2732,7 +3151,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2750,6 +3169,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -2866,7 +3305,7 @@ export interface operations {
                     "application/json": components["schemas"]["AccountCreated"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2883,10 +3322,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1010 `challenge_invalid`, 1011 `bootstrap_token_expired`, 1012 `bootstrap_token_invalid`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2903,30 +3342,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1010_1011_1012"];
                 };
             };
-            /** @description Well-formed but refused by a business rule. */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": 2003,
-                     *         "slug": "tier_unavailable",
-                     *         "message": "This tier is not available.",
-                     *         "details": null
-                     *       },
-                     *       "request_id": "req_01J9Z3Q4V8X2"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error422"];
-                };
-            };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2946,7 +3365,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2966,7 +3385,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency is away; nothing was stored or charged. Retry with the same idempotency key. */
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2975,15 +3394,15 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 5003,
-                     *         "slug": "chain_unavailable",
-                     *         "message": "Chain data cannot be read.",
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error503"];
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -3037,7 +3456,27 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1011 `bootstrap_token_expired`, 1012 `bootstrap_token_invalid`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3054,10 +3493,30 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1011_1012"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403_1015"];
+                };
+            };
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3077,7 +3536,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3097,7 +3556,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3115,6 +3574,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -3181,7 +3660,27 @@ export interface operations {
                     "application/json": components["schemas"]["Account"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1011 `bootstrap_token_expired`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3198,10 +3697,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1011_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3210,18 +3709,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1015"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3241,7 +3740,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3261,7 +3760,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3279,6 +3778,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -3356,7 +3875,7 @@ export interface operations {
                     "application/json": components["schemas"]["Account"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3373,10 +3892,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3393,10 +3912,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1014 `csrf_token_invalid`, 1015 `scope_missing`, 1016 `role_forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3416,8 +3935,8 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description Well-formed but refused by a business rule. */
-            422: {
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3425,18 +3944,38 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 2003,
-                     *         "slug": "tier_unavailable",
-                     *         "message": "This tier is not available.",
+                     *         "code": 3001,
+                     *         "slug": "not_found",
+                     *         "message": "Not found.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error422"];
+                    "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3456,7 +3995,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency is away; nothing was stored or charged. Retry with the same idempotency key. */
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3465,15 +4004,15 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 5003,
-                     *         "slug": "chain_unavailable",
-                     *         "message": "Chain data cannot be read.",
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error503"];
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -3548,7 +4087,27 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3565,10 +4124,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3577,18 +4136,38 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1015"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 3001,
+                     *         "slug": "not_found",
+                     *         "message": "Not found.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3608,7 +4187,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3626,6 +4205,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -3663,7 +4262,27 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3680,10 +4299,50 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403_1015"];
+                };
+            };
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3701,6 +4360,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -3756,7 +4435,7 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3773,10 +4452,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1010 `challenge_invalid`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3785,18 +4464,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1001,
-                     *         "slug": "authentication_required",
-                     *         "message": "Credentials are required.",
+                     *         "code": 1010,
+                     *         "slug": "challenge_invalid",
+                     *         "message": "The challenge is invalid.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1010"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3816,7 +4495,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3836,7 +4515,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency is away; nothing was stored or charged. Retry with the same idempotency key. */
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3845,15 +4524,15 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 5003,
-                     *         "slug": "chain_unavailable",
-                     *         "message": "Chain data cannot be read.",
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error503"];
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -3874,7 +4553,27 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3891,10 +4590,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1014 `csrf_token_invalid`, 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3911,10 +4610,30 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1014_1015"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3932,6 +4651,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -3969,7 +4708,27 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3986,10 +4745,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1014 `csrf_token_invalid`, 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4006,10 +4765,30 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1014_1015"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4027,6 +4806,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -4047,7 +4846,27 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4064,10 +4883,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1014 `csrf_token_invalid`, 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4084,10 +4903,30 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1014_1015"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4105,6 +4944,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -4140,7 +4999,27 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4157,10 +5036,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4169,18 +5048,38 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1015"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4198,6 +5097,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -4233,7 +5152,27 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4250,10 +5189,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4262,18 +5201,58 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1015"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 3001,
+                     *         "slug": "not_found",
+                     *         "message": "Not found.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4291,6 +5270,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -4350,7 +5349,7 @@ export interface operations {
                     "application/json": components["schemas"]["Member"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4367,10 +5366,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4387,10 +5386,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1014 `csrf_token_invalid`, 1015 `scope_missing`, 1016 `role_forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4410,7 +5409,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4430,8 +5429,8 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description The current state does not allow this. */
-            409: {
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4439,18 +5438,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 3002,
-                     *         "slug": "order_not_cancellable",
-                     *         "message": "The receivers were already picked up.",
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error409"];
+                    "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4470,7 +5469,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency is away; nothing was stored or charged. Retry with the same idempotency key. */
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4479,15 +5478,15 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 5003,
-                     *         "slug": "chain_unavailable",
-                     *         "message": "Chain data cannot be read.",
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error503"];
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -4510,7 +5509,27 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4527,10 +5546,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1014 `csrf_token_invalid`, 1015 `scope_missing`, 1016 `role_forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4550,7 +5569,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4570,8 +5589,8 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description The current state does not allow this. */
-            409: {
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4579,18 +5598,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 3002,
-                     *         "slug": "order_not_cancellable",
-                     *         "message": "The receivers were already picked up.",
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error409"];
+                    "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4610,7 +5629,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency is away; nothing was stored or charged. Retry with the same idempotency key. */
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4619,15 +5638,15 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 5003,
-                     *         "slug": "chain_unavailable",
-                     *         "message": "Chain data cannot be read.",
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error503"];
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -4668,7 +5687,27 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4685,10 +5724,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4697,18 +5736,38 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1015"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4726,6 +5785,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -4775,7 +5854,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKey"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4792,10 +5871,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1011 `bootstrap_token_expired`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4812,10 +5891,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1011_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1014 `csrf_token_invalid`, 1015 `scope_missing`, 1016 `role_forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4835,7 +5914,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4855,7 +5934,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description The current state does not allow this. */
+            /** @description The current state does not allow this. Codes: 3022 `api_key_limit_reached`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4864,18 +5943,38 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 3002,
-                     *         "slug": "order_not_cancellable",
-                     *         "message": "The receivers were already picked up.",
+                     *         "code": 3022,
+                     *         "slug": "api_key_limit_reached",
+                     *         "message": "Ten active API keys already exist.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error409"];
+                    "application/json": components["schemas"]["Error409_3022"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4893,6 +5992,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -4915,7 +6034,27 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4932,10 +6071,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1014 `csrf_token_invalid`, 1015 `scope_missing`, 1016 `role_forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4955,7 +6094,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4975,7 +6114,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4993,6 +6152,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -5034,7 +6213,27 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5051,10 +6250,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5063,18 +6262,38 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1015"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5092,6 +6311,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -5154,7 +6393,7 @@ export interface operations {
                     "application/json": components["schemas"]["AddressBookEntry"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5171,10 +6410,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5191,10 +6430,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1014 `csrf_token_invalid`, 1015 `scope_missing`, 1016 `role_forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5214,7 +6453,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5234,7 +6473,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description The current state does not allow this. */
+            /** @description The current state does not allow this. Codes: 3019 `address_book_full`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5243,18 +6482,38 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 3002,
-                     *         "slug": "order_not_cancellable",
-                     *         "message": "The receivers were already picked up.",
+                     *         "code": 3019,
+                     *         "slug": "address_book_full",
+                     *         "message": "The address book is full.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error409"];
+                    "application/json": components["schemas"]["Error409_3019"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5274,7 +6533,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency is away; nothing was stored or charged. Retry with the same idempotency key. */
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5283,15 +6542,15 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 5003,
-                     *         "slug": "chain_unavailable",
-                     *         "message": "Chain data cannot be read.",
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error503"];
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -5314,7 +6573,27 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5331,10 +6610,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1014 `csrf_token_invalid`, 1015 `scope_missing`, 1016 `role_forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5354,7 +6633,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5374,7 +6653,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5394,7 +6693,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency is away; nothing was stored or charged. Retry with the same idempotency key. */
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5403,15 +6702,15 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 5003,
-                     *         "slug": "chain_unavailable",
-                     *         "message": "Chain data cannot be read.",
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error503"];
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -5443,7 +6742,27 @@ export interface operations {
                     "application/json": components["schemas"]["Balance"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5460,10 +6779,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5472,18 +6791,38 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1015"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 3001,
+                     *         "slug": "not_found",
+                     *         "message": "Not found.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5503,7 +6842,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5521,6 +6860,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -5572,7 +6931,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5589,10 +6948,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5609,10 +6968,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5621,18 +6980,38 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1015"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5650,6 +7029,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -5700,7 +7099,27 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5717,10 +7136,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5729,18 +7148,38 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1015"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5758,6 +7197,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -5815,7 +7274,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5832,10 +7291,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5852,10 +7311,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1014 `csrf_token_invalid`, 1015 `scope_missing`, 1016 `role_forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5875,7 +7334,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description The current state does not allow this. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 3001,
+                     *         "slug": "not_found",
+                     *         "message": "Not found.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description The current state does not allow this. Codes: 3021 `webhook_limit_reached`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5884,18 +7363,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 3002,
-                     *         "slug": "order_not_cancellable",
-                     *         "message": "The receivers were already picked up.",
+                     *         "code": 3021,
+                     *         "slug": "webhook_limit_reached",
+                     *         "message": "Both webhook roles are taken.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error409"];
+                    "application/json": components["schemas"]["Error409_3021"];
                 };
             };
-            /** @description Well-formed but refused by a business rule. */
+            /** @description Well-formed but refused by a business rule. Codes: 3020 `webhook_url_rejected`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5904,18 +7383,38 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 2003,
-                     *         "slug": "tier_unavailable",
-                     *         "message": "This tier is not available.",
+                     *         "code": 3020,
+                     *         "slug": "webhook_url_rejected",
+                     *         "message": "The webhook URL was rejected.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error422"];
+                    "application/json": components["schemas"]["Error422_3020"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5933,6 +7432,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -5973,7 +7492,27 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5990,10 +7529,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6002,18 +7541,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1015"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6033,7 +7572,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6051,6 +7610,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -6073,7 +7652,27 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6090,10 +7689,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1014 `csrf_token_invalid`, 1015 `scope_missing`, 1016 `role_forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6113,7 +7712,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6133,7 +7732,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6151,6 +7770,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -6212,7 +7851,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6229,10 +7868,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6249,10 +7888,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1014 `csrf_token_invalid`, 1015 `scope_missing`, 1016 `role_forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6272,7 +7911,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6292,7 +7931,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Well-formed but refused by a business rule. */
+            /** @description Well-formed but refused by a business rule. Codes: 3020 `webhook_url_rejected`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6301,18 +7940,38 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 2003,
-                     *         "slug": "tier_unavailable",
-                     *         "message": "This tier is not available.",
+                     *         "code": 3020,
+                     *         "slug": "webhook_url_rejected",
+                     *         "message": "The webhook URL was rejected.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error422"];
+                    "application/json": components["schemas"]["Error422_3020"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6330,6 +7989,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -6363,7 +8042,27 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6380,10 +8079,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1014 `csrf_token_invalid`, 1015 `scope_missing`, 1016 `role_forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6403,7 +8102,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6423,7 +8122,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6441,6 +8160,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -6495,7 +8234,27 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6512,10 +8271,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1014 `csrf_token_invalid`, 1015 `scope_missing`, 1016 `role_forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6535,7 +8294,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6555,7 +8314,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6573,6 +8352,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -6623,7 +8422,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6640,10 +8439,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6660,10 +8459,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6672,18 +8471,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1015"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6703,7 +8502,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 1020,
+                     *         "slug": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6721,6 +8540,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -6767,7 +8606,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6784,10 +8623,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6807,7 +8646,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6825,6 +8664,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -6878,7 +8737,7 @@ export interface operations {
                     "application/json": components["schemas"]["Quote"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6895,10 +8754,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6915,10 +8774,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6927,18 +8786,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1015"];
                 };
             };
-            /** @description Well-formed but refused by a business rule. */
+            /** @description Well-formed but refused by a business rule. Codes: 2003 `tier_unavailable`, 4002 `amount_out_of_range`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6955,10 +8814,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error422"];
+                    "application/json": components["schemas"]["Error422_2003_4002"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6978,7 +8837,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6998,7 +8857,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency is away; nothing was stored or charged. Retry with the same idempotency key. */
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5003 `chain_unavailable`, 5030 `service_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7015,7 +8874,7 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error503"];
+                    "application/json": components["schemas"]["Error503_5003_5030"];
                 };
             };
         };
@@ -7103,7 +8962,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7120,10 +8979,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7140,10 +8999,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7152,18 +9011,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1015"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7183,7 +9042,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7201,6 +9060,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -7359,7 +9238,7 @@ export interface operations {
                     "application/json": components["schemas"]["Order"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7376,10 +9255,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7396,10 +9275,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The balance cannot cover this; nothing was charged. */
+            /** @description The balance cannot cover this; nothing was charged. Codes: 4001 `insufficient_funds`. */
             402: {
                 headers: {
                     [name: string]: unknown;
@@ -7419,7 +9298,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error402"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1014 `csrf_token_invalid`, 1015 `scope_missing`, 1016 `role_forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7439,7 +9318,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7459,7 +9338,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description The current state does not allow this. */
+            /** @description The current state does not allow this. Codes: 3004 `receiver_not_activated`, 3006 `price_above_limit`, 3010 `idempotency_conflict`, 3012 `quote_expired`, 3047 `nothing_to_rent`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7468,18 +9347,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 3002,
-                     *         "slug": "order_not_cancellable",
-                     *         "message": "The receivers were already picked up.",
+                     *         "code": 3004,
+                     *         "slug": "receiver_not_activated",
+                     *         "message": "The receiver is not activated and activate is false.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error409"];
+                    "application/json": components["schemas"]["Error409_3004_3006_3010_3012_3047"];
                 };
             };
-            /** @description Well-formed but refused by a business rule. */
+            /** @description Well-formed but refused by a business rule. Codes: 2003 `tier_unavailable`, 3011 `quote_mismatch`, 4002 `amount_out_of_range`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7496,10 +9375,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error422"];
+                    "application/json": components["schemas"]["Error422_2003_3011_4002"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7519,7 +9398,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7539,7 +9418,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency is away; nothing was stored or charged. Retry with the same idempotency key. */
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5003 `chain_unavailable`, 5030 `service_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7556,7 +9435,7 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error503"];
+                    "application/json": components["schemas"]["Error503_5003_5030"];
                 };
             };
         };
@@ -7640,7 +9519,27 @@ export interface operations {
                     "application/json": components["schemas"]["OrderDetail"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7657,10 +9556,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7669,18 +9568,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1015"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7700,7 +9599,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7720,7 +9619,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7738,6 +9637,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -7866,7 +9785,27 @@ export interface operations {
                     "application/json": components["schemas"]["Order"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7883,10 +9822,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1014 `csrf_token_invalid`, 1015 `scope_missing`, 1016 `role_forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7906,7 +9845,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7926,7 +9865,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description The current state does not allow this. */
+            /** @description The current state does not allow this. Codes: 3007 `nothing_to_reclaim`, 3008 `reclaim_unavailable`, 3010 `idempotency_conflict`, 3045 `order_status_conflict`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7935,18 +9874,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 3002,
-                     *         "slug": "order_not_cancellable",
-                     *         "message": "The receivers were already picked up.",
+                     *         "code": 3007,
+                     *         "slug": "nothing_to_reclaim",
+                     *         "message": "Nothing to reclaim.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error409"];
+                    "application/json": components["schemas"]["Error409_3007_3008_3010_3045"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7966,7 +9905,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7984,6 +9923,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -8027,7 +9986,27 @@ export interface operations {
                     "application/json": components["schemas"]["Promo"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8047,7 +10026,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8065,6 +10044,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -8108,7 +10107,7 @@ export interface operations {
                     "application/json": components["schemas"]["AccountChallenge"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8125,30 +10124,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
-                     *         "details": null
-                     *       },
-                     *       "request_id": "req_01J9Z3Q4V8X2"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error403"];
-                };
-            };
-            /** @description The current state does not allow this. */
+            /** @description The current state does not allow this. Codes: 3038 `promo_not_eligible`, 3039 `promo_already_redeemed`, 3040 `promo_redeem_unavailable`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8157,18 +10136,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 3002,
-                     *         "slug": "order_not_cancellable",
-                     *         "message": "The receivers were already picked up.",
+                     *         "code": 3038,
+                     *         "slug": "promo_not_eligible",
+                     *         "message": "This address is not eligible for the promo.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error409"];
+                    "application/json": components["schemas"]["Error409_3038_3039_3040"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8188,7 +10167,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8208,7 +10187,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency is away; nothing was stored or charged. Retry with the same idempotency key. */
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5003 `chain_unavailable`, 5030 `service_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8225,7 +10204,7 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error503"];
+                    "application/json": components["schemas"]["Error503_5003_5030"];
                 };
             };
         };
@@ -8278,7 +10257,7 @@ export interface operations {
                     "application/json": components["schemas"]["PromoRedeemResult"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8295,10 +10274,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1010 `challenge_invalid`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8307,38 +10286,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1001,
-                     *         "slug": "authentication_required",
-                     *         "message": "Credentials are required.",
+                     *         "code": 1010,
+                     *         "slug": "challenge_invalid",
+                     *         "message": "The challenge is invalid.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1010"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
-                     *         "details": null
-                     *       },
-                     *       "request_id": "req_01J9Z3Q4V8X2"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error403"];
-                };
-            };
-            /** @description The current state does not allow this. */
+            /** @description The current state does not allow this. Codes: 3038 `promo_not_eligible`, 3039 `promo_already_redeemed`, 3040 `promo_redeem_unavailable`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8347,18 +10306,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 3002,
-                     *         "slug": "order_not_cancellable",
-                     *         "message": "The receivers were already picked up.",
+                     *         "code": 3038,
+                     *         "slug": "promo_not_eligible",
+                     *         "message": "This address is not eligible for the promo.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error409"];
+                    "application/json": components["schemas"]["Error409_3038_3039_3040"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8378,7 +10337,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8398,7 +10357,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency is away; nothing was stored or charged. Retry with the same idempotency key. */
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5003 `chain_unavailable`, 5030 `service_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8415,7 +10374,7 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error503"];
+                    "application/json": components["schemas"]["Error503_5003_5030"];
                 };
             };
         };
@@ -8459,7 +10418,7 @@ export interface operations {
                     "application/json": components["schemas"]["AccountChallenge"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8476,30 +10435,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
-                     *         "details": null
-                     *       },
-                     *       "request_id": "req_01J9Z3Q4V8X2"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error403"];
-                };
-            };
-            /** @description The current state does not allow this. */
+            /** @description The current state does not allow this. Codes: 3038 `promo_not_eligible`, 3040 `promo_redeem_unavailable`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8508,18 +10447,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 3002,
-                     *         "slug": "order_not_cancellable",
-                     *         "message": "The receivers were already picked up.",
+                     *         "code": 3038,
+                     *         "slug": "promo_not_eligible",
+                     *         "message": "This address is not eligible for the promo.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error409"];
+                    "application/json": components["schemas"]["Error409_3038_3040"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8539,7 +10478,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8559,7 +10498,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency is away; nothing was stored or charged. Retry with the same idempotency key. */
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5003 `chain_unavailable`, 5030 `service_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8576,7 +10515,7 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error503"];
+                    "application/json": components["schemas"]["Error503_5003_5030"];
                 };
             };
         };
@@ -8641,7 +10580,7 @@ export interface operations {
                     "application/json": components["schemas"]["PromoDevCode"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8658,10 +10597,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1010 `challenge_invalid`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8670,38 +10609,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1001,
-                     *         "slug": "authentication_required",
-                     *         "message": "Credentials are required.",
+                     *         "code": 1010,
+                     *         "slug": "challenge_invalid",
+                     *         "message": "The challenge is invalid.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1010"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
-                     *         "details": null
-                     *       },
-                     *       "request_id": "req_01J9Z3Q4V8X2"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error403"];
-                };
-            };
-            /** @description The current state does not allow this. */
+            /** @description The current state does not allow this. Codes: 3038 `promo_not_eligible`, 3040 `promo_redeem_unavailable`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8710,18 +10629,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 3002,
-                     *         "slug": "order_not_cancellable",
-                     *         "message": "The receivers were already picked up.",
+                     *         "code": 3038,
+                     *         "slug": "promo_not_eligible",
+                     *         "message": "This address is not eligible for the promo.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error409"];
+                    "application/json": components["schemas"]["Error409_3038_3040"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8741,7 +10660,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8761,7 +10680,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency is away; nothing was stored or charged. Retry with the same idempotency key. */
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5003 `chain_unavailable`, 5030 `service_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8778,7 +10697,7 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error503"];
+                    "application/json": components["schemas"]["Error503_5003_5030"];
                 };
             };
         };
@@ -8835,7 +10754,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8852,10 +10771,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8872,10 +10791,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1014 `csrf_token_invalid`, 1015 `scope_missing`, 1016 `role_forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8895,7 +10814,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8915,7 +10834,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description The current state does not allow this. */
+            /** @description The current state does not allow this. Codes: 3039 `promo_already_redeemed`, 3040 `promo_redeem_unavailable`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8924,18 +10843,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 3002,
-                     *         "slug": "order_not_cancellable",
-                     *         "message": "The receivers were already picked up.",
+                     *         "code": 3039,
+                     *         "slug": "promo_already_redeemed",
+                     *         "message": "This address already claimed the promo.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error409"];
+                    "application/json": components["schemas"]["Error409_3039_3040"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8955,7 +10874,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8975,7 +10894,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency is away; nothing was stored or charged. Retry with the same idempotency key. */
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8984,15 +10903,15 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 5003,
-                     *         "slug": "chain_unavailable",
-                     *         "message": "Chain data cannot be read.",
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error503"];
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -9041,7 +10960,7 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9058,10 +10977,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1010 `challenge_invalid`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9070,18 +10989,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1001,
-                     *         "slug": "authentication_required",
-                     *         "message": "Credentials are required.",
+                     *         "code": 1010,
+                     *         "slug": "challenge_invalid",
+                     *         "message": "The challenge is invalid.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1010"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9101,7 +11020,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -9121,7 +11040,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency is away; nothing was stored or charged. Retry with the same idempotency key. */
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9130,15 +11049,15 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 5003,
-                     *         "slug": "chain_unavailable",
-                     *         "message": "Chain data cannot be read.",
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error503"];
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -9173,7 +11092,7 @@ export interface operations {
                     "application/json": components["schemas"]["PromoRedemption"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9190,10 +11109,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9213,7 +11132,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9233,7 +11152,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -9251,6 +11170,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -9499,7 +11438,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`, 2001 `invalid_range`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9516,10 +11455,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000_2001"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9536,10 +11475,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9548,18 +11487,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1015"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9579,7 +11518,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -9597,6 +11536,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -9649,7 +11608,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9666,10 +11625,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9686,10 +11645,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9698,18 +11657,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1015"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9729,7 +11688,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -9747,6 +11706,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -9948,7 +11927,7 @@ export interface operations {
                     "application/json": components["schemas"]["Batch"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`, 2005 `idempotency_key_required`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9965,10 +11944,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000_2005"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9985,30 +11964,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The balance cannot cover this; nothing was charged. */
-            402: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": 4001,
-                     *         "slug": "insufficient_funds",
-                     *         "message": "The balance cannot cover this.",
-                     *         "details": null
-                     *       },
-                     *       "request_id": "req_01J9Z3Q4V8X2"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error402"];
-                };
-            };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1014 `csrf_token_invalid`, 1015 `scope_missing`, 1016 `role_forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10028,7 +11987,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description The current state does not allow this. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 3001,
+                     *         "slug": "not_found",
+                     *         "message": "Not found.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description The current state does not allow this. Codes: 3010 `idempotency_conflict`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10037,18 +12016,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 3002,
-                     *         "slug": "order_not_cancellable",
-                     *         "message": "The receivers were already picked up.",
+                     *         "code": 3010,
+                     *         "slug": "idempotency_conflict",
+                     *         "message": "The same idempotency key was used with a different body.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error409"];
+                    "application/json": components["schemas"]["Error409_3010"];
                 };
             };
-            /** @description Well-formed but refused by a business rule. */
+            /** @description Well-formed but refused by a business rule. Codes: 2003 `tier_unavailable`, 2004 `batch_too_large`, 2006 `duplicate_receiver`, 4002 `amount_out_of_range`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -10065,10 +12044,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error422"];
+                    "application/json": components["schemas"]["Error422_2003_2004_2006_4002"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10088,7 +12067,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -10108,7 +12087,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency is away; nothing was stored or charged. Retry with the same idempotency key. */
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10117,15 +12096,15 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 5003,
-                     *         "slug": "chain_unavailable",
-                     *         "message": "Chain data cannot be read.",
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error503"];
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -10201,7 +12180,7 @@ export interface operations {
                     "application/json": components["schemas"]["Batch"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10218,10 +12197,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10238,10 +12217,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10250,18 +12229,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1015"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10281,7 +12260,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10301,7 +12280,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -10319,6 +12298,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -10353,7 +12352,27 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10370,10 +12389,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1014 `csrf_token_invalid`, 1015 `scope_missing`, 1016 `role_forbidden`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10393,7 +12412,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10413,7 +12432,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description The current state does not allow this. */
+            /** @description The current state does not allow this. Codes: 3002 `order_not_cancellable`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10430,10 +12449,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error409"];
+                    "application/json": components["schemas"]["Error409_3002"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10453,7 +12472,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -10473,7 +12492,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency is away; nothing was stored or charged. Retry with the same idempotency key. */
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10482,15 +12501,15 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 5003,
-                     *         "slug": "chain_unavailable",
-                     *         "message": "Chain data cannot be read.",
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error503"];
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -10550,7 +12569,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10567,10 +12586,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10587,10 +12606,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10599,18 +12618,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1015"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10630,7 +12649,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -10648,6 +12667,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -10755,7 +12794,7 @@ export interface operations {
                     "application/json": components["schemas"]["Subscription"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10772,10 +12811,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10792,10 +12831,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012"];
                 };
             };
-            /** @description The balance cannot cover this; nothing was charged. */
+            /** @description The balance cannot cover this; nothing was charged. Codes: 4001 `insufficient_funds`. */
             402: {
                 headers: {
                     [name: string]: unknown;
@@ -10815,7 +12854,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error402"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10824,18 +12863,38 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1015"];
                 };
             };
-            /** @description The current state does not allow this. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 3001,
+                     *         "slug": "not_found",
+                     *         "message": "Not found.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description The current state does not allow this. Codes: 3004 `receiver_not_activated`, 3006 `price_above_limit`, 3010 `idempotency_conflict`, 3023 `subscription_limit`, 3024 `subscription_exists`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10844,18 +12903,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 3002,
-                     *         "slug": "order_not_cancellable",
-                     *         "message": "The receivers were already picked up.",
+                     *         "code": 3004,
+                     *         "slug": "receiver_not_activated",
+                     *         "message": "The receiver is not activated and activate is false.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error409"];
+                    "application/json": components["schemas"]["Error409_3004_3006_3010_3023_3024"];
                 };
             };
-            /** @description Well-formed but refused by a business rule. */
+            /** @description Well-formed but refused by a business rule. Codes: 2003 `tier_unavailable`, 4002 `amount_out_of_range`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -10872,10 +12931,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error422"];
+                    "application/json": components["schemas"]["Error422_2003_4002"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10895,7 +12954,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -10915,7 +12974,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency is away; nothing was stored or charged. Retry with the same idempotency key. */
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5003 `chain_unavailable`, 5030 `service_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10932,7 +12991,7 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error503"];
+                    "application/json": components["schemas"]["Error503_5003_5030"];
                 };
             };
         };
@@ -10981,7 +13040,7 @@ export interface operations {
                     "application/json": components["schemas"]["Subscription"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10998,10 +13057,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11018,10 +13077,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11030,18 +13089,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1015"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11061,7 +13120,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -11081,7 +13140,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -11099,6 +13158,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -11122,7 +13201,27 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2000,
+                     *         "slug": "invalid_request",
+                     *         "message": "The request is malformed.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400_2000"];
+                };
+            };
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11139,10 +13238,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11151,18 +13250,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1015"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11182,7 +13281,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -11202,7 +13301,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -11222,7 +13321,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency is away; nothing was stored or charged. Retry with the same idempotency key. */
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5030 `service_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11231,15 +13330,15 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 5003,
-                     *         "slug": "chain_unavailable",
-                     *         "message": "Chain data cannot be read.",
+                     *         "code": 5030,
+                     *         "slug": "service_unavailable",
+                     *         "message": "The request could not be completed in time; nothing was stored or charged.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error503"];
+                    "application/json": components["schemas"]["Error503_5030"];
                 };
             };
         };
@@ -11310,7 +13409,7 @@ export interface operations {
                     "application/json": components["schemas"]["Subscription"];
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11327,10 +13426,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11347,10 +13446,30 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The balance cannot cover this; nothing was charged. Codes: 4001 `insufficient_funds`. */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 4001,
+                     *         "slug": "insufficient_funds",
+                     *         "message": "The balance cannot cover this.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error402"];
+                };
+            };
+            /** @description The credentials lack the scope or role this needs. Codes: 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11359,18 +13478,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 1014,
-                     *         "slug": "csrf_token_invalid",
-                     *         "message": "The X-CSRF-Token header is missing or wrong.",
+                     *         "code": 1015,
+                     *         "slug": "scope_missing",
+                     *         "message": "The API key lacks the scope this call needs.",
                      *         "details": null
                      *       },
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1015"];
                 };
             };
-            /** @description No such resource for this account. */
+            /** @description No such resource for this account. Codes: 3001 `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11390,7 +13509,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
-            /** @description Well-formed but refused by a business rule. */
+            /** @description The current state does not allow this. Codes: 3004 `receiver_not_activated`, 3006 `price_above_limit`, 3010 `idempotency_conflict`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 3004,
+                     *         "slug": "receiver_not_activated",
+                     *         "message": "The receiver is not activated and activate is false.",
+                     *         "details": null
+                     *       },
+                     *       "request_id": "req_01J9Z3Q4V8X2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error409_3004_3006_3010"];
+                };
+            };
+            /** @description Well-formed but refused by a business rule. Codes: 2003 `tier_unavailable`, 4002 `amount_out_of_range`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -11407,10 +13546,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error422"];
+                    "application/json": components["schemas"]["Error422_2003_4002"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -11430,7 +13569,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -11450,7 +13589,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency is away; nothing was stored or charged. Retry with the same idempotency key. */
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5003 `chain_unavailable`, 5030 `service_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11467,7 +13606,7 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error503"];
+                    "application/json": components["schemas"]["Error503_5003_5030"];
                 };
             };
         };
@@ -11562,7 +13701,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is malformed; nothing changed (`details.field` names the field). */
+            /** @description The request is malformed; nothing changed (`details.field` names the field). Codes: 2000 `invalid_request`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11579,10 +13718,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": components["schemas"]["Error400_2000"];
                 };
             };
-            /** @description Missing, expired or wrong credentials or signature. */
+            /** @description Missing, expired or wrong credentials or signature. Codes: 1001 `authentication_required`, 1002 `signature_invalid`, 1012 `bootstrap_token_invalid`, 1013 `session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11599,10 +13738,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": components["schemas"]["Error401_1001_1002_1012_1013"];
                 };
             };
-            /** @description The credentials lack the scope or role this needs. */
+            /** @description The credentials lack the scope or role this needs. Codes: 1014 `csrf_token_invalid`, 1015 `scope_missing`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11619,10 +13758,10 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error403"];
+                    "application/json": components["schemas"]["Error403_1014_1015"];
                 };
             };
-            /** @description A budget is spent (1020); wait `Retry-After` seconds. */
+            /** @description A budget is spent (1020); wait `Retry-After` seconds. Codes: 1020 `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -11642,7 +13781,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. */
+            /** @description Internal error; nothing is exposed. Safe to retry with the same idempotency key. Codes: 5000 `internal_error`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -11662,7 +13801,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description A dependency is away; nothing was stored or charged. Retry with the same idempotency key. */
+            /** @description A dependency is away or the service is at capacity; nothing was stored or charged. Retry with the same idempotency key. Codes: 5003 `chain_unavailable`, 5030 `service_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11679,7 +13818,7 @@ export interface operations {
                      *       "request_id": "req_01J9Z3Q4V8X2"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error503"];
+                    "application/json": components["schemas"]["Error503_5003_5030"];
                 };
             };
         };

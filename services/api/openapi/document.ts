@@ -14,6 +14,7 @@ import { batchPaths, batchSchemas } from './batches-paths';
 import { subscriptionPaths, subscriptionSchemas } from './subscriptions-paths';
 import { estimatePaths, estimateSchemas } from './estimates-paths';
 import { completeDocument } from './examples';
+import { declareErrorResponses } from './error-responses';
 import { eventSchemas, webhooks } from './webhook-events';
 import type { OpenApiDocument } from './operation';
 
@@ -46,7 +47,7 @@ const TAGS: NonNullable<OpenApiDocument['tags']> = [
 ];
 
 export function buildDocument(origins: PublicOrigins = {}): OpenApiDocument {
-  return completeDocument({
+  return completeDocument(declareErrorResponses({
     openapi: '3.1.0',
     info: {
       title: 'Energy Rental API',
@@ -54,7 +55,7 @@ export function buildDocument(origins: PublicOrigins = {}): OpenApiDocument {
       description: [
         'Temporary TRON energy and bandwidth delegations (and one-off address activation), paid from a prepaid balance funded with TRX or USDT.',
         'Requests are signed with an API key (the `apiKey` scheme). Every int64 (`format: int64`, every `*_sun`) may exceed 2^53: parse JSON losslessly.',
-        'Errors share one envelope; each response lists the codes and slugs its status can carry. Writes are idempotent by `client_order_id` or `Idempotency-Key`.',
+        'Errors share one envelope; each operation lists exactly the codes and slugs it can answer, by status. Writes are idempotent by `client_order_id` or `Idempotency-Key`.',
       ].join('\n\n'),
       license: { name: 'Proprietary service; the client package is MIT', identifier: 'LicenseRef-Proprietary' },
       contact: { name: 'Energy Rental support' },
@@ -65,5 +66,5 @@ export function buildDocument(origins: PublicOrigins = {}): OpenApiDocument {
     paths: { ...platformPaths, ...identityPaths, ...ledgerPaths, ...webhookPaths, ...orderPaths, ...promoPaths, ...statsPaths, ...batchPaths, ...subscriptionPaths, ...estimatePaths },
     webhooks,
     components: { schemas: { ...sharedSchemas, ...identitySchemas, ...ledgerSchemas, ...webhookSchemas, ...orderSchemas, ...promoSchemas, ...statsSchemas, ...batchSchemas, ...subscriptionSchemas, ...estimateSchemas, ...eventSchemas }, securitySchemes: { ...identitySecuritySchemes } },
-  });
+  }));
 }

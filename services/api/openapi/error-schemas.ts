@@ -1,7 +1,7 @@
 /**
  * The error envelope in the document, from the one catalogue (services/domain/errors.ts): every code and
  * slug as enums, and per HTTP status the envelope with only the codes the service answers with that
- * status, so a generated client can switch on them. `errors('409', ...)` in builders.ts refers to these.
+ * status (`Error409`...), which each operation narrows again to its own codes (error-responses.ts).
  */
 import { errorCatalog, type ErrorSlug } from '../../domain/errors';
 
@@ -9,36 +9,34 @@ const slugs = Object.keys(errorCatalog) as ErrorSlug[];
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
+/** The part of an envelope schema that narrows its `error.code` and `error.slug` to these codes. */
+export function narrowing(codes: number[], slugList: string[]) {
+  return {
+    type: 'object',
+    properties: {
+      error: {
+        type: 'object',
+        // message and details named again (as ErrorEnvelope has them): strict example checks see every property.
+        properties: { code: { type: 'integer', enum: codes }, slug: { type: 'string', enum: slugList }, message: { type: 'string' }, details: { type: ['object', 'null'] } },
+      },
+    },
+  };
+}
+
 /** The envelope's error codes and slugs narrowed to `codes` (the rest of the shape is ErrorEnvelope's). */
 function narrowed(codes: number[], slugList: string[], description: string) {
-  return {
-    description,
-    allOf: [ref('ErrorEnvelope'), {
-      type: 'object',
-      properties: {
-        error: {
-          type: 'object',
-          // message and details named again (as ErrorEnvelope has them): strict example checks see every property.
-          properties: { code: { type: 'integer', enum: codes }, slug: { type: 'string', enum: slugList }, message: { type: 'string' }, details: { type: ['object', 'null'] } },
-        },
-      },
-    }],
-  };
+  return { description, allOf: [ref('ErrorEnvelope'), narrowing(codes, slugList)] };
 }
 
 // 502's codes (5002 delegation_failed, 5005 activation_failed) are only ever an order's `failure`, never an answer;
 // 200's (3046 transfer_would_fail, 3048 transfer_not_accepted) only an estimate item's `error` or a desk order's failure.
 const NOT_ANSWERED = new Set([200, 502]);
 const statuses = [...new Set(slugs.map((s) => errorCatalog[s].http))].filter((s) => !NOT_ANSWERED.has(s)).sort((a, b) => a - b);
-const ofStatus = (status: number) => slugs.filter((s) => errorCatalog[s].http === status);
+/** The catalogue's slugs answered with this HTTP status, in catalogue order. */
+export const ofStatus = (status: number) => slugs.filter((s) => errorCatalog[s].http === status);
 
 /** The statuses some catalogue code answers with: those have an `Error<status>` schema. */
 export const errorStatuses: readonly number[] = statuses;
-
-export function errorExample(status: number) {
-  const slug = ofStatus(status)[0];
-  return { error: { code: errorCatalog[slug].code, slug, message: errorCatalog[slug].message, details: null }, request_id: 'req_01J9Z3Q4V8X2' };
-}
 
 export const errorSchemas = {
   ErrorCode: { type: 'integer', enum: slugs.map((s) => errorCatalog[s].code), description: 'Every error code (contract.md section 1).' },

@@ -1,6 +1,6 @@
 /** POST /v1/estimates (contract.md section 11): what token transfers need, and the orders that cover it. */
 import type { Operation } from './operation';
-import { dateTime, errors, json, nullable, obj, ref } from './builders';
+import { dateTime, json, nullable, obj, ref } from './builders';
 
 export const MAX_ESTIMATE_ITEMS = 100;
 const count = { type: 'integer', minimum: 0 };
@@ -39,7 +39,6 @@ export const estimatePaths: Record<string, Record<string, Operation>> = {
           data: { type: 'array', items: ref('Estimate') },
           chain: obj({ energy_fee_sun: ref('Sun'), bandwidth_fee_sun: ref('Sun'), block_number: { type: 'integer' }, at: dateTime }),
         })),
-        ...errors('400', '401', '403', '429', '500', '503'),
       },
     },
   },

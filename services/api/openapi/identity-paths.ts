@@ -1,6 +1,6 @@
 /** Identity and access: signup by address challenge, account, deposit addresses, sessions, members, API keys, address book. */
 import type { Operation } from './operation';
-import { ref, json, obj, errors, nullable, dateTime } from './builders';
+import { ref, json, obj, nullable, dateTime } from './builders';
 
 const body = (schema: unknown, required = true) => ({ required, content: { 'application/json': { schema } } });
 const noContent = { '204': { description: 'done, no body' } };
@@ -84,14 +84,14 @@ export const identityPaths: Record<string, Record<string, Operation>> = {
     post: {
       operationId: 'createChallenge', summary: 'Issue a single-use address challenge (ten minutes).', tags: ['signup'], security: sec.public,
       requestBody: body(obj({ address: ref('Address'), purpose: { type: 'string', enum: ['signup', 'login', 'recovery'] } }, ['address'])),
-      responses: { '201': json('challenge', ref('AccountChallenge')), ...errors('400', '429', '500') },
+      responses: { '201': json('challenge', ref('AccountChallenge')) },
     },
   },
   '/v1/accounts/challenge/verify': {
     post: {
       operationId: 'verifyChallenge', summary: 'Prove control of the address; returns a bootstrap token.', tags: ['signup'], security: sec.public,
       requestBody: body(obj(signedChallenge)),
-      responses: { '200': json('bootstrap token', ref('BootstrapToken')), ...errors('400', '401', '429', '500') },
+      responses: { '200': json('bootstrap token', ref('BootstrapToken')) },
     },
   },
   '/v1/accounts': {
@@ -106,7 +106,6 @@ export const identityPaths: Record<string, Record<string, Operation>> = {
       responses: {
         '200': json('the existing account, nothing created', ref('AccountCreated')),
         '201': json('created (unfunded)', ref('AccountCreated')),
-        ...errors('400', '401', '422', '429', '500', '503'),
       },
     },
   },
@@ -116,107 +115,105 @@ export const identityPaths: Record<string, Record<string, Operation>> = {
       parameters: [{ name: 'currency', in: 'query', schema: { type: 'string', enum: ['TRX', 'USDT'] } }],
       responses: {
         '200': json('deposit addresses', obj({ account_id: { type: 'string' }, status: ref('AccountStatus'), data: { type: 'array', items: ref('DepositAddress') }, min_deposit_sun: ref('Sun') })),
-        ...errors('401', '404', '429', '500'),
       },
     },
   },
   '/v1/account': {
     get: {
       operationId: 'getAccount', summary: 'The account.', tags: ['account'], security: [...sec.apiKey('account.read'), ...sec.bootstrap, ...sec.session],
-      responses: { '200': json('account', ref('Account')), ...errors('401', '403', '404', '429', '500') },
+      responses: { '200': json('account', ref('Account')) },
     },
     patch: {
       operationId: 'patchAccount', summary: 'Edit the display name (owner).', tags: ['account'], security: sec.session,
       requestBody: body(obj({ display_name: { type: ['string', 'null'], maxLength: 256 } })),
-      responses: { '200': json('account', ref('Account')), ...errors('400', '401', '403', '422', '500', '503') },
+      responses: { '200': json('account', ref('Account')) },
     },
   },
   '/v1/deposit-addresses': {
     get: {
       operationId: 'listDepositAddresses', summary: 'Deposit addresses, retired ones and the rotation limits.', tags: ['account'], security: [...sec.apiKey('account.read'), ...sec.session],
-      responses: { '200': json('deposit addresses', depositAddressesResponse), ...errors('401', '403', '429', '500') },
+      responses: { '200': json('deposit addresses', depositAddressesResponse) },
     },
   },
   '/v1/session': {
     get: {
       operationId: 'getSession', summary: 'Restore the dashboard session.', tags: ['session'], security: sec.session,
-      responses: { '200': json('session', ref('Session')), ...errors('401', '500') },
+      responses: { '200': json('session', ref('Session')) },
     },
     post: {
       operationId: 'createSession', summary: 'Sign in with a signed challenge; sets the session cookie.', tags: ['session'], security: sec.public,
       requestBody: body(obj({ ...signedChallenge, account_id: { type: 'string', maxLength: 64 } }, ['address', 'nonce', 'signature'])),
-      responses: { '201': json('session', ref('Session')), ...errors('400', '401', '429', '500', '503') },
+      responses: { '201': json('session', ref('Session')) },
     },
     delete: {
       operationId: 'deleteSession', summary: 'Sign out this session.', tags: ['session'], security: sec.session,
-      responses: { ...noContent, ...errors('401', '403', '500') },
+      responses: { ...noContent },
     },
   },
   '/v1/session/refresh': {
     post: {
       operationId: 'refreshSession', summary: 'Slide the expiry forward and reissue the cookie.', tags: ['session'], security: sec.session,
-      responses: { '200': json('session', ref('Session')), ...errors('401', '403', '500') },
+      responses: { '200': json('session', ref('Session')) },
     },
   },
   '/v1/session/revoke-all': {
     post: {
       operationId: 'revokeAllSessions', summary: 'Revoke every session of the signed-in wallet on this account.', tags: ['session'], security: sec.session,
-      responses: { ...noContent, ...errors('401', '403', '500') },
+      responses: { ...noContent },
     },
   },
   '/v1/session/history': {
     get: {
       operationId: 'sessionHistory', summary: 'The last ten sign-ins of the signed-in wallet on this account.', tags: ['session'], security: sec.session,
-      responses: { '200': json('sign-ins', obj({ data: { type: 'array', items: ref('SignIn') } })), ...errors('401', '403', '500') },
+      responses: { '200': json('sign-ins', obj({ data: { type: 'array', items: ref('SignIn') } })) },
     },
   },
   '/v1/account/members': {
     get: {
       operationId: 'listMembers', summary: 'Members and their roles.', tags: ['session'], security: sec.session,
-      responses: { '200': json('members', obj({ data: { type: 'array', items: ref('Member') } })), ...errors('401', '403', '500') },
+      responses: { '200': json('members', obj({ data: { type: 'array', items: ref('Member') } })) },
     },
     post: {
       operationId: 'addMember', summary: 'Add a member or change its role (owner).', tags: ['session'], security: sec.session,
       requestBody: body(obj({ address: ref('Address'), role: { type: 'string', enum: ['editor', 'viewer'] } })),
-      responses: { '200': json('role changed', ref('Member')), '201': json('added', ref('Member')), ...errors('400', '401', '403', '409', '500', '404', '503') },
+      responses: { '200': json('role changed', ref('Member')), '201': json('added', ref('Member')) },
     },
   },
   '/v1/account/members/{address}': {
     delete: {
       operationId: 'removeMember', summary: 'Remove a member (owner); its sessions end.', tags: ['session'], security: sec.session,
       parameters: [{ name: 'address', in: 'path', required: true, schema: ref('Address') }],
-      responses: { ...noContent, ...errors('401', '403', '404', '409', '500', '503') },
+      responses: { ...noContent },
     },
   },
   '/v1/api-keys': {
     post: {
       operationId: 'createApiKey', summary: 'Issue an API key; the secret is returned once.', tags: ['api-keys'], security: [...sec.bootstrap, ...sec.session],
       requestBody: body(obj({ name: { type: ['string', 'null'], minLength: 1, maxLength: 64 }, scopes: { type: 'array', items: scopeEnum, minItems: 1, uniqueItems: true } }, []), false),
-      responses: { '201': json('key with its secret', ref('ApiKey')), ...errors('400', '401', '403', '404', '409', '500') },
+      responses: { '201': json('key with its secret', ref('ApiKey')) },
     },
     get: {
       operationId: 'listApiKeys', summary: 'Active API keys, without secrets.', tags: ['api-keys'], security: sec.session,
-      responses: { '200': json('keys', obj({ data: { type: 'array', items: ref('ApiKey') } })), ...errors('401', '403', '500') },
+      responses: { '200': json('keys', obj({ data: { type: 'array', items: ref('ApiKey') } })) },
     },
   },
   '/v1/api-keys/{keyId}': {
     delete: {
       operationId: 'revokeApiKey', summary: 'Revoke an API key at once (owner).', tags: ['api-keys'], security: sec.session,
       parameters: [{ name: 'keyId', in: 'path', required: true, schema: { type: 'string' } }],
-      responses: { ...noContent, ...errors('401', '403', '404', '500') },
+      responses: { ...noContent },
     },
   },
   '/v1/account/addresses': {
     get: {
       operationId: 'listAddressBook', summary: 'The address book, newest first.', tags: ['address-book'], security: sec.session,
-      responses: { '200': json('entries', obj({ data: { type: 'array', items: ref('AddressBookEntry') }, limit: { type: 'integer' }, used: { type: 'integer' } })), ...errors('401', '403', '500') },
+      responses: { '200': json('entries', obj({ data: { type: 'array', items: ref('AddressBookEntry') }, limit: { type: 'integer' }, used: { type: 'integer' } })) },
     },
     post: {
       operationId: 'saveAddressBookEntry', summary: 'Save an address (replaces the label of a known one without using a slot).', tags: ['address-book'], security: sec.session,
       requestBody: body(obj({ label: { type: 'string', maxLength: 256 }, address: ref('Address') })),
       responses: {
         '200': json('label replaced', ref('AddressBookEntry')), '201': json('saved', ref('AddressBookEntry')),
-        ...errors('400', '401', '403', '409', '500', '404', '503'),
       },
     },
   },
@@ -224,7 +221,7 @@ export const identityPaths: Record<string, Record<string, Operation>> = {
     delete: {
       operationId: 'deleteAddressBookEntry', summary: 'Delete an entry; frees its slot.', tags: ['address-book'], security: sec.session,
       parameters: [{ name: 'entryId', in: 'path', required: true, schema: { type: 'string' } }],
-      responses: { ...noContent, ...errors('401', '403', '404', '500', '503') },
+      responses: { ...noContent },
     },
   },
 };

@@ -1,6 +1,6 @@
 /** Balance and ledger reads: GET /v1/balance (API key, balance.read), GET /v1/ledger (session, viewer or above). */
 import type { Operation } from './operation';
-import { ref, json, obj, errors, dateTime } from './builders';
+import { ref, json, obj, dateTime } from './builders';
 
 const ledgerKinds = ['deposit', 'order_charge', 'order_refund', 'referral_payout', 'subscription_fee', 'subscription_usage', 'reserve_fee', 'invoice', 'withdrawal', 'adjustment'];
 
@@ -26,7 +26,7 @@ export const ledgerPaths: Record<string, Record<string, Operation>> = {
     get: {
       operationId: 'getBalance', summary: 'Balance, reserved and available SUN (read budget).', tags: ['account'],
       security: [{ apiKey: ['balance.read'] }, { session: [] }],
-      responses: { '200': json('balance', ref('Balance')), ...errors('401', '403', '429', '500') },
+      responses: { '200': json('balance', ref('Balance')) },
     },
   },
   '/v1/ledger': {
@@ -41,7 +41,6 @@ export const ledgerPaths: Record<string, Record<string, Operation>> = {
       ],
       responses: {
         '200': json('ledger page', obj({ data: { type: 'array', items: ref('LedgerEntry') }, next_cursor: { type: ['string', 'null'] } })),
-        ...errors('400', '401', '403', '500'),
       },
     },
   },

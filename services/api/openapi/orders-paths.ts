@@ -2,7 +2,7 @@
 import { allTiers, orderResources } from '../../domain/pricing';
 import { orderSources, orderStatuses } from '../../domain/orders/rules';
 import type { Operation } from './operation';
-import { ref, json, obj, errors, nullable, dateTime } from './builders';
+import { ref, json, obj, nullable, dateTime } from './builders';
 
 const tags = ['orders'];
 // Contract §5: a dashboard session (editor or owner to write, with X-CSRF-Token) opens the order routes too; quotes stay API-key only.
@@ -67,14 +67,14 @@ export const orderPaths: Record<string, Record<string, Operation>> = {
   '/v1/prices': {
     get: {
       operationId: 'getPrices', summary: 'Price rows of this network; retired tiers are never listed.', tags, security: [],
-      responses: { '200': json('prices', obj({ network: { type: 'string' }, data: { type: 'array', items: ref('PriceRow') }, activation_fee_sun: ref('Sun'), as_of: dateTime })), ...errors('400', '429', '500') },
+      responses: { '200': json('prices', obj({ network: { type: 'string' }, data: { type: 'array', items: ref('PriceRow') }, activation_fee_sun: ref('Sun'), as_of: dateTime })) },
     },
   },
   '/v1/quotes': {
     post: {
       operationId: 'createQuote', summary: 'Pins the total of one order for 60 s.', tags, security: quoteSecurity,
       requestBody: { required: true, content: { 'application/json': { schema: obj({ resource: ref('OrderResource'), amount: { type: 'integer', minimum: 1 }, tier: ref('Tier'), receiver: ref('Address') }, ['resource', 'receiver']) } } },
-      responses: { '201': json('quote', ref('Quote')), ...errors('400', '401', '403', '422', '429', '500', '503') },
+      responses: { '201': json('quote', ref('Quote')) },
     },
   },
   '/v1/orders': {
@@ -93,7 +93,7 @@ export const orderPaths: Record<string, Record<string, Operation>> = {
         { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 200, default: 50 } },
         { name: 'cursor', in: 'query', schema: { type: 'string', maxLength: 200 } },
       ],
-      responses: { '200': json('orders', obj({ data: { type: 'array', items: ref('Order') }, next_cursor: nullable({ type: 'string' }) })), ...errors('400', '401', '403', '429', '500') },
+      responses: { '200': json('orders', obj({ data: { type: 'array', items: ref('Order') }, next_cursor: nullable({ type: 'string' }) })) },
     },
     post: {
       operationId: 'createOrder', summary: 'Charges synchronously and hands the order to the supply layer.', tags, security: write, parameters: [idempotencyKey],
@@ -110,19 +110,19 @@ export const orderPaths: Record<string, Record<string, Operation>> = {
           },
         },
       },
-      responses: { '200': json('the original order', ref('Order')), '201': json('order', ref('Order')), ...errors('400', '401', '402', '403', '404', '409', '422', '429', '500', '503') },
+      responses: { '200': json('the original order', ref('Order')), '201': json('order', ref('Order')) },
     },
   },
   '/v1/orders/{orderId}': {
     get: {
       operationId: 'getOrder', summary: 'One order with fills and delegations; another account\'s answers 404.', tags, security: read, parameters: [orderIdParam],
-      responses: { '200': json('order', ref('OrderDetail')), ...errors('401', '403', '404', '429', '500') },
+      responses: { '200': json('order', ref('OrderDetail')) },
     },
   },
   '/v1/orders/{orderId}/reclaim': {
     post: {
       operationId: 'reclaimOrder', summary: 'Undelegates early; no refund; idempotent.', tags, security: write, parameters: [orderIdParam, idempotencyKey],
-      responses: { '200': json('reclaimed', ref('Order')), '202': json('accepted, not yet on chain', ref('Order')), ...errors('401', '403', '404', '409', '429', '500') },
+      responses: { '200': json('reclaimed', ref('Order')), '202': json('accepted, not yet on chain', ref('Order')) },
     },
   },
 };

@@ -1,5 +1,4 @@
 import type { Operation } from './operation';
-import { errors } from './builders';
 
 const plain = (description: string) => ({ description, content: { 'text/plain': { schema: { type: 'string' } } } });
 
@@ -38,7 +37,7 @@ export const platformPaths: Record<string, Record<string, Operation>> = {
       summary: 'This document.',
       tags: ['operations'],
       security: [],
-      responses: { '200': { description: 'OpenAPI 3.1', content: { 'application/json': { schema: { type: 'object' } } } }, ...errors('400', '429', '500') },
+      responses: { '200': { description: 'OpenAPI 3.1', content: { 'application/json': { schema: { type: 'object' } } } } },
     },
   },
 };

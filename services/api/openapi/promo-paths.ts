@@ -1,6 +1,6 @@
 /** Promo (spec section 4, Promo): public reads, the redeem challenge and the signed claim. */
 import type { Operation } from './operation';
-import { ref, json, obj, errors, nullable, dateTime } from './builders';
+import { ref, json, obj, nullable, dateTime } from './builders';
 
 const body = (schema: unknown) => ({ required: true, content: { 'application/json': { schema } } });
 const redemption = {
@@ -32,28 +32,28 @@ export const promoPaths: Record<string, Record<string, Operation>> = {
   '/v1/promo': {
     get: {
       operationId: 'getPromo', summary: "The network's promo and its state (cached 15 s).", tags: ['promo'], security: [],
-      responses: { '200': json('promo', ref('Promo')), ...errors('429', '500') },
+      responses: { '200': json('promo', ref('Promo')) },
     },
   },
   '/v1/promo/redeem/challenge': {
     post: {
       operationId: 'createPromoRedeemChallenge', summary: 'Challenge (purpose promo_redeem) for an eligible address.', tags: ['promo'], security: [],
       requestBody: body(obj({ address: ref('Address') })),
-      responses: { '201': json('challenge', ref('AccountChallenge')), ...errors('400', '403', '409', '429', '500', '503') },
+      responses: { '201': json('challenge', ref('AccountChallenge')) },
     },
   },
   '/v1/promo/redeem': {
     post: {
       operationId: 'redeemPromo', summary: 'Claim the grant with the signed challenge; one grant per address.', tags: ['promo'], security: [],
       requestBody: body(obj(signed)),
-      responses: { '201': json('claim accepted', ref('PromoRedeemResult')), ...errors('400', '401', '403', '409', '429', '500', '503') },
+      responses: { '201': json('claim accepted', ref('PromoRedeemResult')) },
     },
   },
   '/v1/promo/dev/challenge': {
     post: {
       operationId: 'createPromoDevChallenge', summary: 'Challenge (purpose promo_dev_code) for a wallet of the test-network drop.', tags: ['promo'], security: [],
       requestBody: body(obj({ address: ref('Address') })),
-      responses: { '201': json('challenge', ref('AccountChallenge')), ...errors('400', '403', '409', '429', '500', '503') },
+      responses: { '201': json('challenge', ref('AccountChallenge')) },
     },
   },
   '/v1/promo/dev/claim': {
@@ -62,7 +62,6 @@ export const promoPaths: Record<string, Record<string, Operation>> = {
       requestBody: body(obj(signed)),
       responses: {
         '200': json('the code issued earlier', ref('PromoDevCode')), '201': json('code issued', ref('PromoDevCode')),
-        ...errors('400', '401', '403', '409', '429', '500', '503'),
       },
     },
   },
@@ -76,7 +75,6 @@ export const promoPaths: Record<string, Record<string, Operation>> = {
           code: { type: 'string' }, fee_pct: { type: 'number' }, duration_days: { type: 'integer' }, activate_by: nullable(dateTime), used: { type: 'boolean' },
           account_id: { type: 'string' }, entered_at: dateTime, active_until: dateTime,
         })),
-        ...errors('400', '401', '403', '404', '409', '429', '500', '503'),
       },
     },
   },
@@ -84,14 +82,14 @@ export const promoPaths: Record<string, Record<string, Operation>> = {
     post: {
       operationId: 'exchangeWalletTicket', summary: "A promo claim's wallet ticket (once, within ten minutes) for a dashboard session.", tags: ['session'], security: [],
       requestBody: body(obj({ token: { type: 'string', maxLength: 128 } })),
-      responses: { '201': json('session', ref('Session')), ...errors('400', '401', '429', '500', '503') },
+      responses: { '201': json('session', ref('Session')) },
     },
   },
   '/v1/promo/redemptions/{address}': {
     get: {
       operationId: 'getPromoRedemption', summary: "An address's redemption.", tags: ['promo'], security: [],
       parameters: [{ name: 'address', in: 'path', required: true, schema: ref('Address') }],
-      responses: { '200': json('redemption', ref('PromoRedemption')), ...errors('400', '404', '429', '500') },
+      responses: { '200': json('redemption', ref('PromoRedemption')) },
     },
   },
 };

@@ -1,6 +1,6 @@
 /** GET /v1/account/stats (API key orders.read, or session viewer and above): AccountStats, spec section 2. */
 import type { Operation } from './operation';
-import { ref, dateTime, errors } from './builders';
+import { ref, dateTime } from './builders';
 
 const obj = (properties: Record<string, unknown>) => ({ type: 'object', additionalProperties: false, required: Object.keys(properties), properties });
 const count = { type: 'integer', minimum: 0 };
@@ -40,7 +40,6 @@ export const statsPaths: Record<string, Record<string, Operation>> = {
           description: 'AccountStats, or with format=csv the series as text/csv (date, orders, energy, spent_sun)',
           content: { 'application/json': { schema: ref('AccountStats') }, 'text/csv': { schema: { type: 'string' } } },
         },
-        ...errors('400', '401', '403', '429', '500'),
       },
     },
   },

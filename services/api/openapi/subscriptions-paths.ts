@@ -2,7 +2,7 @@
 import { allTiers } from '../../domain/pricing';
 import { pauseReasons, subscriptionKinds, subscriptionStatuses, suspendReasons } from '../../domain/subscriptions/rules';
 import type { Operation } from './operation';
-import { ref, json, obj, errors, nullable, dateTime } from './builders';
+import { ref, json, obj, nullable, dateTime } from './builders';
 
 const tags = ['subscriptions'];
 const write: Array<Record<string, string[]>> = [{ apiKey: ['orders.write'] }];
@@ -43,7 +43,7 @@ export const subscriptionPaths: Record<string, Record<string, Operation>> = {
         { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 200, default: 50 } },
         { name: 'cursor', in: 'query', schema: { type: 'string', maxLength: 200 } },
       ],
-      responses: { '200': json('subscriptions', obj({ data: { type: 'array', items: ref('Subscription') }, next_cursor: nullable({ type: 'string' }) })), ...errors('400', '401', '403', '429', '500') },
+      responses: { '200': json('subscriptions', obj({ data: { type: 'array', items: ref('Subscription') }, next_cursor: nullable({ type: 'string' }) })) },
     },
     post: {
       operationId: 'createSubscription', summary: 'Watch a receiver and refill it below threshold_amount (refill), or a standing daily delegation (plan).', tags, security: write,
@@ -60,14 +60,13 @@ export const subscriptionPaths: Record<string, Record<string, Operation>> = {
       },
       responses: {
         '200': json('the original subscription (same client_subscription_id and body)', ref('Subscription')), '201': json('created', ref('Subscription')),
-        ...errors('400', '401', '402', '403', '409', '422', '429', '500', '503'),
       },
     },
   },
   '/v1/subscriptions/{subscriptionId}': {
     get: {
       operationId: 'getSubscription', summary: 'One subscription; another account\'s is 404.', tags, security: read, parameters: [idParam],
-      responses: { '200': json('subscription', ref('Subscription')), ...errors('400', '401', '403', '404', '429', '500') },
+      responses: { '200': json('subscription', ref('Subscription')) },
     },
     patch: {
       operationId: 'updateSubscription', summary: 'Change the refill\'s terms; is_paused pauses (reason user) or resumes.', tags, security: write, parameters: [idParam],
@@ -81,11 +80,11 @@ export const subscriptionPaths: Record<string, Record<string, Operation>> = {
           },
         },
       },
-      responses: { '200': json('subscription', ref('Subscription')), ...errors('400', '401', '403', '404', '422', '429', '500', '503') },
+      responses: { '200': json('subscription', ref('Subscription')) },
     },
     delete: {
       operationId: 'deleteSubscription', summary: 'Ends it (status ended); a plan\'s delegation is undelegated; no refund of the current day.', tags, security: write, parameters: [idParam],
-      responses: { '204': { description: 'ended' }, ...errors('401', '403', '404', '429', '500', '503') },
+      responses: { '204': { description: 'ended' } },
     },
   },
 };

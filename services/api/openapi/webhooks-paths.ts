@@ -1,7 +1,7 @@
 /** Webhooks (spec section 4): endpoints, secret rotation, the test delivery and the delivery log. */
 import { webhookEventTypes } from '../../webhooks/event-types';
 import type { Operation } from './operation';
-import { ref, json, obj, errors, nullable, dateTime } from './builders';
+import { ref, json, obj, nullable, dateTime } from './builders';
 
 const eventList = { type: 'array', items: ref('WebhookEventType'), uniqueItems: true, maxItems: webhookEventTypes.length };
 const security = (scope: string): Array<Record<string, string[]>> => [{ apiKey: [scope] }, { session: [] }];
@@ -31,34 +31,33 @@ export const webhookPaths: Record<string, Record<string, Operation>> = {
       operationId: 'listWebhooks', summary: 'List endpoints; never returns secrets.', tags, security: security('webhooks.read'),
       responses: {
         '200': json('endpoints', obj({ data: { type: 'array', items: ref('WebhookEndpoint') }, max_endpoints: { type: 'integer' }, roles: { type: 'array', items: { type: 'string', enum: ['primary', 'backup'] } } })),
-        ...errors('401', '403', '500'),
       },
     },
     post: {
       operationId: 'createWebhook', summary: 'Register an endpoint; the secret is returned once.', tags, security: security('webhooks.write'),
       requestBody: { required: true, content: { 'application/json': { schema: obj({ url: urlField, role: { type: 'string', enum: ['primary', 'backup'] }, events: nullable(eventList) }, ['url']) } } },
-      responses: { '201': json('endpoint with its secret', ref('WebhookEndpoint')), ...errors('400', '401', '403', '409', '422', '500') },
+      responses: { '201': json('endpoint with its secret', ref('WebhookEndpoint')) },
     },
   },
   '/v1/webhooks/{webhookId}': {
     get: {
       operationId: 'getWebhook', summary: 'Read one endpoint.', tags, security: security('webhooks.read'), parameters: [idParam],
-      responses: { '200': json('endpoint', ref('WebhookEndpoint')), ...errors('401', '403', '404', '500') },
+      responses: { '200': json('endpoint', ref('WebhookEndpoint')) },
     },
     patch: {
       operationId: 'updateWebhook', summary: 'Edit; role primary on the backup swaps both; is_active false pauses.', tags, security: security('webhooks.write'), parameters: [idParam],
       requestBody: { required: true, content: { 'application/json': { schema: obj({ url: urlField, role: { type: 'string', enum: ['primary', 'backup'] }, events: nullable(eventList), is_active: { type: 'boolean' } }, []) } } },
-      responses: { '200': json('endpoint', ref('WebhookEndpoint')), ...errors('400', '401', '403', '404', '422', '500') },
+      responses: { '200': json('endpoint', ref('WebhookEndpoint')) },
     },
     delete: {
       operationId: 'deleteWebhook', summary: 'Hard delete; frees the role; undelivered events are dropped.', tags, security: security('webhooks.write'), parameters: [idParam],
-      responses: { '204': { description: 'deleted' }, ...errors('401', '403', '404', '500') },
+      responses: { '204': { description: 'deleted' } },
     },
   },
   '/v1/webhooks/{webhookId}/rotate-secret': {
     post: {
       operationId: 'rotateWebhookSecret', summary: 'New secret, effective at once, no overlap.', tags, security: security('webhooks.write'), parameters: [idParam],
-      responses: { '200': json('the new secret', obj({ id: { type: 'string' }, secret: { type: 'string' } })), ...errors('401', '403', '404', '500') },
+      responses: { '200': json('the new secret', obj({ id: { type: 'string' }, secret: { type: 'string' } })) },
     },
   },
   '/v1/webhooks/{webhookId}/test': {
@@ -70,7 +69,6 @@ export const webhookPaths: Record<string, Record<string, Operation>> = {
           delivered: { type: 'boolean' }, event: ref('WebhookEventType'), delivery_id: { type: 'string' }, response_status: nullable({ type: 'integer' }),
           response_body_excerpt: nullable({ type: 'string' }), error: nullable({ type: 'string' }), duration_ms: { type: 'integer' },
         })),
-        ...errors('401', '403', '404', '500'),
       },
     },
   },
@@ -82,7 +80,7 @@ export const webhookPaths: Record<string, Record<string, Operation>> = {
         { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 200, default: 50 } },
         { name: 'cursor', in: 'query', schema: { type: 'string', maxLength: 200 } },
       ],
-      responses: { '200': json('deliveries', obj({ data: { type: 'array', items: ref('WebhookDelivery') }, next_cursor: nullable({ type: 'string' }) })), ...errors('400', '401', '403', '404', '500') },
+      responses: { '200': json('deliveries', obj({ data: { type: 'array', items: ref('WebhookDelivery') }, next_cursor: nullable({ type: 'string' }) })) },
     },
   },
 };

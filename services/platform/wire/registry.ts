@@ -8,6 +8,7 @@ import path from 'node:path';
 import { topicName, topics, type TopicKey } from '../../../topics';
 import { repoRoot } from '../paths';
 import { bigintLongHook } from './avro-long';
+import type { RegistryAccess } from './registry-access';
 
 export function readSchema(file: string): string {
   // Compact JSON so the registry sees the same text whatever the file's layout.
@@ -28,9 +29,12 @@ const defaultToGlobal = () => ({
   },
 });
 
-export function createRegistryClient(url: string): SchemaRegistry {
+export function createRegistryClient(access: RegistryAccess): SchemaRegistry {
   return new SchemaRegistry(
-    { host: url, clientId: 'energy-rental', middlewares: [defaultToGlobal as never] },
+    {
+      host: access.url, clientId: 'energy-rental', middlewares: [defaultToGlobal as never],
+      ...(access.agent ? { agent: access.agent } : {}), ...(access.auth ? { auth: access.auth } : {}),
+    },
     // A type hook, not a shared `registry` object: avsc adds every named type it parses to that object,
     // so the second schema naming the same record would be refused as a duplicate.
     { [SchemaType.AVRO]: { typeHook: bigintLongHook } } as never,

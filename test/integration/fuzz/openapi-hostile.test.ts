@@ -4,7 +4,8 @@
  * surrogate in a string, a leap-second or out-of-range date-time, a crafted cursor, an int64 overflow,
  * an undecodable path), placed in a path parameter, a query parameter or the body, next to plausible
  * values elsewhere, and is sent with credentials the route accepts, so it reaches validation and the
- * handler. Properties: never a 5xx, always a 4xx error envelope, and nothing changed (every table of the
+ * handler. Properties: never a 5xx, always a 4xx error envelope whose code the operation declares under that
+ * status in the served document (issue 33: codes per operation), and nothing changed (every table of the
  * database and the end of every topic are as before; only the bookkeeping of a caller's use moves:
  * `api_keys.last_used_at`, `sessions.expires_at`, the spent signatures in `used_signatures`).
  */
@@ -29,6 +30,7 @@ interface Op {
   security?: Array<Record<string, string[]>>;
   parameters?: Param[];
   requestBody?: { content: { 'application/json': { schema: Schema } } };
+  responses: Record<string, { content?: { 'application/json'?: { schema: Schema } } }>;
 }
 
 let stack: IdentityStack;
@@ -92,6 +94,12 @@ function poison(schemaIn: Schema, where: 'path' | 'query' | 'body', name: string
   if (schema.type === 'integer' || name.endsWith('_sun')) kinds.push(poisonNumber.map((n) => (where === 'body' ? { raw: n } : n)));
   if (where === 'body') kinds.push(fc.array(poisonText, { minLength: 1, maxLength: 2 }), fc.dictionary(poisonText, fc.string(), { minKeys: 1, maxKeys: 1 }));
   return fc.oneof(...kinds);
+}
+
+/** The codes the operation declares under this status in the served document (none: the status is not declared). */
+function declaredCodes(op: Op, status: number): number[] {
+  const schema = op.responses[String(status)]?.content?.['application/json']?.schema;
+  return schema ? resolveRef(schema).allOf[1].properties.error.properties.code.enum : [];
 }
 
 interface Built { path: string; raw?: string }
@@ -267,6 +275,8 @@ test('hostile credentials headers answer 401, never 500', async () => {
       expect([method, path, headers, reply.status]).toEqual([method, path, headers, expect.any(Number)]);
       expect(reply.status).toBeGreaterThanOrEqual(400);
       expect(reply.status).toBeLessThan(500);
+      const op = ops.find((o) => o.method === method && o.path === path)!;
+      expect([op.operationId, reply.status, declaredCodes(op, reply.status)]).toEqual([op.operationId, reply.status, expect.arrayContaining([reply.body.error.code])]);
     }
   }
   expect(await digest()).toBe(before);
@@ -275,6 +285,7 @@ test('hostile credentials headers answer 401, never 500', async () => {
 test('every route, hostile input: no 5xx, a 4xx envelope, nothing changed', async () => {
   const before = await digest();
   const failures: string[] = [];
+  const answered = new Set<string>();
   let sent = 0;
   for (const op of ops.filter((o) => !SKIP.has(o.operationId))) {
     await fc.assert(
@@ -289,7 +300,10 @@ test('every route, hostile input: no 5xx, a 4xx envelope, nothing changed', asyn
         }
         const ok = reply.status >= 400 && reply.status < 500 && typeof reply.body?.error?.code === 'number';
         if (!ok) failures.push(`${op.method} ${built.path} ${built.raw ?? ''} -> ${reply.status} ${reply.text.slice(0, 200)}`);
-        return ok;
+        const declared = ok && declaredCodes(op, reply.status).includes(reply.body.error.code);
+        if (ok && !declared) failures.push(`${op.operationId} answered ${reply.status} ${reply.body.error.code}, not among its declared codes ${declaredCodes(op, reply.status)}`);
+        if (declared) answered.add(`${op.operationId} ${reply.body.error.code}`);
+        return ok && declared;
       }),
       { numRuns: RUNS, endOnFailure: true },
     ).catch((err: Error) => {
@@ -299,5 +313,7 @@ test('every route, hostile input: no 5xx, a 4xx envelope, nothing changed', asyn
   }
   expect(failures).toEqual([]);
   expect(sent).toBeGreaterThanOrEqual(30 * Math.min(RUNS, 5));
+  // The check of declared codes saw answers (every poisoned request of every operation is one).
+  expect(answered.size).toBeGreaterThanOrEqual(ops.length - SKIP.size);
   expect(await digest()).toBe(before);
 });

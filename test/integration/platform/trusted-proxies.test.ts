@@ -4,10 +4,11 @@
  * ignored, from a client behind the proxy (the proxy appends the real peer) and from an untrusted peer
  * sending it directly (its socket address is the key).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
 import { newWallet, startIdentityStack, type IdentityStack } from '../../support/identity';
+import { startListening } from '../../support/listening-process';
 
 const PROXY_ADDRESS = '127.0.0.2';
 let stack: IdentityStack;
@@ -16,18 +17,7 @@ let proxyPort: number;
 
 beforeAll(async () => {
   stack = await startIdentityStack('proxies', { BUDGET_CHALLENGE_PER_IP_PER_MIN: '3', TRUSTED_PROXIES: `10.9.0.0/16,${PROXY_ADDRESS}` });
-  proxy = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, '../../support/forwarding-proxy.ts'), stack.base, PROXY_ADDRESS], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  proxyPort = await new Promise<number>((resolve, reject) => {
-    let out = '';
-    proxy.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const m = /listening (\d+)/.exec(out);
-      if (m) resolve(Number(m[1]));
-    });
-    proxy.once('exit', (code) => reject(new Error(`proxy exited: ${code}`)));
-  });
+  ({ child: proxy, port: proxyPort } = await startListening(path.join(__dirname, '../../support/forwarding-proxy.ts'), [stack.base, PROXY_ADDRESS]));
 }, 120_000);
 afterAll(async () => {
   proxy?.kill('SIGTERM');

@@ -61,3 +61,12 @@ test('additions a tolerant client ignores are not breaks', () => {
   added.paths['/v1/orders'].post.requestBody.content['application/json'].schema.properties.note = { type: 'string' };
   expect(breakingChanges(current, added)).toEqual([]);
 });
+
+test("narrowing an operation's error codes or dropping an error status is not a break (as in oasdiff's default `breaking` set)", () => {
+  // oasdiff rates these INFO, behind --include-checks response-property-enum-value-removed,response-non-success-status-removed:
+  // a code the operation never answers is one a client never sees. The per-operation codes of issue 33 did exactly this.
+  const narrowed = copy();
+  narrowed.components.schemas.Error409_3004_3006_3010_3012_3047.allOf[1].properties.error.properties.code.enum = [3004];
+  delete narrowed.paths['/v1/orders'].post.responses['422'];
+  expect(breakingChanges(current, narrowed)).toEqual([]);
+});

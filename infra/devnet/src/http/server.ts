@@ -8,6 +8,7 @@ import { assetRoutes } from './routes-assets';
 import { accountRoutes } from './routes-accounts';
 import { blockRoutes } from './routes-blocks';
 import { contractRoutes } from './routes-contracts';
+import { jsonRpcRoutes } from './routes-jsonrpc';
 import { readHandler, type Reads } from './reads';
 import { transactionRoutes } from './routes-transactions';
 
@@ -20,7 +21,7 @@ export function createApp(node: DevnetNode, reads: Reads): express.Express {
 
   // fail_reads_ms fault: every node read answers 503 while it lasts; broadcasts still work.
   app.use((req: Request, res: Response, next: NextFunction) => {
-    if (/^\/wallet(solidity)?\//.test(req.path) && node.faults.readsFailing(Date.now())) {
+    if (/^\/(wallet(solidity)?\/|jsonrpc$)/.test(req.path) && node.faults.readsFailing(Date.now())) {
       res.status(503).json(READS_FAILING);
       return;
     }
@@ -34,6 +35,7 @@ export function createApp(node: DevnetNode, reads: Reads): express.Express {
   }
   transactionRoutes(router, reads, node);
   contractRoutes(router, reads, node);
+  jsonRpcRoutes(router, node);
   adminRoutes(router, node);
   assetRoutes(router, node);
   app.use(router);
