@@ -218,9 +218,12 @@ const schema = z.object({
   DESK_TIER: z.enum(['5m', '1h', '1d']).default('1h'),
   /** SUN per energy unit the desk adds to that tier's price row. */
   DESK_MARKUP_SUN: z.coerce.bigint().min(0n).default(10n),
-  /** Payments outside DESK_MIN_SUN..DESK_MAX_SUN are returned (3048); the bounds must buy the row's min..max amount. */
-  DESK_MIN_SUN: z.coerce.bigint().min(1n).default(1_000_000n),
-  DESK_MAX_SUN: z.coerce.bigint().min(1n).default(500_000_000n),
+  /**
+   * Payments outside DESK_MIN_SUN..DESK_MAX_SUN are returned (3048); set bounds must buy the row's min..max amount.
+   * Unset: 1 TRX and 500 TRX, narrowed to what the tier's row sells (domain/desk/rules.ts deskTerms).
+   */
+  DESK_MIN_SUN: z.coerce.bigint().min(1n).optional(),
+  DESK_MAX_SUN: z.coerce.bigint().min(1n).optional(),
   /** Desk returner: real ms between passes over payments to return. */
   DESK_POLL_MS: z.coerce.number().int().min(20).default(500),
   DEVNET_POOL: z.coerce.number().int().min(0).max(1000).default(3),

@@ -183,3 +183,13 @@ test('the desk returner: idle without a desk (no key needed), refuses to start w
   await idle.stop();
   await expect(startDeskReturner({ ...deps, cfg: { ...cfg, NETWORK: 'mainnet', DESK_ADDRESS: devDefaults.DESK_ADDRESS, DESK_PRIVATE_KEY: undefined } })).rejects.toThrow(/DESK_PRIVATE_KEY/);
 });
+
+test('bounds not configured follow the price row: a narrower energy row still sells, and its terms buy exactly its range', () => {
+  const table = priceTable('nile');
+  const narrow = { ...table, rows: table.rows.map((r) => (r.resource === 'energy' && r.tier === '1h' ? { ...r, max_amount: 100_000 } : r)) };
+  const t = deskTerms(narrow, { tier: '1h', markupSun: 10n });
+  expect(t.maxSun).toBe(100_000n * t.priceSunPerUnit);
+  expect(energyFor(t.maxSun, t.priceSunPerUnit)).toBe(100_000);
+  expect(deskTerms(table, { tier: '1h', markupSun: 10n })).toMatchObject({ minSun: 1_000_000n, maxSun: 500_000_000n });
+  expect(() => deskTerms(narrow, { tier: '1h', markupSun: 10n, maxSun: 500_000_000n })).toThrow(/DESK_MAX_SUN/);
+});

@@ -35,19 +35,33 @@ export function deskAccountId(network: 'mainnet' | 'nile', brand: string): strin
 }
 
 /** The desk's terms, or why the configuration cannot sell (config.ts refuses to start on it). */
+/** The bounds of a desk whose DESK_MIN_SUN / DESK_MAX_SUN are not set, each narrowed to what the tier's row sells. */
+export const DESK_DEFAULT_MIN_SUN = 1_000_000n;
+export const DESK_DEFAULT_MAX_SUN = 500_000_000n;
+
+/**
+ * The desk's terms, or why the configuration cannot sell (config.ts refuses to start on it). Bounds not
+ * configured follow the price table (a deployment, or a test, with a narrower energy row still sells);
+ * configured bounds that cannot buy the row's min..max amount are refused.
+ */
 export function deskTerms(
-  table: PriceTable, s: { tier: Tier; markupSun: bigint; minSun: bigint; maxSun: bigint },
+  table: PriceTable, s: { tier: Tier; markupSun: bigint; minSun?: bigint; maxSun?: bigint },
 ): DeskTerms {
   const row = table.rows.find((r) => r.resource === 'energy' && r.tier === s.tier);
   if (!row || !row.available) throw new Error(`DESK_TIER: the energy tier ${s.tier} is not sold`);
   const priceSunPerUnit = row.price_sun_per_unit + s.markupSun;
+  const step = BigInt(DESK_ENERGY_STEP);
+  const leastBuyingMin = ((BigInt(row.min_amount) + step - 1n) / step) * step * priceSunPerUnit;
+  const mostBuyingMax = (BigInt(row.max_amount) / step) * step * priceSunPerUnit;
+  const minSun = s.minSun ?? (DESK_DEFAULT_MIN_SUN > leastBuyingMin ? DESK_DEFAULT_MIN_SUN : leastBuyingMin);
+  const maxSun = s.maxSun ?? (DESK_DEFAULT_MAX_SUN < mostBuyingMax ? DESK_DEFAULT_MAX_SUN : mostBuyingMax);
   const terms: DeskTerms = {
-    tier: s.tier, durationSeconds: tierSeconds[s.tier], priceSunPerUnit, minSun: s.minSun, maxSun: s.maxSun,
+    tier: s.tier, durationSeconds: tierSeconds[s.tier], priceSunPerUnit, minSun, maxSun,
     minAmount: row.min_amount, maxAmount: row.max_amount, activationFeeSun: table.activationFeeSun,
   };
-  if (s.maxSun < s.minSun) throw new Error('DESK_MAX_SUN: below DESK_MIN_SUN');
-  if (energyFor(s.minSun, priceSunPerUnit) < row.min_amount) throw new Error(`DESK_MIN_SUN: buys less than the row's min_amount ${row.min_amount}`);
-  if (energyFor(s.maxSun, priceSunPerUnit) > row.max_amount) throw new Error(`DESK_MAX_SUN: buys more than the row's max_amount ${row.max_amount}`);
+  if (maxSun < minSun) throw new Error('DESK_MAX_SUN: below DESK_MIN_SUN');
+  if (energyFor(minSun, priceSunPerUnit) < row.min_amount) throw new Error(`DESK_MIN_SUN: buys less than the row's min_amount ${row.min_amount}`);
+  if (energyFor(maxSun, priceSunPerUnit) > row.max_amount) throw new Error(`DESK_MAX_SUN: buys more than the row's max_amount ${row.max_amount}`);
   return terms;
 }
 
