@@ -122,8 +122,7 @@ export async function publishOnce(deps: RelayDeps, client?: PoolClient): Promise
   }
   crashPoint('relay.before-send');
   const sendStarted = Date.now();
-  // One produce request for the whole batch, whatever topics it holds.
-  await deps.log.sendTopics([...byTopic].map(([topic, records]) => ({ topic, records })));
+  for (const [topic, records] of byTopic) await deps.log.send(topic, records);
   const sent = Date.now();
   for (const row of rows) recordSpan(`relay publish ${row.destination}`, row.trace_context, sendStarted, sent, { 'message.destination': row.destination });
   crashPoint('relay.after-send');
