@@ -92,10 +92,7 @@ function report(title: string, before: CpuSnapshot, after: CpuSnapshot, classify
   const seconds = (after.at - before.at) / 1000;
   console.log(`${title}: ${seconds.toFixed(1)} s, ${orders} orders, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   console.log('  CPU by process (per 1,000 orders = ms per order; "of a core" = share of one core over the window):');
-  for (const l of cpuLines(cpu, orders, orders)) {
-    const m = /^ {2}(.*): ([\d.]+) CPU s/.exec(l);
-    console.log(`${l}${m ? `, ${((Number(m[2]) / seconds) * 100).toFixed(1)} % of a core` : ''}`);
-  }
+  for (const l of cpuLines(cpu, orders, orders, seconds)) console.log(l);
   return cpu;
 }
 

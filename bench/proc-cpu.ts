@@ -131,10 +131,12 @@ export function cpuByGroup(before: CpuSnapshot, after: CpuSnapshot, classify: Cl
 /**
  * Lines `group: X.XX CPU s, Y.YY per 1,000 sent, Z.ZZ per 1,000 ok`, largest first. Per sent is the steadier
  * figure under overload: a request that timed out at the client was still authenticated, appended and applied.
+ * With `windowSeconds`, each line also says the group's share of one core over the window.
  */
-export function cpuLines(cpu: Map<string, number>, sent: number, okAnswers: number): string[] {
+export function cpuLines(cpu: Map<string, number>, sent: number, okAnswers: number, windowSeconds?: number): string[] {
   const per = (s: number, n: number) => (n > 0 ? ((s * 1000) / n).toFixed(2) : '-');
+  const core = (s: number) => (windowSeconds && windowSeconds > 0 ? `, ${((s / windowSeconds) * 100).toFixed(1)} % of a core` : '');
   return [...cpu.entries()]
     .sort((a, b) => b[1] - a[1])
-    .map(([g, s]) => `  ${g}: ${s.toFixed(2)} CPU s, ${per(s, sent)} per 1,000 sent, ${per(s, okAnswers)} per 1,000 ok`);
+    .map(([g, s]) => `  ${g}: ${s.toFixed(2)} CPU s, ${per(s, sent)} per 1,000 sent, ${per(s, okAnswers)} per 1,000 ok${core(s)}`);
 }
