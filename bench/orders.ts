@@ -17,6 +17,8 @@
  *   1. sustained: ok answers/s with BENCH_CONCURRENCY requests in flight for BENCH_SECONDS (closed loop);
  *   2. p50/p99 and ok answers/s at each offered rate of BENCH_RATES (open loop), timeouts and errors;
  *   3. last, CPU seconds by process per 1,000 requests at BENCH_CPU_RATE offered (bench/proc-cpu.ts);
+ *   with BENCH_IDLE_ORDERS=N, first: N orders one at a time on the idle service, the p50/p90 of POST -> answer
+ *   and how many answered `active` with their hash (the synchronous delivery's own latency);
  * the ratios service/ceiling, the core count and the Node version.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -59,6 +61,8 @@ const ROOT = path.resolve(process.env.BENCH_SERVICE_ROOT ?? path.resolve(__dirna
 const DEVNET_NICE = Number(process.env.BENCH_DEVNET_NICE ?? 10);
 /** BACKGROUND_NICE of the service's chain-roles process (the test profile sets 0 for the tests; production's default is 10). */
 const BACKGROUND_NICE = process.env.BENCH_BACKGROUND_NICE ?? '10';
+/** Orders of the idle step (0: no such step): placed one at a time on the idle service, POST -> `active` with its hash. */
+const IDLE_ORDERS = Number(process.env.BENCH_IDLE_ORDERS ?? 0);
 /** Longest wait (s) for the chain work of the service's steps to finish after them (every order delivered). */
 const DRAIN_SECONDS = Number(process.env.BENCH_DRAIN_SECONDS ?? 300);
 
@@ -82,6 +86,37 @@ function orderSender(base: string, key: { id: string; secret: string }, receiver
     const raw = JSON.stringify({ resource: 'energy', amount: 10_000, tier: '1h', receiver: receivers[n % receivers.length], client_order_id: `${prefix}-${n}` });
     return { method: 'POST', path: '/v1/orders', headers: { 'content-type': 'application/json', ...signedHeaders(key, 'POST', '/v1/orders', raw) }, body: raw };
   }, 201, TIMEOUT_MS);
+}
+
+/**
+ * One order at a time on the idle service (after 5 unmeasured): how long POST /v1/orders takes to answer,
+ * and how many answers are `active` with their hash (the rest `allocating`: the broadcast was late).
+ */
+async function idleStep(base: string, key: { id: string; secret: string }, receivers: string[]): Promise<void> {
+  const ms: number[] = [];
+  const stages = new Map<string, number[]>();
+  let active = 0;
+  for (let i = 0; i < IDLE_ORDERS + 5; i++) {
+    const raw = JSON.stringify({ resource: 'energy', amount: 10_000, tier: '1h', receiver: receivers[i % receivers.length], client_order_id: `idle-${i}` });
+    const started = performance.now();
+    const res = await fetch(`${base}/v1/orders`, { method: 'POST', headers: { 'content-type': 'application/json', ...signedHeaders(key, 'POST', '/v1/orders', raw) }, body: raw });
+    const body = (await res.json()) as { status?: string; delegate_hash?: string | null };
+    const took = performance.now() - started;
+    if (i >= 5) {
+      ms.push(took);
+      for (const part of (res.headers.get('server-timing') ?? '').split(',')) {
+        const m = /^\s*([\w-]+);dur=([\d.]+)/.exec(part);
+        if (m) stages.set(m[1], [...(stages.get(m[1]) ?? []), Number(m[2])]);
+      }
+      if (res.status === 201 && body.status === 'active' && body.delegate_hash) active += 1;
+    }
+    await sleep(300);
+  }
+  ms.sort((a, b) => a - b);
+  const at = (q: number) => ms[Math.min(ms.length - 1, Math.floor(q * ms.length))].toFixed(1);
+  const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)].toFixed(1);
+  const parts = [...stages].map(([name, v]) => `${name} ${median(v)}`).join(', ');
+  console.log(`service idle, one order at a time (${IDLE_ORDERS}, load average ${os.loadavg()[0].toFixed(1)}): POST -> answer p50 ${at(0.5)} ms, p90 ${at(0.9)} ms; ${active} active with their hash; stage medians (Server-Timing, ms): ${parts}`);
 }
 
 /**
@@ -173,7 +208,10 @@ async function drainChainWork(pool: Pool, label: string): Promise<void> {
   }
   const byStatus = (await pool.query('SELECT status, count(*) AS n FROM orders GROUP BY status ORDER BY status')).rows
     .map((r: { status: string; n: string }) => `${r.status} ${r.n}`).join(', ');
-  console.log(`chain work after ${label}: ${left === 0 ? 'done' : `NOT done (${left} orders still awaiting delivery)`} ${((Date.now() - started) / 1000).toFixed(1)} s after the last answer; orders by status: ${byStatus}`);
+  // Why orders failed, and how long after their creation (the wait window ends what the chain roles did not reach).
+  const failed = (await pool.query(`SELECT failure->>'slug' AS slug, count(*) AS n, round(avg(extract(epoch FROM updated_at - created_at))) AS s
+    FROM orders WHERE status = 'failed' GROUP BY 1 ORDER BY 1`)).rows.map((r: { slug: string; n: string; s: string }) => `${r.slug} ${r.n} (${r.s} s after creation on average)`).join(', ');
+  console.log(`chain work after ${label}: ${left === 0 ? 'done' : `NOT done (${left} orders still awaiting delivery)`} ${((Date.now() - started) / 1000).toFixed(1)} s after the last answer; orders by status: ${byStatus}${failed ? `; failed: ${failed}` : ''}`);
 }
 
 /** Orders of the world still awaiting delivery (their chain work not done). */
@@ -289,6 +327,7 @@ async function main(): Promise<void> {
     const serviceSend = orderSender(apiBase, customer.key, receivers, 'bench');
     const ceilingSend = orderSender(ceilingBase, { id: 'key_bench', secret: ceilingSecret }, receivers, 'ceiling');
 
+    if (IDLE_ORDERS > 0) await idleStep(apiBase, customer.key, receivers);
     await sustained(serviceSend, 1_000_000, CONCURRENCY, Math.min(SECONDS, 5)); // warm-up
     await sustained(ceilingSend, 1_000_000, CONCURRENCY, Math.min(SECONDS, 5));
     const monolithSend = orderSender(monolithBase, { id: 'key_bench', secret: ceilingSecret }, receivers, 'monolith');

@@ -4,9 +4,10 @@
  * its delegation. Broadcast in time: the answer is `active` with `delegate_hash` (domain/orders/view.ts
  * shownStatus: every read says the same). Not in time: the order as it stands (`allocating`; poll it or wait
  * for `order.confirmed`). Reads only; nothing is written here.
- * The broadcaster reports a broadcast (status `delegated`) only for orders placed here and young enough
- * that an answer may still be waiting (domain/sync-wait.ts: past the processor's deadline plus this wait,
- * none is); other orders go from `allocating` straight to `confirmed`.
+ * The broadcaster marks a set it sends ahead `broadcast` only for orders placed here and young enough that
+ * an answer may still be waiting (domain/sync-wait.ts); the processor applies such a set as `delegated` and
+ * names the order on the delivery channel after its commit, which is what wakes the wait. Other orders go
+ * from `allocating` straight to `confirmed`.
  */
 import { orderJson } from '../domain/orders/view';
 import { type Order } from '../domain/orders/rules';
@@ -14,20 +15,23 @@ import type { Pool } from '../platform/db/pool';
 import { logger } from '../platform/logger';
 import { orderById } from '../orders/account-reads';
 import { ordersById } from '../orders/reads';
+import type { CommandBus } from '../platform/command-bus';
 
-/** How often the waiting orders are read (real ms): one query for all of them, however many wait. */
-const POLL_MS = 50;
+/** Real ms an order named delivered is remembered: its answer may start waiting just after the message. */
+const REMEMBER_MS = 5_000;
 
 interface Waiter {
   accountId: string;
   orderId: string;
-  until: number;
+  timer: NodeJS.Timeout;
   resolve(order: Order | undefined): void;
 }
 
 /**
- * Orders whose POST is waiting for their broadcast. One loop reads all of them every POLL_MS, so a burst
- * of waiting requests costs one query per tick, not one per request.
+ * Orders whose POST is waiting for their broadcast. Nothing polls: the processor names the orders it
+ * committed as broadcast on the channel every API process listens on (CommandBus.onDelivered), and a
+ * waiting answer is read then, or once when its wait runs out (as it stands: `allocating` when the
+ * broadcast is late). Reads are one query for every answer ready at that moment.
  *
  * The wait is a courtesy, worth its time only while the broadcaster keeps up. Once a wait ran out with its
  * order still `allocating` (the broadcaster is behind), new answers do not wait: they would say
@@ -38,55 +42,93 @@ interface Waiter {
  * has run out.
  */
 export class BroadcastWatch {
-  private readonly waiters = new Set<Waiter>();
-  private running = false;
+  private readonly waiters = new Map<string, Waiter[]>();
+  private size = 0;
   private behind = false;
+  /** Orders named delivered lately (real ms): a wait that starts after its message reads at once. */
+  private readonly recent = new Map<string, number>();
+  /** Waiters to read, and whether a read is under way (one at a time: the next takes whatever came meanwhile). */
+  private due = new Set<Waiter>();
+  private reading = false;
 
   constructor(private readonly pool: Pool, private readonly maxWaiting: number) {}
 
+  /** Hears the processor's deliveries on the bus's reply connection. */
+  listen(bus: Pick<CommandBus, 'onDelivered'>): this {
+    bus.onDelivered((ids) => this.delivered(ids));
+    return this;
+  }
+
   /** Whether a new answer waits for its broadcast now. */
   admits(): boolean {
-    return this.waiters.size < (this.behind ? 1 : this.maxWaiting);
+    return this.size < (this.behind ? 1 : this.maxWaiting);
   }
 
   /** The order once it left `allocating`, or as it stands when `waitMs` ran out (undefined: not readable). */
   wait(accountId: string, orderId: string, waitMs: number): Promise<Order | undefined> {
     return new Promise((resolve) => {
-      this.waiters.add({ accountId, orderId, until: Date.now() + waitMs, resolve });
-      if (!this.running) void this.loop();
+      const w: Waiter = { accountId, orderId, resolve, timer: setTimeout(() => this.read(w), waitMs) };
+      const list = this.waiters.get(orderId) ?? [];
+      list.push(w);
+      this.waiters.set(orderId, list);
+      this.size += 1;
+      if (this.recent.has(orderId)) this.read(w);
     });
   }
 
-  private async loop(): Promise<void> {
-    this.running = true;
+  /** The processor committed these orders as broadcast. */
+  delivered(ids: string[]): void {
+    const now = Date.now();
+    for (const [id, at] of this.recent) {
+      if (now - at <= REMEMBER_MS) break;
+      this.recent.delete(id);
+    }
+    for (const id of ids) {
+      this.recent.delete(id);
+      this.recent.set(id, now);
+      for (const w of this.waiters.get(id) ?? []) this.read(w);
+    }
+  }
+
+  private read(w: Waiter): void {
+    this.due.add(w);
+    if (!this.reading) void this.readDue();
+  }
+
+  private async readDue(): Promise<void> {
+    this.reading = true;
     try {
-      while (this.waiters.size > 0) {
-        await new Promise((r) => setTimeout(r, POLL_MS));
-        const batch = [...this.waiters];
+      while (this.due.size > 0) {
+        const batch = [...this.due];
+        this.due = new Set();
         let found: Map<string, Order>;
         try {
-          found = await ordersById(this.pool, batch.map((w) => w.orderId));
+          found = await ordersById(this.pool, [...new Set(batch.map((w) => w.orderId))]);
         } catch (err) {
           // The wait is a courtesy: on a failed read every waiter answers what the processor said.
           logger.warn({ err }, 'synchronous delivery: reading the waiting orders failed');
           for (const w of batch) this.settle(w, undefined);
           continue;
         }
-        const now = Date.now();
         for (const w of batch) {
           const order = found.get(w.orderId);
-          const mine = order && order.accountId === w.accountId ? order : undefined;
-          if ((mine && mine.status !== 'allocating') || now + POLL_MS > w.until) this.settle(w, mine);
+          this.settle(w, order && order.accountId === w.accountId ? order : undefined);
         }
       }
     } finally {
-      this.running = false;
+      this.reading = false;
     }
   }
 
   private settle(w: Waiter, order: Order | undefined): void {
+    const list = this.waiters.get(w.orderId);
+    const at = list?.indexOf(w) ?? -1;
+    if (at < 0) return;
+    list!.splice(at, 1);
+    if (list!.length === 0) this.waiters.delete(w.orderId);
+    this.size -= 1;
+    clearTimeout(w.timer);
     this.behind = !order || order.status === 'allocating';
-    this.waiters.delete(w);
     w.resolve(order);
   }
 }

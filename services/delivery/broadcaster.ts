@@ -1,24 +1,26 @@
 /**
  * The broadcaster role. For orders waiting for allocation it picks stake (the pool's addresses, split
  * when one cannot cover it, or the provider), signs each order's set once (stored before anything else:
- * the sets of a pass in one transaction, see storeSignedSets and signedOnce) and appends `order.allocate`;
- * the processor keeps the first set stored. A set without an activation, of an order well inside its wait
- * window, is broadcast as soon as its command is on the log (sendAhead); the rest, and every re-broadcast
- * (after a crash or a lost broadcast), from what the processor applied: the activation first, the
- * delegations once the activation is in a block. What is in a block is learnt from the blocks themselves,
- * read once each. Once the node accepted every delegation of an order a POST /v1/orders answer may be
- * waiting for, it appends `order.deliver` broadcast (the order becomes `delegated`; the answer is then
- * `active` with its hash); every other order goes from `allocating` to `confirmed` (domain/sync-wait.ts).
+ * the sets of a pass in one transaction, see storeSignedSets and signedOnce) and appends them, one
+ * `order.allocations` per account and pass (each entry decided alone by the processor; the first set
+ * stored wins). A set without an activation, of an order well inside its wait window, is broadcast as soon
+ * as its command is on the log (sendAhead); the rest, and every re-broadcast (after a crash or a lost
+ * broadcast), from what the processor applied: the activation first, the delegations once the activation
+ * is in a block. What is in a block is learnt from the blocks themselves, read once each. A set sent ahead
+ * for an order a POST /v1/orders answer may be waiting for is marked `broadcast`: the processor applies it
+ * as `delegated` (read as `active` with its hash) and tells the waiting API after its commit, with no
+ * report on the log; every other order goes from `allocating` to `confirmed` (domain/sync-wait.ts).
  */
 import { inFlightSun, type Ratio } from '../chain/allocation';
 import { MAX_BLOCK_RANGE, type ChainReader } from '../chain/reads';
 import type { ChainWriter, RefBlock } from '../chain/writes';
-import type { Command } from '../domain/commands';
+import type { AllocationEntry, Command, CommandOf } from '../domain/commands';
 import { derivedId } from '../domain/ids';
 import type { Order } from '../domain/orders/rules';
 import { mayAwaitBroadcast, syncWaitHorizonMs } from '../domain/sync-wait';
 import { chainResource, type Suppliers } from '../chain/suppliers';
 import { PollingRole } from '../platform/polling-role';
+import { crashPoint } from '../platform/chaos';
 import { tracing } from '../platform/telemetry';
 import type { OwnedTx, Rebroadcaster } from '../chain/rebroadcaster';
 import { WorkListCache } from '../orders/work-lists';
@@ -49,8 +51,6 @@ export class Broadcaster {
   private readonly activated = new Set<string>();
   /** Stored delegations of allocating orders seen in a block (head view): no longer in flight. */
   private readonly inBlock = new Set<string>();
-  /** Allocating orders whose broadcast was reported (bounded: trimmed to the orders still in the work list). */
-  private readonly reported = new Set<string>();
   /** Transaction ids of the blocks read (scanHead), with their block number; the last block read. */
   private readonly headSeen = new Map<string, number>();
   private headTo: number | null = null;
@@ -83,6 +83,10 @@ export class Broadcaster {
     if (orders.length === 0) return;
     // Sets stored in an earlier pass (appended again: a crash between store and append); each read once.
     const unknown = orders.filter((o) => !this.storedSets.has(o.id)).map((o) => o.id);
+    // The reference block is read beside the stored sets (an order not seen before is nearly always unsigned):
+    // one round trip less on a new order's way to its answer; unused only when every such set was stored.
+    const ref = unknown.length > 0 ? this.writer.refBlock(txLifetimeMs(cfg, clock)) : null;
+    ref?.catch(() => undefined);
     for (const [id, command] of await this.store.storedCommands(unknown, 'allocate')) this.storedSets.set(id, command);
     const unsigned = orders.filter((o) => !this.storedSets.has(o.id));
     const realNow = Date.now();
@@ -90,14 +94,45 @@ export class Broadcaster {
       const command = this.storedSets.get(o.id);
       return command && realNow - (this.appendedAt.get(o.id) ?? 0) >= REAPPEND_AFTER_MS ? [command] : [];
     });
-    const signed = unsigned.length > 0 ? await this.signPass(unsigned, await this.writer.refBlock(txLifetimeMs(cfg, clock))) : [];
+    const signed = unsigned.length > 0 ? await this.signPass(unsigned, await (ref ?? this.writer.refBlock(txLifetimeMs(cfg, clock)))) : [];
     for (const c of signed) this.storedSets.set((c as { orderId: string }).orderId, c);
     commands.push(...signed);
     if (commands.length === 0) return;
-    await this.deps.bus.append(commands);
+    const ahead = this.sentAhead(orders, signed);
+    await this.deps.bus.append(this.groups(commands, ahead, orders));
     for (const c of commands) this.appendedAt.set((c as { orderId: string }).orderId, realNow);
     await recordOrderSpans(this.store, 'broadcaster allocate', signed.map((c) => (c as { orderId: string }).orderId), started);
-    await this.sendAhead(orders, signed);
+    crashPoint('broadcaster.after-append');
+    await this.sendAhead(ahead);
+  }
+
+  /**
+   * The pass's sets, one `order.allocations` per account (one writer per account: an account's orders are
+   * applied on its partition). An entry is `broadcast` when its set is sent ahead and an answer may still be
+   * waiting for its order (domain/sync-wait.ts). The id derives from the account and the group's orders: a
+   * repeat of the same sets (a re-append, REAPPEND_AFTER_MS) is the same command and applies once, as the
+   * per-order command did; a group of other orders is a command of its own whose entries already applied
+   * change nothing.
+   */
+  private groups(commands: Command[], ahead: Array<CommandOf<'order.allocate'>>, orders: Order[]): Command[] {
+    const { clock, cfg } = this.deps;
+    const now = clock.now();
+    const horizonMs = syncWaitHorizonMs(clock.realDelay(cfg.COMMAND_TIMEOUT_MS), cfg.ORDER_SYNC_WAIT_MS);
+    const byId = new Map(orders.map((o) => [o.id, o]));
+    const sent = new Set(ahead.map((c) => c.orderId));
+    const perAccount = new Map<string, AllocationEntry[]>();
+    for (const c of commands) {
+      if (c.type !== 'order.allocate') continue;
+      const order = byId.get(c.orderId);
+      const broadcast = sent.has(c.orderId) && order !== undefined && mayAwaitBroadcast(order, clock.realDelay(now - order.createdAt), horizonMs);
+      const entries = perAccount.get(c.accountId) ?? [];
+      entries.push({ orderId: c.orderId, txs: c.txs, ratioLimit: c.ratioLimit, ratioWeight: c.ratioWeight, broadcast });
+      perAccount.set(c.accountId, entries);
+    }
+    return [...perAccount].map(([accountId, entries]) => ({
+      type: 'order.allocations', commandId: derivedId('command', 'order-allocations', accountId, ...entries.map((e) => e.orderId)),
+      accountId, issuedAt: now, deadlineAt: null, replyTo: null, entries,
+    }));
   }
 
   /**
@@ -154,21 +189,22 @@ export class Broadcaster {
 
   /**
    * Broadcasts the delegations of sets this pass stored and appended (the log acknowledged their
-   * order.allocate), before the processor applies them: a hop through the log and a wake-up less. Only
+   * order.allocations), before the processor applies them: a hop through the log and a wake-up less. Only
    * sets without an activation, of orders inside half their wait window. Nothing can then be delegated for
    * an order that never gets its set: the order leaves `allocating` before its set is applied only by a
    * settle the confirmer appends past the window, and it appends none for an order with a stored set (it
    * waits for the set to be applied); a settle decided before the set was stored comes past the window, so
-   * the set is not sent ahead. Once applied, what lands is settled as for any set.
+   * the set is not sent ahead. Once applied, what lands is settled as for any set. (The sets this pass
+   * sends ahead: sentAhead; their delegations go once the pass's groups are on the log: sendAhead.)
    */
-  private async sendAhead(orders: Order[], appended: Command[]): Promise<void> {
+  private sentAhead(orders: Order[], appended: Command[]): Array<CommandOf<'order.allocate'>> {
     const now = this.deps.clock.now();
     const young = new Set(orders.filter((o) => now - o.createdAt < this.deps.cfg.ORDER_WAIT_WINDOW_MS / 2).map((o) => o.id));
-    const txs: OwnedTx[] = [];
-    for (const c of appended) {
-      if (c.type !== 'order.allocate' || !young.has(c.orderId) || c.txs.some((t) => t.kind !== 'delegate')) continue;
-      txs.push(...c.txs.map((t) => ({ orderId: c.orderId, txId: t.txId, signedTx: t.signedTx })));
-    }
+    return appended.filter((c): c is CommandOf<'order.allocate'> => c.type === 'order.allocate' && young.has(c.orderId) && c.txs.every((t) => t.kind === 'delegate'));
+  }
+
+  private async sendAhead(ahead: Array<CommandOf<'order.allocate'>>): Promise<void> {
+    const txs: OwnedTx[] = ahead.flatMap((c) => c.txs.map((t) => ({ orderId: c.orderId, txId: t.txId, signedTx: t.signedTx })));
     if (txs.length > 0) await this.sendTraced(txs, (t) => this.sender.sendAhead(t));
   }
 
@@ -271,37 +307,6 @@ export class Broadcaster {
       txs.push(...sendable.map((a) => ({ orderId: order.id, txId: a.txId, signedTx: a.signedTx })));
     }
     await this.sendTraced(txs, (t) => this.sender.send(t));
-    await this.reportBroadcasts(orders);
-  }
-
-  /**
-   * `order.deliver` broadcast for each allocating order whose every delegation the node accepted and whose
-   * POST /v1/orders answer may still be waiting for it: the order is `delegated`, the answer `active` with
-   * its hash. Nobody waits on the others (batches, subscriptions, an API order past its wait): the
-   * confirmer settles them from `allocating`, a record on the log less each. The command id derives from
-   * the order, so a repeat (another pass, a restart) applies once.
-   */
-  private async reportBroadcasts(orders: Order[]): Promise<void> {
-    const { clock, cfg } = this.deps;
-    const ids = new Set(orders.map((o) => o.id));
-    for (const id of this.reported) if (!ids.has(id)) this.reported.delete(id);
-    const now = clock.now();
-    // Clock ms to real ms: the API's wait is real time, and tests run the roles on a scaled clock.
-    const horizonMs = syncWaitHorizonMs(clock.realDelay(cfg.COMMAND_TIMEOUT_MS), cfg.ORDER_SYNC_WAIT_MS);
-    const commands: Command[] = [];
-    for (const order of orders) {
-      if (order.status !== 'allocating' || this.reported.has(order.id) || !mayAwaitBroadcast(order, clock.realDelay(now - order.createdAt), horizonMs)) continue;
-      const delegations = order.allocations.filter((a) => a.kind === 'delegate');
-      if (delegations.length === 0) continue;
-      if (!delegations.every((a) => this.sender.wasAccepted(a.txId) || this.inBlock.has(a.txId))) continue;
-      commands.push({
-        type: 'order.deliver', commandId: derivedId('command', 'order-broadcast', order.id), accountId: order.accountId, issuedAt: now,
-        deadlineAt: null, replyTo: null, orderId: order.id, step: 'broadcast', txIds: delegations.map((a) => a.txId), at: now,
-      });
-    }
-    if (commands.length === 0) return;
-    await this.deps.bus.append(commands);
-    for (const c of commands) if (c.type === 'order.deliver') this.reported.add(c.orderId);
   }
 
   /** The transactions of an order that may be broadcast now. */

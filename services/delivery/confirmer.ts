@@ -2,7 +2,8 @@
  * The confirmer role. An allocated order is settled (`order.settle`) once every stored hash is in a
  * solidified block with SUCCESS and carries what the order expects (owner, receiver, resource, stake; the
  * transfer's receiver and amount for an activation), and the pool address's delegated balance to the
- * receiver (getdelegatedresourcev2) covers what every staying order holds there plus this order's part.
+ * receiver (getdelegatedresourcev2) covers what every staying order holds there plus this order's part
+ * (a pass's settlements of one account go in one `order.settlements`, each entry decided alone).
  * A hash that landed with other content counts as failed: the order is never confirmed on it. When the wait window is over and the hashes still
  * missing can no longer land (failed on chain, or the head is past their expiration), it is settled with
  * what landed: partial with the pro-rata refund, or failed (5002; 5005 when its activation did not land)
@@ -14,13 +15,14 @@
 import { SUN_PER_TRX, unitsFor } from '../chain/allocation';
 import { ChainReader, MAX_BLOCK_RANGE, type ChainTx } from '../chain/reads';
 import { expirationOf } from '../chain/writes';
-import type { Command } from '../domain/commands';
+import type { Command, SettlementEntry } from '../domain/commands';
 import { derivedId } from '../domain/ids';
 import type { Allocation, Order } from '../domain/orders/rules';
 import { logger } from '../platform/logger';
 import { stakeKey } from '../orders/open-stake';
 import { chainResource } from '../chain/suppliers';
 import { PollingRole } from '../platform/polling-role';
+import { crashPoint } from '../platform/chaos';
 import { WorkListCache } from '../orders/work-lists';
 import { storeOf, type ChainRoleDeps } from './chain-deps';
 import { recordOrderSpans } from './order-spans';
@@ -95,12 +97,34 @@ export class Confirmer {
     this.live = new Set();
     this.delegatedReads = new Map();
     this.settling = [];
-    const commands = [...(await this.settle()), ...(await this.closes())];
+    const commands = [...this.grouped(await this.settle()), ...(await this.closes())];
     this.trim();
     if (commands.length > 0) await this.deps.bus.append(commands);
+    crashPoint('confirmer.after-append');
     const at = Date.now();
     for (const id of this.settling) this.settledAt.set(id, at);
     await recordOrderSpans(this.store, 'confirmer settle', this.settling, started, at);
+  }
+
+  /**
+   * The pass's settlements, one `order.settlements` per account (applied on the account's partition, each
+   * entry decided alone). Each entry keeps the derived id of the `order.settle` it stands for (its journals
+   * and events); the group's id derives from the account and its orders, so a repeat of the same
+   * settlements (RESETTLE_AFTER_MS) is the same command: the first decision stands, as with the per-order id.
+   */
+  private grouped(settles: Command[]): Command[] {
+    const now = this.deps.clock.now();
+    const perAccount = new Map<string, SettlementEntry[]>();
+    for (const c of settles) {
+      if (c.type !== 'order.settle') continue;
+      const entries = perAccount.get(c.accountId) ?? [];
+      entries.push({ orderId: c.orderId, landedTxIds: c.landedTxIds, deliveredAt: c.deliveredAt, ...(c.strandedTxIds ? { strandedTxIds: c.strandedTxIds } : {}) });
+      perAccount.set(c.accountId, entries);
+    }
+    return [...perAccount].map(([accountId, entries]) => ({
+      type: 'order.settlements', commandId: derivedId('command', 'order-settlements', accountId, ...entries.map((e) => e.orderId)),
+      accountId, issuedAt: now, deadlineAt: null, replyTo: null, entries,
+    }));
   }
 
   /** Drops the answers about transactions of orders no longer in a work list (settled, failed, closed). */

@@ -12,6 +12,7 @@ import { setLowBalanceAlert } from './handlers/set-low-balance-alert';
 import { balanceLowEvent } from './balance-low';
 import { orderEventsOf } from './order-events';
 import { allocateOrder, closeOrder, createOrder, deliverOrder, refundOrder, settleOrder } from './orders/handlers';
+import { allocateOrders, settleOrders } from './orders/group-handlers';
 import type { ApplyContext, Handler, Outcome, StateView } from './outcome';
 import { claimDevCode, configurePromo, enterDevCode, grantPromo, redeemPromo } from './promo/handlers';
 import { issueApiKey, revokeApiKey } from './handlers/api-keys';
@@ -37,6 +38,8 @@ const handlers: HandlerTable = {
   'order.create': createOrder,
   'order.allocate': allocateOrder,
   'order.settle': settleOrder,
+  'order.allocations': allocateOrders,
+  'order.settlements': settleOrders,
   'order.close': closeOrder,
   'order.refund': refundOrder,
   'promo.configure': configurePromo,

@@ -159,6 +159,47 @@ export interface SettleOrderCommand {
   strandedTxIds?: string[];
 }
 
+/**
+ * One entry of `order.allocations`: an order's signed set, as its own `order.allocate` carries it.
+ * `broadcast`: the broadcaster sends the set's delegations to the node as soon as this command is on the
+ * log and a POST /v1/orders answer may be waiting for it, so the set is applied as broadcast (`delegated`,
+ * read as `active` with its hash) in the same step, and the waiting API is told by the processor's commit
+ * (no report on the log).
+ */
+export interface AllocationEntry {
+  orderId: string;
+  txs: SignedTxFact[];
+  ratioLimit: bigint;
+  ratioWeight: bigint;
+  broadcast: boolean;
+}
+
+/**
+ * Broadcaster: the signed sets of one account stored in one pass, each entry decided alone as its own
+ * `order.allocate` would be (the first set stored wins; an order no longer allocating refuses its entry).
+ */
+export interface AllocateOrdersCommand {
+  type: 'order.allocations';
+  entries: AllocationEntry[];
+}
+
+/** One entry of `order.settlements`: the fields of an `order.settle` for one order. */
+export interface SettlementEntry {
+  orderId: string;
+  landedTxIds: string[];
+  deliveredAt: number;
+  strandedTxIds?: string[];
+}
+
+/**
+ * Confirmer: the settlements of one account decided in one pass, each entry decided alone as its own
+ * `order.settle` would be (an order already settled refuses its entry; the others settle).
+ */
+export interface SettleOrdersCommand {
+  type: 'order.settlements';
+  entries: SettlementEntry[];
+}
+
 /** Scheduler or reclaim: the undelegations signed for the order, stored before broadcast. */
 export interface CloseOrderCommand {
   type: 'order.close';
@@ -347,6 +388,7 @@ export type CommandBody =
   | CreateWebhookCommand | UpdateWebhookCommand | DeleteWebhookCommand
   | CreateAccountCommand | AdjustBalanceCommand | CommandRefusedMarker | RenameAccountCommand | AssignDepositAddressCommand | CreditDepositCommand | ReleaseDepositCommand
   | CreateOrderCommand | AllocateOrderCommand | SettleOrderCommand | CloseOrderCommand | RefundOrderCommand
+  | AllocateOrdersCommand | SettleOrdersCommand
   | ConfigurePromoCommand | RedeemPromoCommand | GrantPromoCommand | ClaimDevCodeCommand | EnterDevCodeCommand
   | BatchCommand
   | SetMemberCommand | RemoveMemberCommand | SaveAddressBookEntryCommand | DeleteAddressBookEntryCommand

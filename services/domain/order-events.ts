@@ -38,8 +38,12 @@ const arrivals: Partial<Record<OrderStatus, OrderEventType>> = {
 export function transitionsOf(before: Order | undefined, after: Order): Array<{ type: OrderEventType; order: Order }> {
   const out: Array<{ type: OrderEventType; order: Order }> = [];
   if (!before) out.push({ type: 'order.created', order: after });
-  if ((before?.allocations.length ?? 0) === 0 && after.allocations.length > 0 && (!before || before.status === after.status)) {
-    out.push({ type: 'order.allocated', order: after });
+  // A set applied as broadcast (order.allocations) moves `allocating` to `delegated` in the same step: still
+  // its allocation on the topic, the order shown as the allocation left it (the broadcast is no transition
+  // of its own there, as with the broadcast report before).
+  const broadcast = before?.status === 'allocating' && after.status === 'delegated';
+  if ((before?.allocations.length ?? 0) === 0 && after.allocations.length > 0 && (!before || before.status === after.status || broadcast)) {
+    out.push({ type: 'order.allocated', order: broadcast ? { ...after, status: 'allocating' } : after });
   }
   if (before?.status !== after.status) {
     if (after.status === 'active' && before?.status !== 'confirmed') out.push({ type: 'order.confirmed', order: { ...after, status: 'confirmed' } });

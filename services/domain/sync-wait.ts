@@ -1,11 +1,11 @@
 /**
- * Whom a broadcast report serves. POST /v1/orders answers `active` with the delegation's hash when the
- * order leaves `allocating` within ORDER_SYNC_WAIT_MS (services/api/sync-delivery.ts); the broadcaster's
- * report (`order.deliver` step broadcast, status `delegated`) exists only for that answer. Every other
- * order (a batch's, a subscription's, a bot's, an API order whose wait is over) goes `allocating` ->
- * `confirmed` -> `active` without it: one record on the log, one processor step, one row update less per
- * order. The spec's state machine allows `allocating` -> `confirmed`; no order event announces `delegated`,
- * and `order.settle` sets `delegated_at` itself. Pure.
+ * Whom a broadcast mark serves. POST /v1/orders answers `active` with the delegation's hash when the
+ * order leaves `allocating` within ORDER_SYNC_WAIT_MS (services/api/sync-delivery.ts); the broadcaster marks
+ * a set it sends ahead `broadcast` (applied as `delegated`, the processor then telling the waiting API)
+ * only for that answer. Every other order (a batch's, a subscription's, a bot's, an API order whose wait is
+ * over) goes `allocating` -> `confirmed` -> `active` without it. The spec's state machine allows
+ * `allocating` -> `confirmed`; no order event announces `delegated`, and `order.settle` sets
+ * `delegated_at` itself. Pure.
  */
 import type { Order, OrderSource } from './orders/rules';
 
@@ -22,8 +22,8 @@ export const SYNC_WAIT_SLACK_MS = 3_000;
  * Real ms after an order's creation (its order.create's issuedAt) after which no answer still waits for it.
  * The processor refuses an order.create past its deadline (issuedAt + COMMAND_TIMEOUT_MS), so the API has
  * the order by then (plus the slack), and its wait lasts ORDER_SYNC_WAIT_MS from there. 0 when answers
- * never wait. A bound, not an estimate: an order reported past it costs a record, one not reported inside
- * it costs a synchronous answer (`allocating` instead of `active`).
+ * never wait. A bound, not an estimate: an order marked past it reads `active` before it is verified with
+ * nobody waiting, one not marked inside it costs a synchronous answer (`allocating` instead of `active`).
  */
 export function syncWaitHorizonMs(commandTimeoutRealMs: number, syncWaitMs: number): number {
   return syncWaitMs === 0 ? 0 : commandTimeoutRealMs + syncWaitMs + SYNC_WAIT_SLACK_MS;

@@ -12,7 +12,7 @@ import type { Pool } from './db/pool';
 import { parseOwnJson, stringifyJson } from './json';
 import type { KafkaLog } from './kafka';
 import { logger } from './logger';
-import { createRedis, replyChannel, type Redis } from './redis';
+import { createRedis, deliveryChannel, replyChannel, type Redis } from './redis';
 import { traceHeaders } from './telemetry';
 import { readResults } from './db/command-results';
 import type { LogCodec } from './wire/codec';
@@ -67,6 +67,7 @@ export class CommandBus {
   private readonly batcher: AppendBatcher;
   private readonly pendingReads = new Map<string, Array<(result: CommandResult | undefined) => void>>();
   private reading = false;
+  private readonly deliveryListeners: Array<(orderIds: string[]) => void> = [];
 
   constructor(private readonly deps: CommandBusDeps) {
     const topic = deps.codec.topicName('accountCommands');
@@ -80,11 +81,25 @@ export class CommandBus {
 
   async start(): Promise<void> {
     this.subscriber = createRedis(this.deps.redisUrl, { autoPipeline: false, tlsCaFile: this.deps.redisTlsCaFile });
-    this.subscriber.on('message', (_channel, message) => {
+    const delivered = deliveryChannel(this.deps.network);
+    this.subscriber.on('message', (channel, message) => {
+      if (channel === delivered) {
+        const ids = JSON.parse(message) as string[];
+        for (const listener of this.deliveryListeners) listener(ids);
+        return;
+      }
       const result = parseOwnJson(message) as CommandResult;
       this.waiting.get(result.commandId)?.(result);
     });
-    await this.subscriber.subscribe(replyChannel(this.deps.network, this.instanceId));
+    await this.subscriber.subscribe(replyChannel(this.deps.network, this.instanceId), delivered);
+  }
+
+  /**
+   * Called with the ids of orders the processor committed as broadcast (`delegated`), on the reply
+   * connection this instance already holds: a POST /v1/orders answer waiting for one is ready.
+   */
+  onDelivered(listener: (orderIds: string[]) => void): void {
+    this.deliveryListeners.push(listener);
   }
 
   async stop(): Promise<void> {

@@ -38,9 +38,11 @@ export class PollingRole {
   }
 
   /**
-   * Passes a wake-up starts begin at most every `ms` (from the start of the one before): under a stream of
-   * notifications (the processor commits every few ms under load) the work of that time is done in one pass,
-   * its fixed cost (work-list reads, a reference block, one append, one store) paid once, not once per commit.
+   * Passes a wake-up starts begin at most every `ms` after a pass a wake-up started (from its start): under a
+   * stream of notifications (the processor commits every few ms under load) the work of that time is done in
+   * one pass, its fixed cost (work-list reads, a reference block, one append, one store) paid once, not once
+   * per commit. After a pass the poll started, a wake-up starts the next at once: idle, the first
+   * notification is the only one, and waiting out the gap after a poll put up to `ms` on its path.
    */
   coalesce(ms: number): this {
     this.gapMs = ms;
@@ -112,6 +114,7 @@ export class PollingRole {
   private async run(): Promise<void> {
     while (!this.stopped) {
       await this.listening().catch((err) => logger.warn({ err: (err as Error).message }, `${this.name}: LISTEN failed; polling`));
+      const woken = this.woken;
       this.woken = false;
       const started = performance.now();
       try {
@@ -128,7 +131,7 @@ export class PollingRole {
         await this.sleep(Math.max(0, this.every(took)));
         continue;
       }
-      const gap = this.gapMs - took;
+      const gap = woken ? this.gapMs - took : 0;
       if (gap > 0 && !this.stopped) await new Promise((resolve) => setTimeout(resolve, gap));
       await this.sleep(Math.max(0, this.every - Math.max(0, gap)));
     }

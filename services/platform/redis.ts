@@ -93,6 +93,14 @@ export function luaScript(lua: string, numberOfKeys: number): (redis: Redis, ...
   };
 }
 
+/**
+ * The channel every API instance listens on, beside its own reply channel, for orders the processor just
+ * committed as broadcast (`delegated`): one message per committed slice, the orders' ids (JSON array).
+ */
+export function deliveryChannel(network: string): string {
+  return `${network}:replies:delivered`;
+}
+
 /** The channel a waiting instance listens on for the processor's answers; it carries the network. */
 export function replyChannel(network: string, instanceId: string): string {
   return `${network}:replies:${instanceId}`;

@@ -11,7 +11,7 @@ import type { WriteGroup } from '../platform/db/bulk';
 import type { PoolClient } from '../platform/db/pool';
 import { orderColumns, orderColumnTypes, orderFromRow, orderToRow } from '../orders/rows';
 
-const orderCommandTypes = new Set(['order.create', 'order.allocate', 'order.settle', 'order.close', 'order.refund', 'order.deliver']);
+const orderCommandTypes = new Set(['order.create', 'order.allocate', 'order.settle', 'order.close', 'order.refund', 'order.deliver', 'order.allocations', 'order.settlements']);
 
 export class OrderState implements OrderView, FeatureState {
   private readonly orders = new Map<string, Order>();
@@ -66,6 +66,7 @@ export class OrderState implements OrderView, FeatureState {
     const keys: string[] = [];
     for (const c of work) {
       if ('orderId' in c) ids.push(c.orderId);
+      if (c.type === 'order.allocations' || c.type === 'order.settlements') for (const e of c.entries) ids.push(e.orderId);
       if (c.type === 'order.create') {
         if (c.clientOrderId) (cidAccounts.push(c.accountId), cids.push(c.clientOrderId));
         if (c.quoteId) (quoteAccounts.push(c.accountId), quotes.push(c.quoteId));

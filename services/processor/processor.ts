@@ -15,7 +15,7 @@ import {
   applyIsolated, decodeAll, startCheckpointedConsumer, type CheckpointSpec, type Decoded as DecodedRecord, type Item, type SliceOutcome,
 } from '../platform/checkpointed-consumer';
 import { logger } from '../platform/logger';
-import { replyChannel, withRedis, type Redis } from '../platform/redis';
+import { deliveryChannel, replyChannel, withRedis, type Redis } from '../platform/redis';
 import { registerReport, SliceTimings } from '../platform/slice-timing';
 import { unstorableField } from '../identity/text-rules';
 import type { LogCodec } from '../platform/wire/codec';
@@ -137,16 +137,26 @@ export async function startProcessor(deps: ProcessorDeps): Promise<RunningConsum
 }
 
 /**
- * One pipelined round trip for all answers of a slice; how many were sent. Best effort: a caller that misses
+ * Orders a slice applied as broadcast (order.allocations, body `delegated`): a POST /v1/orders answer may
+ * be waiting for each (services/api/sync-delivery.ts), in whichever API process placed it.
+ */
+function deliveredOrders(applied: AppliedCommand[]): string[] {
+  return applied.flatMap((a) => (a.command.type === 'order.allocations' ? ((a.result.body?.delegated as string[] | undefined) ?? []) : []));
+}
+
+/**
+ * One pipelined round trip for all answers of a slice (and the orders it applied as broadcast); how many were sent. Best effort: a caller that misses
  * one reads PostgreSQL.
  */
 async function sendReplies(deps: ProcessorDeps, applied: AppliedCommand[]): Promise<number> {
   const waiting = applied.filter((a) => a.command.replyTo);
-  if (waiting.length === 0) return 0;
+  const delivered = deliveredOrders(applied);
+  if (waiting.length === 0 && delivered.length === 0) return 0;
   // Without Redis the callers poll PostgreSQL for the answer (command-bus.ts): the batch goes on.
   const failed = await withRedis(deps.redis, async (redis) => {
     const pipeline = redis.pipeline();
     for (const a of waiting) pipeline.publish(replyChannel(deps.ctx.network, a.command.replyTo as string), stringifyJson(a.result));
+    if (delivered.length > 0) pipeline.publish(deliveryChannel(deps.ctx.network), JSON.stringify(delivered));
     const answers = (await pipeline.exec()) ?? [];
     return answers.filter(([err]) => err).length;
   }, () => waiting.length);

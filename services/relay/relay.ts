@@ -122,7 +122,8 @@ export async function publishOnce(deps: RelayDeps, client?: PoolClient): Promise
   }
   crashPoint('relay.before-send');
   const sendStarted = Date.now();
-  for (const [topic, records] of byTopic) await deps.log.send(topic, records);
+  // One produce request for the whole batch, whatever topics it holds.
+  await deps.log.sendTopics([...byTopic].map(([topic, records]) => ({ topic, records })));
   const sent = Date.now();
   for (const row of rows) recordSpan(`relay publish ${row.destination}`, row.trace_context, sendStarted, sent, { 'message.destination': row.destination });
   crashPoint('relay.after-send');

@@ -21,6 +21,8 @@ export interface CrashStack {
   base: string;
   /** SIGKILLs the child running `role` and starts it again. */
   restart(role: string): Promise<void>;
+  /** Whether the child running `role` is gone (killed itself at a crash point). */
+  exited(role: string): boolean;
   stop(): Promise<void>;
 }
 
@@ -52,6 +54,10 @@ export async function startCrashStack(
     restart: async (role) => {
       await children.get(role)!.kill('SIGKILL');
       await start(role);
+    },
+    exited: (role) => {
+      const child = children.get(role)!.child;
+      return child.exitCode !== null || child.signalCode !== null;
     },
     stop: async () => {
       await Promise.allSettled([...children.values()].map((c) => c.kill('SIGKILL')));

@@ -2,6 +2,7 @@
  * The confirmer's cache of final transaction states is bounded: an answer is kept only while its order
  * is still in a work list (allocating or closing) and dropped once the order is settled or closed.
  */
+import { settlesOf } from '../support/settlements';
 import type { Order } from '../../services/domain/orders/rules';
 import { SteppedClock } from '../../services/platform/clock';
 
@@ -20,7 +21,7 @@ test('transaction states of settled orders are dropped from the cache', async ()
     pool: {} as any,
     store: plainDeliveryStore(lists, (txId) => `ord_${txId[3]}`),
     clock: new SteppedClock(1_000),
-    bus: { append: async (c: any[]) => void appended.push(...c) } as any,
+    bus: { append: async (c: any[]) => void appended.push(...settlesOf(c)) } as any,
     reader: {
       transaction: async (txId: string) => (reads.push(txId), {
         txid: txId, type: 'DelegateResourceContract', contractRet: 'SUCCESS', owner: 'TPool', receiver: 'TReceiver', resource: 'ENERGY', balanceSun: 1_000_000n,

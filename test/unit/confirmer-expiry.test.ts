@@ -3,6 +3,7 @@
  * delegation in a head block that is not solidified yet is pending in the solidified view, and an order
  * failed on the head's time left that stake delegated to no open order once the block solidified.
  */
+import { settlesOf } from '../support/settlements';
 import type { Order } from '../../services/domain/orders/rules';
 import { SteppedClock } from '../../services/platform/clock';
 
@@ -24,7 +25,7 @@ function confirmerOver(chain: { solidTimestamp: number; solidTxs: Set<string> },
     pool: {} as any,
     store: plainDeliveryStore(lists, (txId) => `ord_${txId.slice(7)}`),
     clock: new SteppedClock(60_000),
-    bus: { append: async (c: any[]) => void appended.push(...c) } as any,
+    bus: { append: async (c: any[]) => void appended.push(...settlesOf(c)) } as any,
     reader: {
       nowBlock: async (view: string) => (calls.push(`head:${view}`), { number: 7, id: 'b7', timestamp: chain.solidTimestamp }),
       solidifiedBlockNumber: async () => 7,

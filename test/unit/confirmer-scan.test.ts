@@ -3,6 +3,7 @@
  * a transaction read as pending once is not read again until a block it is in has been read, and a read
  * of the blocks that fails sends it back to one read per transaction.
  */
+import { settlesOf } from '../support/settlements';
 import type { Order } from '../../services/domain/orders/rules';
 import { SteppedClock } from '../../services/platform/clock';
 
@@ -21,7 +22,7 @@ test('a pending transaction is read again only once a solidified block holding i
     pool: {} as any,
     store: plainDeliveryStore(lists, () => 'ord_a'),
     clock: new SteppedClock(1_000),
-    bus: { append: async (c: any[]) => void appended.push(...c) } as any,
+    bus: { append: async (c: any[]) => void appended.push(...settlesOf(c)) } as any,
     reader: {
       solidifiedBlockNumber: async () => chain.solid,
       blockTxIds: async (start: number, end: number) => {

@@ -3,12 +3,13 @@
  * projection's counting rules and idempotence, and the AccountStats answer (range, clamp, offsets, series,
  * weekday x hour, top receivers, weighted average price) against a brute-force count over the same orders.
  */
-import { emptyIdentity, emptyTotals, type Account } from '../../services/domain/account';
+import type { Account } from '../../services/domain/account';
+import { fundedAccount, OrderMemory } from '../support/order-memory';
 import { applyCommand } from '../../services/domain/apply';
 import type { Command } from '../../services/domain/commands';
 import { orderEventsOf, type OrderEvent } from '../../services/domain/order-events';
-import type { IdempotencyRecord, Order } from '../../services/domain/orders/rules';
-import type { OrderView, StateView } from '../../services/domain/outcome';
+import type { Order } from '../../services/domain/orders/rules';
+import type { StateView } from '../../services/domain/outcome';
 import {
   accountStats, avgPricePer65k, localCellsOf, localDay, localDaysOf, monthsBefore, planFor, resolveRange, type DayRow, type StatsInput, type StatsRange,
 } from '../../services/stats/account-stats';
@@ -18,20 +19,9 @@ import { DAY_MS, splitQuarter } from '../../services/stats/rollups';
 const ctx = { network: 'nile' as const, brand: 'energy' };
 const DAY = 86_400_000;
 
-class Memory implements OrderView {
-  orders = new Map<string, Order>();
-  byId = (id: string) => this.orders.get(id);
-  byClientId = () => undefined;
-  byQuote = () => undefined;
-  idempotency = (): IdempotencyRecord | undefined => undefined;
-}
-
 function world() {
-  const accounts = new Map<string, Account>([['acc_1', {
-    id: 'acc_1', brand: 'energy', network: 'nile', ownerAddress: null, displayName: null, status: 'active', balanceSun: 100_000_000n, balanceUsdt: 0n,
-    reservedSun: 0n, totals: emptyTotals(), ...emptyIdentity(), createdAt: 0, updatedAt: 0,
-  }]]);
-  const orders = new Memory();
+  const accounts = new Map<string, Account>([['acc_1', fundedAccount()]]);
+  const orders = new OrderMemory();
   const view: StateView = { account: (id) => accounts.get(id), orders };
   let n = 0;
   const run = (body: Record<string, unknown>, commandId = `cmd_${++n}`): OrderEvent[] => {

@@ -1,7 +1,8 @@
 /**
  * The synchronous-delivery wait of POST /v1/orders (services/api/sync-delivery.ts) is taken only while the
  * broadcaster keeps up: after a wait ran out with its order still allocating, answers do not wait, except
- * one probe at a time; a probe that sees its order broadcast turns waiting back on.
+ * one probe at a time; a probe that sees its order broadcast turns waiting back on. Waits end on the
+ * processor's delivery notification (BroadcastWatch.delivered), or when they run out: nothing polls.
  */
 jest.mock('../../services/orders/account-reads', () => ({ orderById: jest.fn() }));
 jest.mock('../../services/orders/reads', () => ({ ordersById: jest.fn() }));
@@ -24,6 +25,7 @@ test('at most maxWaiting answers wait; the next answers allocating at once, as t
   await expect(placedOrderAnswer(pool, watch, 'acc_1', body, 5_000)).resolves.toBe(body);
   stored.set('o1', 'delegated');
   stored.set('o2', 'delegated');
+  watch.delivered(['o1', 'o2']);
   expect((await Promise.all(waits)).map((o) => o?.status)).toEqual(['delegated', 'delegated']);
   expect(watch.admits()).toBe(true);
 });
@@ -39,6 +41,7 @@ test('a wait that ran out (broadcaster behind) leaves one probe at a time; a pro
   const body = allocating('b3');
   await expect(placedOrderAnswer(pool, watch, 'acc_1', body, 5_000)).resolves.toBe(body);
   stored.set('b2', 'delegated');
+  watch.delivered(['b2']);
   expect((await probe)?.status).toBe('delegated');
   stored.set('b4', 'allocating');
   stored.set('b5', 'allocating');
@@ -46,5 +49,32 @@ test('a wait that ran out (broadcaster behind) leaves one probe at a time; a pro
   expect(watch.admits()).toBe(true);
   stored.set('b4', 'delegated');
   stored.set('b5', 'delegated');
+  watch.delivered(['b4', 'b5']);
   await Promise.all(again);
+});
+
+test('woken by the delivery notification, not a poll: a named order answers at once, one named before its wait began too, others wait it out', async () => {
+  const watch = new BroadcastWatch(pool, 16);
+  for (const id of ['c1', 'c2']) stored.set(id, 'allocating');
+  const started = Date.now();
+  const c1 = watch.wait('acc_1', 'c1', 10_000);
+  const c2 = watch.wait('acc_1', 'c2', 400);
+  stored.set('c1', 'delegated');
+  stored.set('c2', 'delegated');
+  // Nothing named: no read happens, however long (a poll would have found both delegated by now).
+  await new Promise((r) => setTimeout(r, 150));
+  (ordersById as jest.Mock).mockClear();
+  watch.delivered(['c1', 'elsewhere']);
+  expect((await c1)?.status).toBe('delegated');
+  expect(Date.now() - started).toBeLessThan(2_000);
+  // c2 was never named: answered when its wait ran out, as the order then stands.
+  expect((await c2)?.status).toBe('delegated');
+  expect(Date.now() - started).toBeGreaterThanOrEqual(390);
+  expect((ordersById as jest.Mock).mock.calls.map((c) => c[1])).toEqual([['c1'], ['c2']]);
+  // Named just before its answer starts waiting (the processor was quicker than the answer's path).
+  stored.set('c3', 'delegated');
+  watch.delivered(['c3']);
+  const before = Date.now();
+  expect((await watch.wait('acc_1', 'c3', 10_000))?.status).toBe('delegated');
+  expect(Date.now() - before).toBeLessThan(2_000);
 });

@@ -96,7 +96,7 @@ export function ordersRouter(deps: OrderRouteDeps): Router {
   /** The resource's pay plus the routing fee in force (provider-routed orders only; docs/routing-fee.md). */
   const payWithRoutingFee = async (accountId: string, paySun: bigint): Promise<bigint> =>
     paySun + (await routingFeeFor(rt.pool, routing, rt.cfg.ORDER_SUPPLIER, accountId, paySun, rt.clock.now())).feeSun;
-  const watch = new BroadcastWatch(rt.pool, rt.cfg.ORDER_SYNC_MAX_WAITING);
+  const watch = new BroadcastWatch(rt.pool, rt.cfg.ORDER_SYNC_MAX_WAITING).listen(bus);
 
   // Contract §5: the dashboard reads and places orders with its session (editor or owner to write; CSRF checked).
   const reader = { apiKey: { scope: 'orders.read' as const }, session: { minRole: 'viewer' as const } };

@@ -154,6 +154,22 @@ function bodyToWire(body: CommandBody): WireBody {
     case 'desk.payment':
     case 'desk.return':
       return { [`${ns}DeskStep`]: { ...deskStepToWire(body) } };
+    case 'order.allocations':
+      return {
+        [`${ns}AllocateOrders`]: {
+          entries: body.entries.map((e) => ({
+            order_id: e.orderId, txs: e.txs.map(txToWire), ratio_limit: BigInt(e.ratioLimit), ratio_weight: BigInt(e.ratioWeight), broadcast: e.broadcast,
+          })),
+        },
+      };
+    case 'order.settlements':
+      return {
+        [`${ns}SettleOrders`]: {
+          entries: body.entries.map((e) => ({
+            order_id: e.orderId, landed_tx_ids: e.landedTxIds, delivered_at: BigInt(e.deliveredAt), stranded_tx_ids: e.strandedTxIds ?? [],
+          })),
+        },
+      };
   }
 }
 
@@ -267,6 +283,20 @@ function bodyFromWire(wire: WireBody): CommandBody {
       return { type: 'order.deliver', orderId: value.order_id, step: value.step, txIds: value.tx_ids, at: Number(value.at) };
     case 'DeskStep':
       return deskStepFromWire(value as never);
+    case 'AllocateOrders':
+      return {
+        type: 'order.allocations',
+        entries: value.entries.map((e: Record<string, any>) => ({
+          orderId: e.order_id, txs: e.txs.map(txFromWire), ratioLimit: e.ratio_limit, ratioWeight: e.ratio_weight, broadcast: e.broadcast,
+        })),
+      };
+    case 'SettleOrders':
+      return {
+        type: 'order.settlements',
+        entries: value.entries.map((e: Record<string, any>) => ({
+          orderId: e.order_id, landedTxIds: e.landed_tx_ids, deliveredAt: Number(e.delivered_at), ...(e.stranded_tx_ids?.length ? { strandedTxIds: e.stranded_tx_ids } : {}),
+        })),
+      };
     default:
       throw new Error(`unknown command body ${name}`);
   }

@@ -48,10 +48,11 @@ const completedEvents = (batchId: string) => completedEventsIn(stack, batchId);
 const item = (b: any, receiver: string) => b.items.find((i: any) => i.receiver === receiver);
 
 /**
- * Nobody waits on a batch's order for its broadcast, so the broadcaster reports none (domain/sync-wait.ts):
- * each order is on account-commands as exactly three commands, order.create, order.allocate, order.settle
- * (a repeat of the same command, e.g. a re-append after a lost acknowledgement, is one command), never as
- * an order.deliver: not `delegated` on the way (only the broadcast report moves an order there). The
+ * Nobody waits on a batch's order for its broadcast, so the broadcaster marks none broadcast
+ * (domain/sync-wait.ts): each order is on account-commands as exactly three commands, its order.create, an
+ * entry (not broadcast) of an order.allocations and one of an order.settlements (a repeat of the same
+ * command, e.g. a re-append after a lost acknowledgement, is one command), never in an order.deliver: not
+ * `delegated` on the way. The
  * settlement's follow-up (order.deliver activate) applied inline has its result; the order is active with
  * its delegation time.
  */
@@ -60,12 +61,13 @@ async function expectThreeCommandsEach(orderIds: string[]): Promise<void> {
   const mine = new Set(orderIds);
   const byOrder = new Map<string, Map<string, string>>();
   for (const { value: c } of await readTopic<any>(stack.rt, 'accountCommands')) {
-    const orderId = c.type === 'order.create' ? derivedId('order', c.commandId) : c.orderId;
-    if (!mine.has(orderId)) continue;
-    if (!byOrder.has(orderId)) byOrder.set(orderId, new Map());
-    byOrder.get(orderId)!.set(c.commandId, c.type);
+    const named: string[] = c.type === 'order.create' ? [derivedId('order', c.commandId)] : c.entries ? c.entries.map((e: any) => e.orderId) : [c.orderId];
+    for (const orderId of named.filter((o) => mine.has(o))) {
+      if (!byOrder.has(orderId)) byOrder.set(orderId, new Map());
+      byOrder.get(orderId)!.set(c.commandId, c.entries ? `${c.type}${c.entries.find((e: any) => e.orderId === orderId).broadcast ? ' broadcast' : ''}` : c.type);
+    }
   }
-  for (const id of orderIds) expect([id, [...(byOrder.get(id)?.values() ?? [])]]).toEqual([id, ['order.create', 'order.allocate', 'order.settle']]);
+  for (const id of orderIds) expect([id, [...(byOrder.get(id)?.values() ?? [])]]).toEqual([id, ['order.create', 'order.allocations', 'order.settlements']]);
   const orders = await stack.rt.pool.query('SELECT status, delegated_at FROM orders WHERE id = ANY($1::text[])', [orderIds]);
   expect(orders.rows.map((o) => [o.status, o.delegated_at !== null])).toEqual(orderIds.map(() => ['active', true]));
   const results = await stack.rt.pool.query('SELECT command_id, command_type FROM command_results WHERE command_id = ANY($1::text[])', [

@@ -6,23 +6,16 @@
  * exactly what the stored set says, and nothing for a failed order), signed once (the stored set is the
  * only one), the ledger balances, and a replay of the log rebuilds the database (dropWorld).
  */
-import { TronWeb } from 'tronweb';
-import type { Runtime } from '../../../services/runtime';
-import type { Devnet } from '../../devnet/start-devnet';
 import { startCrashStack, type CrashStack } from '../../support/crash-stack';
-import { newWallet } from '../../support/identity';
-import { assertLedgerInvariants } from '../../support/ledger-invariants';
-import { chainDelegations, chargesByOrder, fundedCustomer, landedDelegations, orderCall } from '../../support/orders';
+import { expectDeliveredOnce, placeOrders } from '../../support/order-crash';
+import { fundedCustomer } from '../../support/orders';
 import { eventually } from '../../support/world';
 
 const ORDERS = 500;
 let crash: CrashStack;
-let devnet: Devnet;
-let rt: Runtime;
 
 beforeAll(async () => {
   crash = await startCrashStack('ordercrash', { inProcess: ['relay'], children: ['processor', 'broadcaster', 'confirmer'] });
-  ({ devnet, rt } = crash);
 });
 
 afterAll(async () => {
@@ -46,50 +39,12 @@ test('SIGKILLed processor, broadcaster and confirmer while 500 orders flow: each
     }
   })();
 
-  // Orders: 16 at a time, each retried with its client_order_id until answered (503 while the processor is down).
-  const ids: string[] = [];
-  let next = 0;
-  const worker = async () => {
-    while (next < ORDERS) {
-      const i = next++;
-      const body = { resource: 'energy', amount: 30_000, tier: '1h', receiver: (await newWallet()).address, client_order_id: `crash-${i}` };
-      for (;;) {
-        const reply = await orderCall(crash, customer, 'POST', '/v1/orders', body);
-        if (reply.status === 201 || reply.status === 200) {
-          ids[i] = reply.body.id;
-          break;
-        }
-        if (reply.status < 500 && reply.body?.error?.code !== 1002) throw new Error(`order ${i}: ${reply.status} ${JSON.stringify(reply.body)}`);
-        await new Promise((r) => setTimeout(r, 1_100));
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: 16 }, worker));
+  await placeOrders(crash, customer, ORDERS, 'crash');
   // Keep killing while delivery goes on: each process at least twice.
   await eventually(async () => kills >= 6, 120_000, 'six kills');
   chaos = false;
   await chaosLoop;
 
   // Everything settles: active or failed (the wait window ends what cannot land).
-  await eventually(async () => {
-    const { rows } = await rt.pool.query("SELECT count(*)::int AS n FROM orders WHERE status NOT IN ('active', 'failed')");
-    return rows[0].n === 0;
-  }, 180_000, 'every order active or failed');
-
-  const { rows: orders } = await rt.pool.query('SELECT id, status, receiver, allocations FROM orders');
-  expect(orders.length).toBe(ORDERS);
-  const charged = await chargesByOrder(rt.pool);
-  const { rows: signed } = await rt.pool.query("SELECT order_id, command FROM order_signatures WHERE purpose = 'allocate'");
-  const signedSets = new Map(signed.map((r: any) => [r.order_id, JSON.parse(r.command).txs.map((t: any) => t.txId)]));
-
-  const tronWeb = new TronWeb({ fullHost: devnet.url });
-  let active = 0;
-  for (const o of orders) {
-    expect(charged.get(o.id) ?? 0).toBe(o.status === 'active' ? 1 : 0);
-    if (o.allocations.length > 0) expect(signedSets.get(o.id)).toEqual((o.allocations as any[]).map((a) => a.txId));
-    if (o.status === 'active') active += 1;
-    expect(await chainDelegations(tronWeb, o.receiver)).toEqual(o.status === 'active' ? landedDelegations(o.allocations) : new Map());
-  }
-  expect(active).toBeGreaterThan(ORDERS * 0.9);
-  await assertLedgerInvariants(rt.pool);
+  await expectDeliveredOnce(crash, ORDERS);
 }, 360_000);

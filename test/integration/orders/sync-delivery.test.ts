@@ -2,13 +2,15 @@
  * Synchronous delivery on the devnet (spec section 3): POST /v1/orders waits up to ORDER_SYNC_WAIT_MS for
  * the broadcaster to sign and broadcast the delegation and answers `active` with its hash, the hash the
  * chain then holds; reads show `delegated` until the confirmer verifies it, then `confirmed` (one
- * order.confirmed) and `active`. With the broadcaster stopped (broadcasts delayed) the answer after the
+ * order.confirmed) and `active`. The answer is woken by the processor's delivery notification (no poll, no
+ * broadcast report on the log). With the broadcaster stopped (broadcasts delayed) the answer after the
  * wait is `allocating`; once it runs again the order is delivered and a repeat answers the current state.
  */
 import { TronWeb } from 'tronweb';
 import { derivedId } from '../../../services/domain/ids';
 import { startRoles } from '../../../services/roles';
 import { assertLedgerInvariants } from '../../support/ledger-invariants';
+import { readTopic } from '../../support/topic-reader';
 import { fundedCustomer, orderCall, orderEvents, orderUntil, postOrder, startOrderStack, type OrderStack } from '../../support/orders';
 import type { Customer } from '../../support/identity';
 
@@ -61,7 +63,8 @@ test('healthy devnet: POST answers active with delegate_hash within the wait; th
   expect(reply.body).toMatchObject({ status: 'active', confirm_status: 'unconfirmed', receiver });
   expect(reply.body.delegate_hash).toMatch(/^[0-9a-f]{64}$/);
   expect(reply.body.delegate_hashes[0]).toBe(reply.body.delegate_hash);
-  expect(ms).toBeLessThan(SYNC_WAIT_MS + 1_000);
+  // Woken by the delivery notification, not by the end of the wait (nothing polls).
+  expect(ms).toBeLessThan(SYNC_WAIT_MS / 2);
 
   const contract = await delegationOnChain(reply.body.delegate_hash);
   expect(contract.type).toBe('DelegateResourceContract');
@@ -72,10 +75,16 @@ test('healthy devnet: POST answers active with delegate_hash within the wait; th
   const active = await orderUntil(stack, customer, id, (o) => o.status === 'active' && o.confirm_status === 'confirmed', 30_000);
   expect(active).toMatchObject({ confirm_status: 'confirmed', delegate_hash: reply.body.delegate_hash, delivered_amount: 65_000 });
   expect(active.fills).toEqual([{ class: 'instant', amount: 65_000, price_sun: active.price_sun_per_unit }]);
-  // The answer came from the broadcaster's report (order.deliver broadcast), which it appends only for an
-  // order an answer may be waiting for (domain/sync-wait.ts; a batch's order goes without, batches.test).
+  // No report on the log: the order is there as its create, one entry of an order.allocations marked
+  // broadcast (applied as delegated; the processor named it on the delivery channel after its commit, which
+  // woke the answer) and one of an order.settlements.
+  const mine = (await readTopic<any>(stack.rt, 'accountCommands')).map((r) => r.value)
+    .filter((c) => (c.type === 'order.create' ? derivedId('order', c.commandId) === id : c.orderId === id || (c.entries ?? []).some((e: any) => e.orderId === id)));
+  expect(mine.map((c) => [c.type, c.entries?.find((e: any) => e.orderId === id)?.broadcast])).toEqual([
+    ['order.create', undefined], ['order.allocations', true], ['order.settlements', undefined],
+  ]);
   const report = await stack.rt.pool.query('SELECT outcome FROM command_results WHERE command_id = $1', [derivedId('command', 'order-broadcast', id)]);
-  expect(report.rows).toEqual([{ outcome: 'applied' }]);
+  expect(report.rows).toEqual([]);
   const events = await eventsOf(id, 'order.confirmed');
   expect(events.filter((e) => e.type === 'order.confirmed')).toHaveLength(1);
 
