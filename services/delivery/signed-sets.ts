@@ -7,7 +7,7 @@ import { allocateSetsInDelivery, allocateSetsOf, orderFailedSql } from '../order
 import { expirationOf } from '../chain/writes';
 import type { Command } from '../domain/commands';
 import { inTransaction, type Pool } from '../platform/db/pool';
-import { parseOwnJson, stringifyJson } from '../platform/json';
+import { parseOwnJson, stringifyBigintJson } from '../platform/json';
 import { logger } from '../platform/logger';
 
 /** Commands carrying signed sets, revived from their stored JSON (bigints restored). */
@@ -46,7 +46,7 @@ export async function storeSigned(pool: Pool, orderId: string, purpose: string, 
     await inTransaction(pool, async (client) => {
       const inserted = await client.query(
         'INSERT INTO order_signatures (order_id, purpose, command) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING order_id',
-        [orderId, purpose, stringifyJson(command)],
+        [orderId, purpose, stringifyBigintJson(command)],
       );
       if (inserted.rowCount === 0) return;
       const ids = txs.map((t) => t.txId);
@@ -140,7 +140,7 @@ export async function storeSignedSets(pool: Pool, purpose: 'allocate' | 'close',
   const out = new Map<string, Command | null>();
   if (sets.length === 0) return out;
   if (sets.some((s) => 'txs' in s.command && s.command.txs.some((t) => t.kind === 'activate'))) throw new Error('storeSignedSets: a set claiming an activation is stored by signedOnce');
-  const texts = sets.map((s) => stringifyJson(s.command));
+  const texts = sets.map((s) => stringifyBigintJson(s.command));
   let inserted: Set<string>;
   try {
     inserted = await inTransaction(pool, async (client) => {

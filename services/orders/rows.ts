@@ -5,7 +5,7 @@
  */
 import type { Order } from '../domain/orders/rules';
 import type { TypedColumns } from '../platform/db/bulk';
-import { parseJson, stringifyJson } from '../platform/json';
+import { parseJson, stringifyBigintJson, stringifyJson } from '../platform/json';
 
 /** The orders table's columns and their types (the processor writes them as column arrays). */
 export const orderColumnTypes = [
@@ -54,8 +54,8 @@ export function orderToRow(o: Order): unknown[] {
   return [
     o.id, o.accountId, o.clientOrderId, o.requestHash, o.quoteId, o.resource, o.amount, o.deliveredAmount, o.partial, o.tier,
     o.durationSeconds, o.receiver, o.source, o.status, o.confirmStatus, o.priceSunPerUnit, o.paySun, o.activateSun,
-    o.totalSun, o.refundedSun, o.supplier, o.ratio?.limit ?? null, o.ratio?.weight ?? null, stringifyJson(o.allocations),
-    date(o.delegatedAt), date(o.expiresAt), o.closeReason, date(o.closeRequestedAt), stringifyJson(o.undelegations), o.reclaimHash,
+    o.totalSun, o.refundedSun, o.supplier, o.ratio?.limit ?? null, o.ratio?.weight ?? null, stringifyBigintJson(o.allocations),
+    date(o.delegatedAt), date(o.expiresAt), o.closeReason, date(o.closeRequestedAt), stringifyBigintJson(o.undelegations), o.reclaimHash,
     date(o.reclaimedAt), o.memo, o.failure === null ? null : stringifyJson(o.failure), new Date(o.createdAt), new Date(o.updatedAt),
     o.batchId ?? null, o.subscriptionId ?? null,
   ];

@@ -9,7 +9,7 @@ import type { ApplyContext } from '../domain/outcome';
 import type { Clock } from '../platform/clock';
 import type { WriteGroup } from '../platform/db/bulk';
 import type { Pool, PoolClient } from '../platform/db/pool';
-import { stringifyJson } from '../platform/json';
+import { stringifyBigintJson } from '../platform/json';
 import type { KafkaLog, RunningConsumer } from '../platform/kafka';
 import {
   applyIsolated, decodeAll, startCheckpointedConsumer, type CheckpointSpec, type Decoded as DecodedRecord, type Item, type SliceOutcome,
@@ -155,7 +155,7 @@ async function sendReplies(deps: ProcessorDeps, applied: AppliedCommand[]): Prom
   // Without Redis the callers poll PostgreSQL for the answer (command-bus.ts): the batch goes on.
   const failed = await withRedis(deps.redis, async (redis) => {
     const pipeline = redis.pipeline();
-    for (const a of waiting) pipeline.publish(replyChannel(deps.ctx.network, a.command.replyTo as string), stringifyJson(a.result));
+    for (const a of waiting) pipeline.publish(replyChannel(deps.ctx.network, a.command.replyTo as string), stringifyBigintJson(a.result));
     if (delivered.length > 0) pipeline.publish(deliveryChannel(deps.ctx.network), JSON.stringify(delivered));
     const answers = (await pipeline.exec()) ?? [];
     return answers.filter(([err]) => err).length;

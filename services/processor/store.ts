@@ -12,7 +12,7 @@ import type { Journal } from '../domain/ledger';
 import { netFor, ledgerAccounts } from '../domain/ledger';
 import type { WriteGroup } from '../platform/db/bulk';
 import type { PoolClient } from '../platform/db/pool';
-import { stringifyJson } from '../platform/json';
+import { stringifyBigintJson } from '../platform/json';
 import { accountColumns, accountColumnTypes, accountFromRow, accountToRow } from './account-rows';
 
 /** Inserts a pending result row per command; returns the ids this transaction now owns (first sight). */
@@ -49,8 +49,8 @@ export function finishResults(writes: WriteGroup, results: CommandResult[]): voi
       results.map((r) => r.commandId),
       results.map((r) => r.outcome),
       results.map((r) => r.status),
-      results.map((r) => (r.body === null ? null : stringifyJson(r.body))),
-      results.map((r) => (r.error === null ? null : stringifyJson(r.error))),
+      results.map((r) => (r.body === null ? null : stringifyBigintJson(r.body))),
+      results.map((r) => (r.error === null ? null : stringifyBigintJson(r.error))),
       results.map((r) => r.refusalReason),
     ],
   });
@@ -102,7 +102,7 @@ export function saveOutbox(writes: WriteGroup, messages: OutboxMessage[]): void 
     'outbox',
     [['destination', 'text'], ['message_id', 'text'], ['account_id', 'text'], ['payload', 'jsonb'], ['trace_context', 'jsonb'], ['created_at', 'timestamptz']],
     messages.map((m) => [
-      m.destination, m.messageId, m.accountId, stringifyJson(m.payload),
+      m.destination, m.messageId, m.accountId, stringifyBigintJson(m.payload),
       m.traceContext ? JSON.stringify(m.traceContext) : null, new Date(m.createdAt),
     ]),
     // A marker for an abandoned command may be written again when its command is seen again.

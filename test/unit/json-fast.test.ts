@@ -3,7 +3,7 @@
  * parseOwnJson the same values (int64 beyond 2^53 as bigint, safe integers and fractions as numbers).
  */
 import { isSafeNumber, parse, stringify } from 'lossless-json';
-import { jsonInt, parseJson, parseOwnJson, stringifyJson } from '../../services/platform/json';
+import { jsonInt, parseJson, parseOwnJson, stringifyBigintJson, stringifyJson } from '../../services/platform/json';
 
 const samples: unknown[] = [
   { a: 1, b: -2, c: 1.5, d: 0.1, e: 1e21, f: 9_007_199_254_740_991, big: 9_223_372_036_854_775_807n, neg: -12_345_678_901_234_567_890n, small: 5n },
@@ -15,6 +15,14 @@ const samples: unknown[] = [
 
 test('stringifyJson writes what lossless-json writes', () => {
   for (const v of samples) expect(stringifyJson(v)).toBe(stringify(v));
+});
+
+test('stringifyBigintJson (the replacer first) writes the same text, and refuses the same values', () => {
+  for (const v of samples) expect(stringifyBigintJson(v)).toBe(stringify(v));
+  expect(() => stringifyBigintJson(undefined)).toThrow(TypeError);
+  const loop: Record<string, unknown> = {};
+  loop.self = loop;
+  expect(() => stringifyBigintJson(loop)).toThrow(/circular/i);
 });
 
 test('parseOwnJson reads what parseJson reads, int64 exact', () => {

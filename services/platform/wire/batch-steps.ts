@@ -1,5 +1,5 @@
 /** A batch command's body on the wire: its kind, its batch id (the record's key part) and the rest as JSON text. */
-import { parseOwnJson, stringifyJson } from '../json';
+import { parseOwnJson, stringifyBigintJson } from '../json';
 import { specFromStored, storedForm } from '../../domain/batches/rules';
 import type { BatchCommand } from '../../domain/batches/commands';
 
@@ -13,7 +13,7 @@ export function batchStepToWire(body: BatchCommand): BatchStepWire {
   const { type, ...rest } = body;
   // batch.create: each spec without its null fields (specFromStored fills them back).
   const payload = body.type === 'batch.create' ? { ...rest, items: body.items.map(storedForm) } : rest;
-  return { kind: type, batch_id: 'batchId' in body ? body.batchId : null, payload: stringifyJson(payload) };
+  return { kind: type, batch_id: 'batchId' in body ? body.batchId : null, payload: stringifyBigintJson(payload) };
 }
 
 export function batchStepFromWire(wire: BatchStepWire): BatchCommand {

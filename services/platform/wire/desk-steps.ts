@@ -1,5 +1,5 @@
 /** A desk command's body on the wire: its kind, its payment id and the rest as JSON text (int64 exact). */
-import { parseJson, stringifyJson } from '../json';
+import { parseJson, stringifyBigintJson } from '../json';
 import type { DeskCommand } from '../../domain/desk/commands';
 
 export interface DeskStepWire {
@@ -10,7 +10,7 @@ export interface DeskStepWire {
 
 export function deskStepToWire(body: DeskCommand): DeskStepWire {
   const { type, ...rest } = body;
-  return { kind: type, payment_id: body.paymentId, payload: stringifyJson(rest) };
+  return { kind: type, payment_id: body.paymentId, payload: stringifyBigintJson(rest) };
 }
 
 const big = (v: unknown): bigint => BigInt(v as number | bigint);

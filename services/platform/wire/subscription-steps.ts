@@ -1,5 +1,5 @@
 /** A subscription command's body on the wire: its kind, its subscription id and the rest as JSON text. */
-import { parseJson, stringifyJson } from '../json';
+import { parseJson, stringifyBigintJson } from '../json';
 import type { SubscriptionCommand } from '../../domain/subscriptions/commands';
 
 export interface SubscriptionStepWire {
@@ -10,7 +10,7 @@ export interface SubscriptionStepWire {
 
 export function subscriptionStepToWire(body: SubscriptionCommand): SubscriptionStepWire {
   const { type, ...rest } = body;
-  return { kind: type, subscription_id: 'subscriptionId' in body ? body.subscriptionId : null, payload: stringifyJson(rest) };
+  return { kind: type, subscription_id: 'subscriptionId' in body ? body.subscriptionId : null, payload: stringifyBigintJson(rest) };
 }
 
 const big = (v: unknown): bigint | null => (v === null || v === undefined ? null : BigInt(v as number | bigint));
