@@ -1,83 +1,153 @@
 /**
  * Admission control at the API's edge (issue #34, "sheds load instead of drowning"). An API process that
  * takes every request under overload queues them until callers give up: none is answered in time. Here
- * each request is admitted or answered `503 5030` with `Retry-After` at once, before any authentication,
- * body or database work (so a 503 has stored and charged nothing), when accepting it would break the
- * answer's deadline:
+ * each request is admitted or answered `503 5030` with `Retry-After` at once, first thing in the app
+ * (before the request id, the log line, authentication, body or database work: a 503 has stored and
+ * charged nothing, and costs the process little), when accepting it would break the answer's deadline:
  *
- * - more requests in flight in this process than `ADMISSION_MAX_IN_FLIGHT` (a hard bound on the queue);
+ * - more requests in flight in this process than its concurrency limit: the limit follows the latency of
+ *   the requests it admitted (`nextLimit`, below). The queue that matters is mostly not in this process:
+ *   an admitted order waits for the processor, PostgreSQL and the CPU the whole box shares; in flight is
+ *   the only handle this process has on it, and the admitted requests' latency is what tells it too many
+ *   are out. Bounded by `ADMISSION_MAX_IN_FLIGHT`;
  * - or the wait a new request can expect, requests in flight divided by the rate this process finishes
- *   them (Little's law, over the last second or so), past `ADMISSION_TARGET_MS`;
+ *   them (Little's law, over the last window), past `ADMISSION_TARGET_MS`;
  * - or the event loop already that late (the CPU is the queue: every admitted request makes it later).
  *
- * Health and metrics routes are never shed. The decision is `admissionDecision`, pure.
+ * Health and metrics routes are never shed. The decisions are `admissionDecision` and `nextLimit`, pure.
  */
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import type { RequestHandler } from 'express';
+import { randomId } from '../domain/ids';
 import { ApiError, sendError } from './errors';
 
 export interface AdmissionLimits {
   maxInFlight: number;
   targetMs: number;
+  /** The admitted requests' median latency (ms) the concurrency limit steers to. */
+  latencyMs: number;
 }
 
 export interface AdmissionState {
   inFlight: number;
+  /** The concurrency limit in force (`nextLimit`); at most `maxInFlight`. */
+  limit: number;
   /** Requests this process finished per second lately; null until it has finished enough to say. */
   finishedPerSecond: number | null;
   /** The event loop's recent delay (ms). */
   loopDelayMs: number;
 }
 
-export type Admission = { admit: true } | { admit: false; retryAfterSeconds: number; reason: 'in_flight' | 'expected_wait' | 'loop_delay' };
+export type Admission =
+  | { admit: true }
+  | { admit: false; retryAfterSeconds: number; reason: 'in_flight' | 'concurrency' | 'expected_wait' | 'loop_delay' };
 
 /** Whether one more request fits, given what this process is doing now. */
 export function admissionDecision(state: AdmissionState, limits: AdmissionLimits): Admission {
   const waitMs = state.finishedPerSecond !== null && state.finishedPerSecond > 0 ? (state.inFlight / state.finishedPerSecond) * 1_000 : 0;
   const retryAfterSeconds = Math.max(1, Math.ceil(Math.max(waitMs, state.loopDelayMs) / 1_000));
   if (state.inFlight >= limits.maxInFlight) return { admit: false, retryAfterSeconds, reason: 'in_flight' };
+  if (state.inFlight >= state.limit) return { admit: false, retryAfterSeconds, reason: 'concurrency' };
   if (waitMs > limits.targetMs) return { admit: false, retryAfterSeconds, reason: 'expected_wait' };
   if (state.loopDelayMs > limits.targetMs) return { admit: false, retryAfterSeconds, reason: 'loop_delay' };
   return { admit: true };
 }
 
+/** What one window of admitted requests showed. */
+export interface LimitWindow {
+  /** Median latency (ms) of the requests that finished in the window; null when too few finished to say. */
+  p50Ms: number | null;
+  /** Most requests in flight at once during the window. */
+  peakInFlight: number;
+  /** Requests in flight when the window began; with none finished, they waited at least `elapsedMs`. */
+  inFlightAtStart: number;
+  elapsedMs: number;
+  /** The event loop's delay, 99th percentile over the window (ms): requests wait that long before they are even read. */
+  loopDelayP99Ms: number;
+}
+
+/** The limit never goes below this: a few requests always go through, so the latency keeps being measured. */
+export const MIN_LIMIT = 4;
+/** Fewer finished requests than this in a window say nothing about the latency. */
+export const MIN_SAMPLES = 10;
+
+/**
+ * The next concurrency limit. Too slow (the median past the target, or the event loop late by more than
+ * it): at the same rate, Little's law says concurrency × target / latency would meet the target, taken from
+ * the concurrency really reached (a nominal limit far above it would take many windows to come down); at
+ * most halved per window, as a window's median is noisy. Fast enough and the limit reached: up by an eighth.
+ * Otherwise (fast, and the limit not what bounds the queue) unchanged, so a quiet spell does not let the
+ * next burst in all at once past a limit that had been learned.
+ */
+export function nextLimit(limit: number, w: LimitWindow, limits: AdmissionLimits): number {
+  const starved = w.p50Ms === null && w.inFlightAtStart >= MIN_SAMPLES ? w.elapsedMs : null;
+  const latency = Math.max(w.p50Ms ?? starved ?? 0, w.loopDelayP99Ms);
+  const bounded = (n: number) => Math.max(MIN_LIMIT, Math.min(limits.maxInFlight, Math.floor(n)));
+  if (latency > limits.latencyMs) {
+    const base = Math.min(limit, Math.max(w.peakInFlight, MIN_LIMIT));
+    return bounded(Math.max(base / 2, Math.min(base * 0.9, (base * limits.latencyMs) / latency)));
+  }
+  if (w.p50Ms !== null && w.peakInFlight >= limit * 0.9) return bounded(limit + Math.max(1, limit / 8));
+  return bounded(limit);
+}
+
 /** Paths never shed: a load balancer's and a scraper's probes must see the process as it is. */
 const ALWAYS = new Set(['/healthz', '/readyz', '/metrics']);
 
-/** The rate is taken over windows of this many ms; the state is read again at most this often. */
-const WINDOW_MS = 1_000;
-/** Fewer finished requests than this in a window says nothing about the rate. */
-const MIN_FINISHED = 20;
+/** The limit and the rate are taken over windows of this many ms: a few round trips of the pipeline at its target. */
+const WINDOW_MS = 250;
+/** A request's admitted latency leaves out this much (ms) that a route says was not the system's queue (`courtesyWait`). */
+const COURTESY = 'admissionCourtesyMs';
+
+/** A route's wait that is a courtesy (the answer waits for the chain), not the system's queue: not counted as latency. */
+export function courtesyWait(res: { locals: Record<string, unknown> }, ms: number): void {
+  res.locals[COURTESY] = ms;
+}
 
 export function admissionGate(limits: AdmissionLimits, onShed: (reason: string) => void = () => {}): RequestHandler {
   const delay = monitorEventLoopDelay({ resolution: 10 });
   delay.enable();
   let inFlight = 0;
-  let finished = 0;
+  let limit = limits.maxInFlight;
+  let latencies: number[] = [];
+  let peak = 0;
+  let atStart = 0;
   let windowStart = performance.now();
   let finishedPerSecond: number | null = null;
   let loopDelayMs = 0;
   const roll = (now: number) => {
     const elapsed = now - windowStart;
     if (elapsed < WINDOW_MS) return;
-    finishedPerSecond = finished >= MIN_FINISHED ? (finished * 1_000) / elapsed : inFlight > 0 ? finishedPerSecond : null;
+    const finished = latencies.length;
+    latencies.sort((a, b) => a - b);
+    const p50Ms = finished >= MIN_SAMPLES ? latencies[finished >> 1] : null;
+    limit = nextLimit(limit, { p50Ms, peakInFlight: peak, inFlightAtStart: atStart, elapsedMs: elapsed, loopDelayP99Ms: delay.percentile(99) / 1e6 }, limits);
+    finishedPerSecond = finished >= MIN_SAMPLES ? (finished * 1_000) / elapsed : inFlight > 0 ? finishedPerSecond : null;
     loopDelayMs = delay.mean / 1e6;
     delay.reset();
-    finished = 0;
+    latencies = [];
+    peak = inFlight;
+    atStart = inFlight;
     windowStart = now;
   };
   return (req, res, next) => {
     if (ALWAYS.has(req.path)) return next();
-    roll(performance.now());
-    const decision = admissionDecision({ inFlight, finishedPerSecond, loopDelayMs }, limits);
+    const now = performance.now();
+    roll(now);
+    const decision = admissionDecision({ inFlight, limit, finishedPerSecond, loopDelayMs }, limits);
     if (!decision.admit) {
       onShed(decision.reason);
+      // Ahead of the app's request-id layer: the id every answer carries, set here for this one.
+      const id = randomId('request');
+      res.locals.requestId = id;
+      res.setHeader('X-Request-Id', id);
       return sendError(res, new ApiError('service_unavailable', 'The service is at capacity; nothing was stored or charged. Retry after the time in Retry-After.', { reason: decision.reason }, { 'Retry-After': String(decision.retryAfterSeconds) }));
     }
     inFlight++;
+    if (inFlight > peak) peak = inFlight;
     res.once('close', () => {
       inFlight--;
-      finished++;
+      latencies.push(performance.now() - now - Number(res.locals[COURTESY] ?? 0));
     });
     next();
   };
