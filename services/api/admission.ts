@@ -5,8 +5,9 @@
  * (before the request id, the log line, authentication, body or database work: a 503 has stored and
  * charged nothing, and costs the process little), when accepting it would break the answer's deadline:
  *
- * - more requests in flight in this process than its concurrency limit: the limit follows the latency of
- *   the requests it admitted (`nextLimit`, below). The queue that matters is mostly not in this process:
+ * - more requests working in this process than its concurrency limit: the limit follows the latency of
+ *   the requests it admitted (`nextLimit`, below; an order's wait for its broadcast, a courtesy, is neither
+ *   counted as working nor as latency: `releaseAdmission`). The queue that matters is mostly not in this process:
  *   an admitted order waits for the processor, PostgreSQL and the CPU the whole box shares; in flight is
  *   the only handle this process has on it, and the admitted requests' latency is what tells it too many
  *   are out. Bounded by `ADMISSION_MAX_IN_FLIGHT`;
@@ -59,9 +60,8 @@ export interface LimitWindow {
   p50Ms: number | null;
   /** Most requests in flight at once during the window. */
   peakInFlight: number;
-  /** Requests in flight when the window began; with none finished, they waited at least `elapsedMs`. */
-  inFlightAtStart: number;
-  elapsedMs: number;
+  /** How long (ms) the oldest request still in flight has been: with too few finished, the latency is at least that. */
+  oldestMs: number;
   /** The event loop's delay, 99th percentile over the window (ms): requests wait that long before they are even read. */
   loopDelayP99Ms: number;
 }
@@ -72,16 +72,17 @@ export const MIN_LIMIT = 4;
 export const MIN_SAMPLES = 10;
 
 /**
- * The next concurrency limit. Too slow (the median past the target, or the event loop late by more than
- * it): at the same rate, Little's law says concurrency × target / latency would meet the target, taken from
- * the concurrency really reached (a nominal limit far above it would take many windows to come down); at
- * most halved per window, as a window's median is noisy. Fast enough and the limit reached: up by an eighth.
- * Otherwise (fast, and the limit not what bounds the queue) unchanged, so a quiet spell does not let the
- * next burst in all at once past a limit that had been learned.
+ * The next concurrency limit. Too slow (the median past the target; with too few finished to say, the
+ * oldest in flight past it; or the event loop late by more than it): at the same rate, Little's law says
+ * concurrency × target / latency would meet the target, taken from the concurrency really reached (a
+ * nominal limit far above it would take many windows to come down); at most halved per window, as a
+ * window's median is noisy. Fast enough and the limit reached: up by an eighth. Otherwise (fast, and the
+ * limit not what bounds the queue) unchanged, so a quiet spell does not let the next burst in all at once
+ * past a limit that had been learned.
  */
 export function nextLimit(limit: number, w: LimitWindow, limits: AdmissionLimits): number {
-  const starved = w.p50Ms === null && w.inFlightAtStart >= MIN_SAMPLES ? w.elapsedMs : null;
-  const latency = Math.max(w.p50Ms ?? starved ?? 0, w.loopDelayP99Ms);
+  const starved = w.p50Ms === null && w.peakInFlight >= MIN_LIMIT ? w.oldestMs : 0;
+  const latency = Math.max(w.p50Ms ?? 0, starved, w.loopDelayP99Ms);
   const bounded = (n: number) => Math.max(MIN_LIMIT, Math.min(limits.maxInFlight, Math.floor(n)));
   if (latency > limits.latencyMs) {
     const base = Math.min(limit, Math.max(w.peakInFlight, MIN_LIMIT));
@@ -94,47 +95,50 @@ export function nextLimit(limit: number, w: LimitWindow, limits: AdmissionLimits
 /** Paths never shed: a load balancer's and a scraper's probes must see the process as it is. */
 const ALWAYS = new Set(['/healthz', '/readyz', '/metrics']);
 
-/** The limit and the rate are taken over windows of this many ms: a few round trips of the pipeline at its target. */
+/** A window lasts at least this many ms, and until MIN_SAMPLES requests finished in it or WINDOW_MAX_MS passed. */
 const WINDOW_MS = 250;
-/** A request's admitted latency leaves out this much (ms) that a route says was not the system's queue (`courtesyWait`). */
-const COURTESY = 'admissionCourtesyMs';
+const WINDOW_MAX_MS = 1_000;
+const RELEASE = 'admissionRelease';
 
-/** A route's wait that is a courtesy (the answer waits for the chain), not the system's queue: not counted as latency. */
-export function courtesyWait(res: { locals: Record<string, unknown> }, ms: number): void {
-  res.locals[COURTESY] = ms;
+/**
+ * The request's work is done, what is left is a courtesy (the answer waits for the chain, one poll for all
+ * such answers): its slot is free and its latency counted now. Without the gate, nothing.
+ */
+export function releaseAdmission(res: { locals: Record<string, unknown> }): void {
+  (res.locals[RELEASE] as (() => void) | undefined)?.();
 }
 
 export function admissionGate(limits: AdmissionLimits, onShed: (reason: string) => void = () => {}): RequestHandler {
   const delay = monitorEventLoopDelay({ resolution: 10 });
   delay.enable();
-  let inFlight = 0;
+  /** Admitted and still working, in the order admitted: the first is the oldest. */
+  const working = new Map<object, number>();
   let limit = limits.maxInFlight;
   let latencies: number[] = [];
   let peak = 0;
-  let atStart = 0;
   let windowStart = performance.now();
   let finishedPerSecond: number | null = null;
   let loopDelayMs = 0;
   const roll = (now: number) => {
     const elapsed = now - windowStart;
-    if (elapsed < WINDOW_MS) return;
     const finished = latencies.length;
+    if (elapsed < WINDOW_MS || (finished < MIN_SAMPLES && elapsed < WINDOW_MAX_MS)) return;
     latencies.sort((a, b) => a - b);
     const p50Ms = finished >= MIN_SAMPLES ? latencies[finished >> 1] : null;
-    limit = nextLimit(limit, { p50Ms, peakInFlight: peak, inFlightAtStart: atStart, elapsedMs: elapsed, loopDelayP99Ms: delay.percentile(99) / 1e6 }, limits);
-    finishedPerSecond = finished >= MIN_SAMPLES ? (finished * 1_000) / elapsed : inFlight > 0 ? finishedPerSecond : null;
+    const oldest = working.values().next();
+    limit = nextLimit(limit, { p50Ms, peakInFlight: peak, oldestMs: oldest.done ? 0 : now - oldest.value, loopDelayP99Ms: delay.percentile(99) / 1e6 }, limits);
+    finishedPerSecond = finished >= MIN_SAMPLES ? (finished * 1_000) / elapsed : working.size > 0 ? finishedPerSecond : null;
     loopDelayMs = delay.mean / 1e6;
     delay.reset();
     latencies = [];
-    peak = inFlight;
-    atStart = inFlight;
+    peak = working.size;
     windowStart = now;
   };
   return (req, res, next) => {
     if (ALWAYS.has(req.path)) return next();
     const now = performance.now();
     roll(now);
-    const decision = admissionDecision({ inFlight, limit, finishedPerSecond, loopDelayMs }, limits);
+    const decision = admissionDecision({ inFlight: working.size, limit, finishedPerSecond, loopDelayMs }, limits);
     if (!decision.admit) {
       onShed(decision.reason);
       // Ahead of the app's request-id layer: the id every answer carries, set here for this one.
@@ -143,12 +147,14 @@ export function admissionGate(limits: AdmissionLimits, onShed: (reason: string) 
       res.setHeader('X-Request-Id', id);
       return sendError(res, new ApiError('service_unavailable', 'The service is at capacity; nothing was stored or charged. Retry after the time in Retry-After.', { reason: decision.reason }, { 'Retry-After': String(decision.retryAfterSeconds) }));
     }
-    inFlight++;
-    if (inFlight > peak) peak = inFlight;
-    res.once('close', () => {
-      inFlight--;
-      latencies.push(performance.now() - now - Number(res.locals[COURTESY] ?? 0));
-    });
+    working.set(res, now);
+    if (working.size > peak) peak = working.size;
+    const release = () => {
+      if (!working.delete(res)) return;
+      latencies.push(performance.now() - now);
+    };
+    res.locals[RELEASE] = release;
+    res.once('close', release);
     next();
   };
 }

@@ -21,7 +21,7 @@ test('shed at the bound, at the concurrency limit, when the expected wait passes
   expect(admissionDecision({ inFlight: 1, limit: 100, finishedPerSecond: 1_000, loopDelayMs: 2_400 }, limits)).toEqual({ admit: false, reason: 'loop_delay', retryAfterSeconds: 3 });
 });
 
-const window = (w: Partial<LimitWindow>): LimitWindow => ({ p50Ms: 100, peakInFlight: 50, inFlightAtStart: 40, elapsedMs: 250, loopDelayP99Ms: 10, ...w });
+const window = (w: Partial<LimitWindow>): LimitWindow => ({ p50Ms: 100, peakInFlight: 50, oldestMs: 80, loopDelayP99Ms: 10, ...w });
 
 test('too slow: the limit comes down to what the concurrency reached would need to meet the target, at most halved', () => {
   // 80 in flight at a 400 ms median: 80 × 250 / 400 = 50 meets the target at the same rate.
@@ -38,10 +38,12 @@ test('too slow: the limit comes down to what the concurrency reached would need 
 
 test('the event loop late, or requests in flight and none finishing, count as too slow', () => {
   expect(nextLimit(100, window({ p50Ms: 20, peakInFlight: 100, loopDelayP99Ms: 500 }), limits)).toBe(50);
-  // 40 in flight when the window began and too few finished over 1 s: each waited at least 1 s.
-  expect(nextLimit(100, window({ p50Ms: null, peakInFlight: 100, inFlightAtStart: 40, elapsedMs: 1_000 }), limits)).toBe(50);
+  // Too few finished to say, and the oldest in flight working for 1 s: the latency is at least that.
+  expect(nextLimit(100, window({ p50Ms: null, peakInFlight: 100, oldestMs: 1_000 }), limits)).toBe(50);
+  // Too few finished, the oldest young: nothing learned, nothing changed (not even up: no median to say it is fast).
+  expect(nextLimit(100, window({ p50Ms: null, peakInFlight: 100, oldestMs: 100 }), limits)).toBe(100);
   // A quiet process (few in flight, few finished) learns nothing and keeps its limit.
-  expect(nextLimit(100, window({ p50Ms: null, peakInFlight: 3, inFlightAtStart: 2, elapsedMs: 1_000 }), limits)).toBe(100);
+  expect(nextLimit(100, window({ p50Ms: null, peakInFlight: 3, oldestMs: 1_000 }), limits)).toBe(100);
 });
 
 test('fast enough: up by an eighth while the limit is what bounds the queue, unchanged otherwise, never past the bound', () => {
