@@ -18,9 +18,9 @@
  * Health and metrics routes are never shed. The decisions are `admissionDecision` and `nextLimit`, pure.
  */
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
-import type { RequestHandler } from 'express';
+import type { RequestHandler, Response } from 'express';
 import { randomId } from '../domain/ids';
-import { ApiError, sendError } from './errors';
+import { errorCatalog } from '../domain/errors';
 
 export interface AdmissionLimits {
   maxInFlight: number;
@@ -64,6 +64,8 @@ export interface LimitWindow {
   oldestMs: number;
   /** The event loop's delay, 99th percentile over the window (ms): requests wait that long before they are even read. */
   loopDelayP99Ms: number;
+  /** The lowest median of the last windows (ms; 0 before any): the latency without a queue. */
+  floorMs: number;
 }
 
 /** The limit never goes below this: a few requests always go through, so the latency keeps being measured. */
@@ -72,32 +74,59 @@ export const MIN_LIMIT = 4;
 export const MIN_SAMPLES = 10;
 
 /**
- * The next concurrency limit. Too slow (the median past the target; with too few finished to say, the
- * oldest in flight past it; or the event loop late by more than it): at the same rate, Little's law says
- * concurrency × target / latency would meet the target, taken from the concurrency really reached (a
- * nominal limit far above it would take many windows to come down); at most halved per window, as a
- * window's median is noisy. Fast enough and the limit reached: up by an eighth. Otherwise (fast, and the
+ * The next concurrency limit. Too slow means queueing: the median past the target and past twice the
+ * floor (the lowest median of the last windows: what the pipeline takes with no queue; on a loaded machine
+ * it alone can pass the target, and fewer admitted would not make it faster, only fewer answered); with too
+ * few finished to say, the oldest in flight standing for the median; or the event loop late by more than
+ * the target. Then, at the same rate, Little's law says concurrency × bound / latency would meet the bound,
+ * taken from the concurrency really reached (a nominal limit far above it would take many windows to come
+ * down); at most halved per window, as a window's median is noisy. Fast enough and the limit reached: up by
+ * a quarter (at least MIN_LIMIT): a limit cut by one slow window is back within a second. Otherwise (the
  * limit not what bounds the queue) unchanged, so a quiet spell does not let the next burst in all at once
  * past a limit that had been learned.
  */
 export function nextLimit(limit: number, w: LimitWindow, limits: AdmissionLimits): number {
   const starved = w.p50Ms === null && w.peakInFlight >= MIN_LIMIT ? w.oldestMs : 0;
-  const latency = Math.max(w.p50Ms ?? 0, starved, w.loopDelayP99Ms);
+  const median = Math.max(w.p50Ms ?? 0, starved);
+  const bound = Math.max(limits.latencyMs, 2 * w.floorMs);
   const bounded = (n: number) => Math.max(MIN_LIMIT, Math.min(limits.maxInFlight, Math.floor(n)));
-  if (latency > limits.latencyMs) {
+  const late = median > bound ? median / bound : w.loopDelayP99Ms > limits.latencyMs ? w.loopDelayP99Ms / limits.latencyMs : 0;
+  if (late > 0) {
     const base = Math.min(limit, Math.max(w.peakInFlight, MIN_LIMIT));
-    return bounded(Math.max(base / 2, Math.min(base * 0.9, (base * limits.latencyMs) / latency)));
+    return bounded(Math.max(base / 2, Math.min(base * 0.9, base / late)));
   }
-  if (w.p50Ms !== null && w.peakInFlight >= limit * 0.9) return bounded(limit + Math.max(1, limit / 8));
+  const fast = w.p50Ms !== null && w.p50Ms <= Math.max(limits.latencyMs, 1.5 * w.floorMs);
+  if (fast && w.peakInFlight >= limit * 0.9) return bounded(limit + Math.max(MIN_LIMIT, limit / 4));
   return bounded(limit);
 }
 
 /** Paths never shed: a load balancer's and a scraper's probes must see the process as it is. */
 const ALWAYS = new Set(['/healthz', '/readyz', '/metrics']);
 
+const SHED = errorCatalog.service_unavailable;
+const SHED_MESSAGE = JSON.stringify('The service is at capacity; nothing was stored or charged. Retry after the time in Retry-After.');
+
+/**
+ * The 503 5030 envelope written straight to node's response (contract section 1: code, slug, message,
+ * details, request_id, and the X-Request-Id header every answer carries), without the app's error path
+ * (its check of the operation's declared codes matches the route per answer; every operation declares
+ * 5030): under overload most answers are these. The body is not read: node discards what is left of it
+ * after the answer and keeps the connection.
+ */
+function shed(res: Response, reason: string, retryAfterSeconds: number): void {
+  const id = randomId('request');
+  const body = `{"error":{"code":${SHED.code},"slug":"service_unavailable","message":${SHED_MESSAGE},"details":{"reason":"${reason}"}},"request_id":"${id}"}`;
+  res.writeHead(SHED.http, {
+    'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), 'Retry-After': String(retryAfterSeconds), 'X-Request-Id': id,
+  });
+  res.end(body);
+}
+
 /** A window lasts at least this many ms, and until MIN_SAMPLES requests finished in it or WINDOW_MAX_MS passed. */
 const WINDOW_MS = 250;
 const WINDOW_MAX_MS = 1_000;
+/** The floor is the lowest median of this many windows (some seconds: it follows a machine that got slower). */
+const FLOOR_WINDOWS = 40;
 const RELEASE = 'admissionRelease';
 
 /**
@@ -115,6 +144,9 @@ export function admissionGate(limits: AdmissionLimits, onShed: (reason: string) 
   const working = new Map<object, number>();
   let limit = limits.maxInFlight;
   let latencies: number[] = [];
+  let smoothed: number | null = null;
+  const medians: number[] = [];
+  let windows = 0;
   let peak = 0;
   let windowStart = performance.now();
   let finishedPerSecond: number | null = null;
@@ -124,9 +156,15 @@ export function admissionGate(limits: AdmissionLimits, onShed: (reason: string) 
     const finished = latencies.length;
     if (elapsed < WINDOW_MS || (finished < MIN_SAMPLES && elapsed < WINDOW_MAX_MS)) return;
     latencies.sort((a, b) => a - b);
-    const p50Ms = finished >= MIN_SAMPLES ? latencies[finished >> 1] : null;
+    // Smoothed over windows: one window's median swings by half with the pipeline's batches, and every
+    // swing past the target would cut the limit.
+    const p50 = finished >= MIN_SAMPLES ? latencies[finished >> 1] : null;
+    smoothed = p50 === null ? smoothed : smoothed === null ? p50 : (smoothed + p50) / 2;
+    const p50Ms = p50 === null ? null : smoothed;
+    if (p50 !== null) medians[windows++ % FLOOR_WINDOWS] = p50;
+    const floorMs = windows === 0 ? 0 : Math.min(...medians.slice(0, Math.min(windows, FLOOR_WINDOWS)));
     const oldest = working.values().next();
-    limit = nextLimit(limit, { p50Ms, peakInFlight: peak, oldestMs: oldest.done ? 0 : now - oldest.value, loopDelayP99Ms: delay.percentile(99) / 1e6 }, limits);
+    limit = nextLimit(limit, { p50Ms, peakInFlight: peak, oldestMs: oldest.done ? 0 : now - oldest.value, loopDelayP99Ms: delay.percentile(99) / 1e6, floorMs }, limits);
     finishedPerSecond = finished >= MIN_SAMPLES ? (finished * 1_000) / elapsed : working.size > 0 ? finishedPerSecond : null;
     loopDelayMs = delay.mean / 1e6;
     delay.reset();
@@ -141,11 +179,7 @@ export function admissionGate(limits: AdmissionLimits, onShed: (reason: string) 
     const decision = admissionDecision({ inFlight: working.size, limit, finishedPerSecond, loopDelayMs }, limits);
     if (!decision.admit) {
       onShed(decision.reason);
-      // Ahead of the app's request-id layer: the id every answer carries, set here for this one.
-      const id = randomId('request');
-      res.locals.requestId = id;
-      res.setHeader('X-Request-Id', id);
-      return sendError(res, new ApiError('service_unavailable', 'The service is at capacity; nothing was stored or charged. Retry after the time in Retry-After.', { reason: decision.reason }, { 'Retry-After': String(decision.retryAfterSeconds) }));
+      return shed(res, decision.reason, decision.retryAfterSeconds);
     }
     working.set(res, now);
     if (working.size > peak) peak = working.size;

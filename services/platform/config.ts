@@ -287,7 +287,7 @@ const schema = z.object({
    * PostgreSQL, the shared CPU): more admitted means a longer queue there, not more answers, and an answer
    * needs room under the 2 s a client gives it for the time it waited before the process read it.
    */
-  ADMISSION_LATENCY_MS: z.coerce.number().int().min(10).max(600_000).default(250),
+  ADMISSION_LATENCY_MS: z.coerce.number().int().min(10).max(600_000).default(500),
   /** PostgreSQL connections per process (each API worker has its own pool). */
   DATABASE_POOL_MAX: z.coerce.number().int().min(2).max(200).default(20),
   /**

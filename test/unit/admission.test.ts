@@ -21,7 +21,7 @@ test('shed at the bound, at the concurrency limit, when the expected wait passes
   expect(admissionDecision({ inFlight: 1, limit: 100, finishedPerSecond: 1_000, loopDelayMs: 2_400 }, limits)).toEqual({ admit: false, reason: 'loop_delay', retryAfterSeconds: 3 });
 });
 
-const window = (w: Partial<LimitWindow>): LimitWindow => ({ p50Ms: 100, peakInFlight: 50, oldestMs: 80, loopDelayP99Ms: 10, ...w });
+const window = (w: Partial<LimitWindow>): LimitWindow => ({ p50Ms: 100, peakInFlight: 50, oldestMs: 80, loopDelayP99Ms: 10, floorMs: 0, ...w });
 
 test('too slow: the limit comes down to what the concurrency reached would need to meet the target, at most halved', () => {
   // 80 in flight at a 400 ms median: 80 × 250 / 400 = 50 meets the target at the same rate.
@@ -36,6 +36,15 @@ test('too slow: the limit comes down to what the concurrency reached would need 
   expect(nextLimit(5, window({ p50Ms: 5_000, peakInFlight: 5 }), limits)).toBe(MIN_LIMIT);
 });
 
+test('a slow machine is not a queue: past the target but within twice the floor (the latency of the last windows at their best), not cut', () => {
+  // The pipeline takes 300 ms here whatever is admitted: a 400 ms median is no queue, and still fast enough to grow.
+  expect(nextLimit(40, window({ p50Ms: 400, peakInFlight: 40, floorMs: 300 }), limits)).toBe(50);
+  // Between 1.5 and 2 floors: held.
+  expect(nextLimit(40, window({ p50Ms: 500, peakInFlight: 40, floorMs: 300 }), limits)).toBe(40);
+  // Past twice the floor: queueing, cut toward 2 × floor: 40 × 600 / 800 = 30.
+  expect(nextLimit(40, window({ p50Ms: 800, peakInFlight: 40, floorMs: 300 }), limits)).toBe(30);
+});
+
 test('the event loop late, or requests in flight and none finishing, count as too slow', () => {
   expect(nextLimit(100, window({ p50Ms: 20, peakInFlight: 100, loopDelayP99Ms: 500 }), limits)).toBe(50);
   // Too few finished to say, and the oldest in flight working for 1 s: the latency is at least that.
@@ -46,9 +55,9 @@ test('the event loop late, or requests in flight and none finishing, count as to
   expect(nextLimit(100, window({ p50Ms: null, peakInFlight: 3, oldestMs: 1_000 }), limits)).toBe(100);
 });
 
-test('fast enough: up by an eighth while the limit is what bounds the queue, unchanged otherwise, never past the bound', () => {
-  expect(nextLimit(40, window({ p50Ms: 100, peakInFlight: 40 }), limits)).toBe(45);
-  expect(nextLimit(4, window({ p50Ms: 100, peakInFlight: 4 }), limits)).toBe(5);
+test('fast enough: up by a quarter (at least MIN_LIMIT) while the limit is what bounds the queue, unchanged otherwise, never past the bound', () => {
+  expect(nextLimit(40, window({ p50Ms: 100, peakInFlight: 40 }), limits)).toBe(50);
+  expect(nextLimit(4, window({ p50Ms: 100, peakInFlight: 4 }), limits)).toBe(8);
   expect(nextLimit(40, window({ p50Ms: 100, peakInFlight: 20 }), limits)).toBe(40);
   expect(nextLimit(98, window({ p50Ms: 100, peakInFlight: 98 }), limits)).toBe(100);
 });
