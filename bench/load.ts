@@ -18,6 +18,8 @@ export interface Outcome {
   stages?: Record<string, number>;
   /** A connection error's code (ECONNRESET, ...), to tell the server's closes from this process's own. */
   errorCode?: string;
+  /** A refusal's `error.details.reason`, if it names one. */
+  reason?: string;
 }
 
 export type Send = (n: number) => Promise<Outcome>;
@@ -37,16 +39,18 @@ export function httpSender(base: string, make: (n: number) => Request, okStatus:
     const started = performance.now();
     return new Promise<Outcome>((resolve) => {
       let settled = false;
-      const done = (status: number | null, failure: Outcome['failure'], timing?: string | string[], errorCode?: string) => {
+      const done = (status: number | null, failure: Outcome['failure'], timing?: string | string[], errorCode?: string, reason?: string) => {
         if (settled) return;
         settled = true;
-        resolve({ ok: status === okStatus, status, failure, ms: performance.now() - started, stages: parseServerTiming(timing), errorCode });
+        resolve({ ok: status === okStatus, status, failure, ms: performance.now() - started, stages: parseServerTiming(timing), errorCode, reason });
       };
       const req = http.request(
         { host: url.hostname, port: url.port, method: r.method, path: r.path, agent, headers: { ...r.headers, 'content-length': Buffer.byteLength(r.body) } },
         (res) => {
-          res.on('data', () => undefined);
-          res.on('end', () => done(res.statusCode ?? null, null, res.headers['server-timing']));
+          // A refusal's body is kept for its reason (503 5030 details.reason: which admission rule shed it).
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => { if (res.statusCode !== okStatus) chunks.push(c); });
+          res.on('end', () => done(res.statusCode ?? null, null, res.headers['server-timing'], undefined, chunks.length > 0 ? shedReason(Buffer.concat(chunks)) : undefined));
           res.on('error', (err: NodeJS.ErrnoException) => done(null, 'error', undefined, err.code ?? err.message));
         },
       );
@@ -60,6 +64,15 @@ export function httpSender(base: string, make: (n: number) => Request, okStatus:
       req.end(r.body);
     });
   };
+}
+
+function shedReason(body: Buffer): string | undefined {
+  try {
+    const reason = JSON.parse(body.toString()).error?.details?.reason;
+    return typeof reason === 'string' ? reason : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** `auth;dur=1.2, reply;dur=8` → { auth: 1.2, reply: 8 }; undefined without the header. */
@@ -85,7 +98,7 @@ export interface RunFigures {
   errorCodes: Record<string, number>;
   /** Every answer's time (ok or not; timeouts and errors left out), p99 and max ms: issue 34's "answered within 2 s". */
   answered: { p99: number; max: number };
-  /** Answers by status (the expected one included). */
+  /** Answers by status (the expected one included), a refusal with its reason. */
   statuses: Record<string, number>;
   /** ok answers per second over the run (until the last answer). */
   okPerSec: number;
@@ -115,7 +128,7 @@ function figures(outcomes: Outcome[], elapsedMs: number, loop: ReturnType<typeof
     errors: outcomes.filter((o) => o.failure === 'error').length,
     errorCodes: countBy(outcomes.filter((o) => o.failure === 'error').map((o) => o.errorCode ?? '?')),
     answered: answeredFigures(outcomes),
-    statuses: countBy(outcomes.filter((o) => o.status !== null).map((o) => String(o.status))),
+    statuses: countBy(outcomes.filter((o) => o.status !== null).map((o) => (o.reason ? `${o.status} ${o.reason}` : String(o.status)))),
     okPerSec: ok.length / (elapsedMs / 1000),
     p50: Math.round(percentile(times, 50)),
     p99: Math.round(percentile(times, 99)),

@@ -127,6 +127,12 @@ const WINDOW_MS = 250;
 const WINDOW_MAX_MS = 1_000;
 /** The floor is the lowest median of this many windows (some seconds: it follows a machine that got slower). */
 const FLOOR_WINDOWS = 40;
+/**
+ * Each window moves the median and the finish rate this far toward its own figures (a time constant of
+ * about a second): one window's swing with the pipeline's batches (a slow commit, a GC pause) cut the limit
+ * at normal load; a second is still well inside the 2 s a refusal has to come early.
+ */
+const SMOOTHING = 0.3;
 const RELEASE = 'admissionRelease';
 
 /**
@@ -156,16 +162,19 @@ export function admissionGate(limits: AdmissionLimits, onShed: (reason: string) 
     const finished = latencies.length;
     if (elapsed < WINDOW_MS || (finished < MIN_SAMPLES && elapsed < WINDOW_MAX_MS)) return;
     latencies.sort((a, b) => a - b);
-    // Smoothed over windows: one window's median swings by half with the pipeline's batches, and every
-    // swing past the target would cut the limit.
+    // Smoothed over windows (SMOOTHING).
     const p50 = finished >= MIN_SAMPLES ? latencies[finished >> 1] : null;
-    smoothed = p50 === null ? smoothed : smoothed === null ? p50 : (smoothed + p50) / 2;
+    smoothed = p50 === null ? smoothed : smoothed === null ? p50 : smoothed + SMOOTHING * (p50 - smoothed);
     const p50Ms = p50 === null ? null : smoothed;
     if (p50 !== null) medians[windows++ % FLOOR_WINDOWS] = p50;
     const floorMs = windows === 0 ? 0 : Math.min(...medians.slice(0, Math.min(windows, FLOOR_WINDOWS)));
     const oldest = working.values().next();
     limit = nextLimit(limit, { p50Ms, peakInFlight: peak, oldestMs: oldest.done ? 0 : now - oldest.value, loopDelayP99Ms: delay.percentile(99) / 1e6, floorMs }, limits);
-    finishedPerSecond = finished >= MIN_SAMPLES ? (finished * 1_000) / elapsed : working.size > 0 ? finishedPerSecond : null;
+    // Smoothed too: the processor's replies come a slice at a time, so one window counts a slice's answers or none.
+    const rate = (finished * 1_000) / elapsed;
+    finishedPerSecond = finished >= MIN_SAMPLES
+      ? finishedPerSecond === null ? rate : finishedPerSecond + SMOOTHING * (rate - finishedPerSecond)
+      : working.size > 0 ? finishedPerSecond : null;
     loopDelayMs = delay.mean / 1e6;
     delay.reset();
     latencies = [];
