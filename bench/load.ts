@@ -16,6 +16,10 @@ export interface Outcome {
   ms: number;
   /** The answer's Server-Timing stages (services/api/stage-timing.ts), ms by name. */
   stages?: Record<string, number>;
+  /** A connection error's code (ECONNRESET, ...), to tell the server's closes from this process's own. */
+  errorCode?: string;
+  /** A refusal's `error.details.reason`, if it names one. */
+  reason?: string;
 }
 
 export type Send = (n: number) => Promise<Outcome>;
@@ -35,17 +39,19 @@ export function httpSender(base: string, make: (n: number) => Request, okStatus:
     const started = performance.now();
     return new Promise<Outcome>((resolve) => {
       let settled = false;
-      const done = (status: number | null, failure: Outcome['failure'], timing?: string | string[]) => {
+      const done = (status: number | null, failure: Outcome['failure'], timing?: string | string[], errorCode?: string, reason?: string) => {
         if (settled) return;
         settled = true;
-        resolve({ ok: status === okStatus, status, failure, ms: performance.now() - started, stages: parseServerTiming(timing) });
+        resolve({ ok: status === okStatus, status, failure, ms: performance.now() - started, stages: parseServerTiming(timing), errorCode, reason });
       };
       const req = http.request(
         { host: url.hostname, port: url.port, method: r.method, path: r.path, agent, headers: { ...r.headers, 'content-length': Buffer.byteLength(r.body) } },
         (res) => {
-          res.on('data', () => undefined);
-          res.on('end', () => done(res.statusCode ?? null, null, res.headers['server-timing']));
-          res.on('error', () => done(null, 'error'));
+          // A refusal's body is kept for its reason (503 5030 details.reason: which admission rule shed it).
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => { if (res.statusCode !== okStatus) chunks.push(c); });
+          res.on('end', () => done(res.statusCode ?? null, null, res.headers['server-timing'], undefined, chunks.length > 0 ? shedReason(Buffer.concat(chunks)) : undefined));
+          res.on('error', (err: NodeJS.ErrnoException) => done(null, 'error', undefined, err.code ?? err.message));
         },
       );
       // A deadline on the whole exchange (queueing for a socket included), not just socket idleness.
@@ -54,10 +60,19 @@ export function httpSender(base: string, make: (n: number) => Request, okStatus:
         req.destroy();
       }, timeoutMs);
       req.on('close', () => clearTimeout(timer));
-      req.on('error', () => done(null, 'error'));
+      req.on('error', (err: NodeJS.ErrnoException) => done(null, 'error', undefined, err.code ?? err.message));
       req.end(r.body);
     });
   };
+}
+
+function shedReason(body: Buffer): string | undefined {
+  try {
+    const reason = JSON.parse(body.toString()).error?.details?.reason;
+    return typeof reason === 'string' ? reason : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** `auth;dur=1.2, reply;dur=8` → { auth: 1.2, reply: 8 }; undefined without the header. */
@@ -79,6 +94,12 @@ export interface RunFigures {
   wrongStatus: number;
   timeouts: number;
   errors: number;
+  /** Connection errors by code. */
+  errorCodes: Record<string, number>;
+  /** Every answer's time (ok or not; timeouts and errors left out), p99 and max ms: issue 34's "answered within 2 s". */
+  answered: { p99: number; max: number };
+  /** Answers by status (the expected one included), a refusal with its reason. */
+  statuses: Record<string, number>;
   /** ok answers per second over the run (until the last answer). */
   okPerSec: number;
   p50: number;
@@ -105,6 +126,9 @@ function figures(outcomes: Outcome[], elapsedMs: number, loop: ReturnType<typeof
     wrongStatus: outcomes.filter((o) => !o.ok && o.failure === null).length,
     timeouts: outcomes.filter((o) => o.failure === 'timeout').length,
     errors: outcomes.filter((o) => o.failure === 'error').length,
+    errorCodes: countBy(outcomes.filter((o) => o.failure === 'error').map((o) => o.errorCode ?? '?')),
+    answered: answeredFigures(outcomes),
+    statuses: countBy(outcomes.filter((o) => o.status !== null).map((o) => (o.reason ? `${o.status} ${o.reason}` : String(o.status)))),
     okPerSec: ok.length / (elapsedMs / 1000),
     p50: Math.round(percentile(times, 50)),
     p99: Math.round(percentile(times, 99)),
@@ -112,6 +136,17 @@ function figures(outcomes: Outcome[], elapsedMs: number, loop: ReturnType<typeof
     outside: outside.length > 0 ? { p50: percentile(outside, 50), p99: percentile(outside, 99) } : undefined,
     loopDelay: { p50: loop.percentile(50) / 1e6, p99: loop.percentile(99) / 1e6 },
   };
+}
+
+function answeredFigures(outcomes: Outcome[]): RunFigures['answered'] {
+  const all = outcomes.filter((o) => o.status !== null).map((o) => o.ms).sort((a, b) => a - b);
+  return { p99: Math.round(percentile(all, 99)), max: Math.round(all[all.length - 1] ?? 0) };
+}
+
+function countBy(keys: string[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const k of keys) out[k] = (out[k] ?? 0) + 1;
+  return out;
 }
 
 function loopMonitor(): ReturnType<typeof monitorEventLoopDelay> {
@@ -166,7 +201,10 @@ export async function offered(send: Send, start: number, rate: number, seconds: 
 export function line(name: string, f: RunFigures): string {
   const failed = f.wrongStatus + f.timeouts + f.errors;
   const stages = Object.entries(f.stages).map(([s, v]) => `${s} ${v.p50.toFixed(1)}/${v.p99.toFixed(1)}`).join(', ');
+  const codes = (m: Record<string, number>) => Object.entries(m).map(([k, v]) => `${k} ${v}`).join(', ');
   return `${name}: ${f.okPerSec.toFixed(0)}/s answered ok, p50 ${f.p50} ms, p99 ${f.p99} ms (${f.sent} sent, ${failed} failed: ${f.wrongStatus} other status, ${f.timeouts} timeouts, ${f.errors} connection errors)`
+    + (f.wrongStatus > 0 ? `\n  answers by status: ${codes(f.statuses)}; every answer p99 ${f.answered.p99} ms, max ${f.answered.max} ms` : '')
+    + (f.errors > 0 ? `\n  connection errors by code: ${codes(f.errorCodes)}` : '')
     + (stages ? `\n  server stages p50/p99 ms: ${stages}` : '')
     + (f.outside ? `\n  outside the server stages p50/p99 ms: ${f.outside.p50.toFixed(1)}/${f.outside.p99.toFixed(1)}` : '')
     + `\n  load generator event-loop delay p50/p99 ms: ${f.loopDelay.p50.toFixed(1)}/${f.loopDelay.p99.toFixed(1)}`;

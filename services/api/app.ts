@@ -58,6 +58,13 @@ export function createApp(deps: ApiDeps): Express {
   // sendError (errors.ts) holds every error answer to the codes its operation declares.
   app.locals.declaredErrorCheck = declaredErrorCheck(doc);
 
+  // First of all: a request the process cannot answer in time is answered 503 now, before any per-request
+  // work (request id, trace, log line, body, auth): under overload most requests are these, and each must
+  // cost next to nothing, or answering them saturates the process they protect.
+  app.use(admissionGate(
+    { maxInFlight: deps.rt.cfg.ADMISSION_MAX_IN_FLIGHT, targetMs: deps.rt.cfg.ADMISSION_TARGET_MS, latencyMs: deps.rt.cfg.ADMISSION_LATENCY_MS },
+    (reason) => admissionShed.inc({ reason }),
+  ));
   // One layer for what every request gets (each layer is a router dispatch of its own): the request id and
   // its log context, the caller's trace context (without an exporter no HTTP instrumentation runs: a
   // caller's own trace context still reaches the log), the Server-Timing stages and the answer's count.
@@ -80,8 +87,6 @@ export function createApp(deps: ApiDeps): Express {
       stageTiming(req, res, next);
     }));
   });
-  // Before the body and every route: a request the process cannot answer in time is answered 503 now.
-  app.use(admissionGate({ maxInFlight: deps.rt.cfg.ADMISSION_MAX_IN_FLIGHT, targetMs: deps.rt.cfg.ADMISSION_TARGET_MS }, (reason) => admissionShed.inc({ reason })));
   // A body is read and parsed only for a route that exists (after the admission above); any other request
   // goes on unread to the 404 at the end.
   const isOperation = operationMatcher(doc);

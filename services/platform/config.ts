@@ -281,6 +281,13 @@ const schema = z.object({
    */
   ADMISSION_MAX_IN_FLIGHT: z.coerce.number().int().min(1).max(100_000).default(1_024),
   ADMISSION_TARGET_MS: z.coerce.number().int().min(10).max(600_000).default(1_500),
+  /**
+   * Admission: the median latency (ms) of admitted requests that each API process's concurrency limit steers
+   * to (services/api/admission.ts nextLimit). Most of an order's wait is behind this process (processor,
+   * PostgreSQL, the shared CPU): more admitted means a longer queue there, not more answers, and an answer
+   * needs room under the 2 s a client gives it for the time it waited before the process read it.
+   */
+  ADMISSION_LATENCY_MS: z.coerce.number().int().min(10).max(600_000).default(500),
   /** PostgreSQL connections per process (each API worker has its own pool). */
   DATABASE_POOL_MAX: z.coerce.number().int().min(2).max(200).default(20),
   /**

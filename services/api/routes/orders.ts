@@ -24,6 +24,7 @@ import { BroadcastWatch, placedOrderAnswer } from '../sync-delivery';
 import { ApiError, sendJson } from '../errors';
 import { createdCursorCodec } from '../cursor';
 import { markStage } from '../stage-timing';
+import { releaseAdmission } from '../admission';
 import { checkAddress, submitCommand } from '../identity-deps';
 import { listOrders, orderByRef, orderPositionAt, type OrderCursor, type OrderFilter } from '../../orders/account-reads';
 import { insertQuote, quoteById } from '../stores/quotes';
@@ -175,6 +176,8 @@ export function ordersRouter(deps: OrderRouteDeps): Router {
     });
     markStage(res, 'price');
     const result = await submitCommand(bus, command, res);
+    // The order is placed: the wait for its broadcast is not admission's queue (one poll for every waiting answer).
+    releaseAdmission(res);
     const answer = await placedOrderAnswer(rt.pool, watch, accountId, result.body, rt.cfg.ORDER_SYNC_WAIT_MS);
     markStage(res, 'sync');
     sendJson(res, result.status, answer);

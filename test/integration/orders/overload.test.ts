@@ -31,17 +31,24 @@ afterAll(async () => {
 
 test('a burst past capacity: every request answered 201 or 503 with Retry-After; the 503s cost nothing; every 201 delivered once', async () => {
   const receivers = stack.devnet.accounts.customers.slice(0, 4).map((c) => c.address);
-    const answers = await Promise.all(Array.from({ length: BURST }, async (_, i) => {
+  const answers = await Promise.all(Array.from({ length: BURST }, async (_, i) => {
+    const started = performance.now();
     const reply = await postOrder(stack, customer, { resource: 'energy', amount: 10_000, tier: '1h', receiver: receivers[i % receivers.length] });
-    return reply;
+    return { ...reply, ms: performance.now() - started };
   }));
+  // Answered within the bound: a refusal at once (issue 34: within 2 s, here with the whole burst in flight on a
+  // shared machine), and an admitted order within the deadlines the service sets itself (its command's, then the
+  // wait for its broadcast), never a queue that outlives them.
+  for (const a of answers.filter((x) => x.status !== 201)) expect(a.ms).toBeLessThan(2_000);
+  for (const a of answers) expect(a.ms).toBeLessThan(stack.rt.cfg.COMMAND_TIMEOUT_MS + stack.rt.cfg.ORDER_SYNC_WAIT_MS);
   const byStatus = new Map<number, number>();
   for (const a of answers) byStatus.set(a.status, (byStatus.get(a.status) ?? 0) + 1);
   // 201, or refused at once: 503 at the edge, or 429 past the account's orders-per-second budget.
   expect([...byStatus.keys()].filter((s) => ![201, 429, 503].includes(s))).toEqual([]);
   expect(byStatus.get(503)).toBeGreaterThan(0);
   for (const a of answers.filter((x) => x.status === 503)) {
-    expect(a.body.error).toMatchObject({ code: 5030, slug: 'service_unavailable' });
+    expect(a.body).toMatchObject({ error: { code: 5030, slug: 'service_unavailable', details: { reason: 'in_flight' } }, request_id: a.headers.get('x-request-id') });
+    expect(a.headers.get('content-type')).toMatch(/^application\/json/);
     expect(Number(a.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
   }
   for (const a of answers.filter((x) => x.status === 429)) expect(Number(a.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
