@@ -278,6 +278,8 @@ async function main(): Promise<void> {
   // The service sheds as production does: the test profile's admission targets are set out of reach for the
   // tests' bursts (infra/env/test.env); BENCH_ADMISSION=test keeps them.
   if (process.env.BENCH_ADMISSION !== 'test') for (const k of ['ADMISSION_TARGET_MS', 'ADMISSION_LATENCY_MS']) delete process.env[k];
+  // BENCH_ADMISSION_LATENCY_MS: the service's ADMISSION_LATENCY_MS for this run (A/B of the latency the limit steers to).
+  if (process.env.BENCH_ADMISSION_LATENCY_MS) process.env.ADMISSION_LATENCY_MS = process.env.BENCH_ADMISSION_LATENCY_MS;
   const devnet = await startDevnet({ DEVNET_BLOCK_MS: '300' });
   if (devnet.pid !== undefined) lowerPriority(devnet.pid, DEVNET_NICE);
   const world = newWorld('benchorders', {
