@@ -15,6 +15,7 @@
  * 5 minutes minus the idle window (printed; the bench says so when it did not).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { commandBusFor } from '../services/platform/command-bus';
@@ -24,12 +25,18 @@ import { startDevnet } from '../test/devnet/start-devnet';
 import { signedHeaders, signUp } from '../test/support/identity';
 import { dropWorld, newWorld } from '../test/support/world';
 import { freePort, stopChild, waitReady } from './processes';
+import { statementList, statementRows } from './statements';
+import { startWindowProfile, type WindowProfiler } from './inspector-profile';
 import { httpSender, type Send } from './load';
 import { cpuByGroup, cpuLines, cpuSnapshot, DEVNET_GROUP, stackGroup, WORLD_POSTGRES_GROUP, type Classify, type CpuSnapshot } from './proc-cpu';
 
 const OPEN = Number(process.env.BENCH_OPEN ?? 20_000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 128);
 const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 30);
+/** Seconds waited after the last confirmation before the idle window opens (what the passes right after a wave cost is then outside it). */
+const IDLE_SETTLE_SECONDS = Number(process.env.BENCH_IDLE_SETTLE_SECONDS ?? 0);
+/** `0`: stop after the idle window (no expiry wave; for a quicker look at the idle cost alone). */
+const EXPIRY = process.env.BENCH_EXPIRY !== '0';
 const WORKERS = Number(process.env.BENCH_API_WORKERS ?? 2);
 /** The service's clock runs this many times real time (CLOCK_SCALE): a `5m` order expires 300 / scale real seconds after it was placed. */
 const CLOCK_SCALE = Number(process.env.BENCH_CLOCK_SCALE ?? 1);
@@ -42,6 +49,8 @@ const realTimeOf = (serviceMs: number) => CLOCK_ORIGIN_MS + (serviceMs - CLOCK_O
 let lastStamp = 0;
 const requestStamp = () => (lastStamp = Math.max(Math.floor(serviceNow()), lastStamp + 1));
 const ROOT = path.resolve(__dirname, '..');
+/** Where the idle window's CPU profile of the primary process goes (`idle-primary.cpuprofile`; bench/profile-summary.ts reads it); none when unset. */
+const PROF_DIR = process.env.BENCH_PROF_DIR;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -108,6 +117,47 @@ async function expiryStages(rt: Awaited<ReturnType<typeof createRuntime>>): Prom
   return `due, not signed ${r.due}; signed, not landed ${r.signed}; expired, not reclaimed ${r.expired_unreclaimed}; expired and reclaimed ${r.done}`;
 }
 
+/** The service's chain node calls so far by path (Prometheus text of its metrics listener; every process of its tree). */
+async function chainCallCounts(metricsPort: number): Promise<Map<string, number>> {
+  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+  const counts = new Map<string, number>();
+  for (const m of text.matchAll(/^chain_call_duration_seconds_count\{([^}]*)\} (\S+)$/gm)) {
+    const method = /method="([^"]*)"/.exec(m[1])?.[1] ?? '?';
+    counts.set(method, (counts.get(method) ?? 0) + Number(m[2]));
+  }
+  return counts;
+}
+
+/** Rows read and written so far per table of the world's database (statistics lag up to a second or so: fine for a 30 s window). */
+async function tableReads(rt: Awaited<ReturnType<typeof createRuntime>>): Promise<Map<string, { seq: number; idx: number; scans: number; writes: number }>> {
+  await rt.pool.query('SELECT pg_stat_clear_snapshot()');
+  const { rows } = await rt.pool.query(
+    `SELECT relname, coalesce(seq_tup_read, 0)::float8 AS seq, coalesce(idx_tup_fetch, 0)::float8 AS idx, (coalesce(seq_scan, 0) + coalesce(idx_scan, 0))::float8 AS scans,
+            (n_tup_ins + n_tup_upd + n_tup_del)::float8 AS writes FROM pg_stat_user_tables`);
+  return new Map(rows.map((r: { relname: string; seq: number; idx: number; scans: number; writes: number }) => [r.relname, r]));
+}
+
+/** Records on each topic so far (the sum of its partitions' end offsets). */
+async function recordsOn(rt: Awaited<ReturnType<typeof createRuntime>>, topics: string[]): Promise<Map<string, bigint>> {
+  const out = new Map<string, bigint>();
+  for (const t of topics) out.set(t, [...(await rt.log.endOffsets(t)).values()].reduce((a, b) => a + b, 0n));
+  return out;
+}
+
+/** CPU ms so far of each thread of `pid`, summed by thread name (the main thread is named after the process). */
+function threadCpu(pid: number): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(name, (out.get(name) ?? 0) + (Number(f[11]) + Number(f[12])) * 10);
+    } catch { /* the thread ended */ }
+  }
+  return out;
+}
+
 const serviceGroups = (cpu: Map<string, number>) => [...cpu.entries()].filter(([g]) => g.startsWith('service')).reduce((a, [, s]) => a + s, 0);
 
 async function main(): Promise<void> {
@@ -117,11 +167,18 @@ async function main(): Promise<void> {
     LOG_LEVEL: 'error', TRON_FULL_HOST: devnet.url, BUDGET_READS_PER_SEC: '1000000', BUDGET_WRITES_PER_SEC: '1000000',
     DATABASE_POOL_MAX: '8', COMMAND_TIMEOUT_MS: String(10_000 * CLOCK_SCALE), ADMISSION_TARGET_MS: '1500',
     CLOCK_SCALE: String(CLOCK_SCALE), CLOCK_ORIGIN_MS: String(CLOCK_ORIGIN_MS), ORDER_WAIT_WINDOW_MS: String(60_000 * CLOCK_SCALE),
+    // The consumers' idle fetch wait as `make up` runs it (the config's default), not the test worlds' own
+    // setting; BENCH_FETCH_MAX_WAIT_MS to compare another.
+    KAFKA_FETCH_MAX_WAIT_MS: process.env.BENCH_FETCH_MAX_WAIT_MS as string,
   });
   const rt = await createRuntime(world.cfg);
+  await rt.pool.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements').catch(() => undefined);
   const port = await freePort();
-  const service = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'services/main.ts'), '--roles', 'all'], {
-    cwd: ROOT, env: { ...world.env, API_PORT: String(port), API_HOST: '127.0.0.1', API_WORKERS: String(WORKERS) }, stdio: ['ignore', 'inherit', 'inherit'],
+  const metricsPort = await freePort();
+  const inspectPort = PROF_DIR ? await freePort() : 0;
+  const inspect = PROF_DIR ? [`--inspect=127.0.0.1:${inspectPort}`] : [];
+  const service = spawn(process.execPath, [...inspect, '--import', 'tsx', path.join(ROOT, 'services/main.ts'), '--roles', 'all'], {
+    cwd: ROOT, env: { ...world.env, METRICS_PORT: String(metricsPort), API_PORT: String(port), API_HOST: '127.0.0.1', API_WORKERS: String(WORKERS) }, stdio: ['ignore', 'inherit', 'inherit'],
   });
   const dbName = decodeURIComponent(new URL(world.cfg.DATABASE_URL).pathname.slice(1));
   const classify: Classify = (pid, p) => {
@@ -156,18 +213,45 @@ async function main(): Promise<void> {
     console.log(`placed ${placed} of ${OPEN} in ${placingSeconds.toFixed(1)} s (${(placed / placingSeconds).toFixed(0)}/s); ${delivered ? 'every one delegated and confirmed' : 'NOT all delivered after 600 s'} ${((Date.now() - placedAt) / 1000).toFixed(1)} s after the first`);
     const delivery = report('delivery window (placing to every order confirmed on chain)', deliveryStart, deliveryEnd, classify, placed);
 
+    await sleep(IDLE_SETTLE_SECONDS * 1000);
     const { rows } = await rt.pool.query('SELECT min(expires_at) AS first FROM orders');
     const firstExpiry = realTimeOf(new Date(rows[0].first).getTime());
     const idleRoom = (firstExpiry - Date.now()) / 1000 - 2;
     if (idleRoom < IDLE_SECONDS) console.log(`idle window shortened to ${Math.max(0, idleRoom).toFixed(0)} s: the first order expires then (placing took ${placingSeconds.toFixed(0)} s of the tier's ${TIER_SECONDS} s)`);
     const idleSeconds = Math.max(0, Math.min(IDLE_SECONDS, idleRoom));
     const active = await countWhere(rt, "status IN ('confirmed', 'active')");
+    const profiler: WindowProfiler | null = PROF_DIR ? await startWindowProfile(inspectPort) : null;
+    const topics = Object.values(rt.codec.topics).map((t) => t.topic);
+    const [calls0, statements0, records0, threads0] = [await chainCallCounts(metricsPort), await statementRows(rt.pool), await recordsOn(rt, topics), threadCpu(service.pid!)];
+    const tables0 = await tableReads(rt);
     const idleStart = cpuSnapshot();
     await sleep(idleSeconds * 1000);
     const idleEnd = cpuSnapshot();
+    const [calls1, statements1, records1, threads1] = [await chainCallCounts(metricsPort), await statementRows(rt.pool), await recordsOn(rt, topics), threadCpu(service.pid!)];
+    const tables1 = await tableReads(rt);
+    if (profiler && PROF_DIR) {
+      fs.mkdirSync(PROF_DIR, { recursive: true });
+      await profiler.stop(path.join(PROF_DIR, 'idle-primary.cpuprofile'));
+      console.log(`  idle profile of the primary: ${path.join(PROF_DIR, 'idle-primary.cpuprofile')} (npx tsx bench/profile-summary.ts it)`);
+    }
     const idle = report(`idle window (${active} orders active, no requests)`, idleStart, idleEnd, classify, active);
     console.log(`  service (API workers and primary): ${((serviceGroups(idle) / idleSeconds) * 100).toFixed(1)} % of one core with ${active} open orders (goal: under 5 %)`);
+    console.log('  chain node calls per second in the idle window, by path (the service\'s chain_call_duration_seconds):');
+    for (const [method, n] of [...calls1].map(([m, n]) => [m, n - (calls0.get(m) ?? 0)] as const).filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1])) {
+      console.log(`    ${(n / idleSeconds).toFixed(2)}/s ${method}`);
+    }
+    const appended = [...records1].map(([t, n]) => [t, n - (records0.get(t) ?? 0n)] as const).filter(([, n]) => n > 0n);
+    console.log(`  records appended to the log in the idle window: ${appended.length === 0 ? 'none' : appended.map(([t, n]) => `${n} on ${t}`).join(', ')}`);
+    console.log(`  the primary's threads, share of one core: ${[...threads1].map(([name, ms]) => [name, ms - (threads0.get(name) ?? 0)] as const).filter(([, ms]) => ms > 0).sort((a, b) => b[1] - a[1]).map(([name, ms]) => `${name} ${((ms / 10 / idleSeconds)).toFixed(1)} %`).join(', ')}`);
+    console.log('  rows PostgreSQL read per second in the idle window, by table (pg_stat_user_tables: sequential scans, index fetches):');
+    for (const [table, r] of [...tables1].map(([t, r]) => [t, { seq: r.seq - (tables0.get(t)?.seq ?? 0), scans: r.scans - (tables0.get(t)?.scans ?? 0), idx: r.idx - (tables0.get(t)?.idx ?? 0), writes: r.writes - (tables0.get(t)?.writes ?? 0) }] as const)
+      .filter(([, r]) => r.seq + r.idx + r.writes + r.scans > 0).sort((a, b) => (b[1].seq + b[1].idx) - (a[1].seq + a[1].idx)).slice(0, 15)) {
+      console.log(`    ${table}: ${(r.seq / idleSeconds).toFixed(0)} rows/s by sequential scan, ${(r.idx / idleSeconds).toFixed(0)} rows/s by index, ${(r.scans / idleSeconds).toFixed(1)} scans/s, ${(r.writes / idleSeconds).toFixed(1)} rows written/s`);
+    }
+    console.log('  statements of this world in the idle window, most execution time first (pg_stat_statements):');
+    statementList(statements0, statements1, idleSeconds, 's', 'ms');
 
+    if (!EXPIRY) return;
     await sleep(Math.max(0, firstExpiry - Date.now()));
     const expiryStart = cpuSnapshot();
     const stages = setInterval(() => void expiryStages(rt).then((line) => console.log(`  expiry stages: ${line}`), () => undefined), 10_000);

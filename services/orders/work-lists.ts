@@ -12,7 +12,13 @@ const where: Record<WorkList, string> = {
   allocating: inDeliverySql(),
   'needs-allocation': "status = 'allocating' AND allocations = '[]'::jsonb",
   allocated: `${inDeliverySql()} AND allocations <> '[]'::jsonb`,
-  'due-close': `resource <> 'activation' AND undelegations = '[]'::jsonb AND (
+  // The ids first, from three index reads (migrations/1765300000001_orders-due-close-indexes.sql: the
+  // predicates are these branches word for word), then the whole condition: no pass reads the staying orders.
+  'due-close': `id IN (
+      SELECT id FROM orders WHERE status IN ('confirmed', 'active') AND expires_at <= $2
+      UNION ALL SELECT id FROM orders WHERE status IN ('confirmed', 'active') AND close_reason = 'reclaimed' AND undelegations = '[]'::jsonb
+      UNION ALL SELECT id FROM orders WHERE ${endedWithStakeSql()} AND undelegations = '[]'::jsonb)
+    AND resource <> 'activation' AND undelegations = '[]'::jsonb AND (
       (status IN ('confirmed', 'active') AND (close_reason = 'reclaimed' OR expires_at <= $2))
       OR (${endedWithStakeSql()} AND (status = 'failed' OR expires_at <= $2)))`,
   // Indexed by exactly this condition (migrations/1764410000000_orders-closing-index.sql): change both together.

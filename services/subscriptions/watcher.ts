@@ -96,6 +96,8 @@ export class SubscriptionWatcher {
    */
   nextReadInMs(now: number): number {
     const { CHAIN_POLL_MS, SUBSCRIPTION_HEAD_POLL_MS } = this.deps.cfg;
+    // Nothing watched: no block can matter until the full pass finds a subscription (it wakes this loop then).
+    if (this.nothingWatched()) return FULL_PASS_MS;
     if (this.headAt === undefined || this.blockMs === undefined) return CHAIN_POLL_MS;
     const untilDue = this.headAt + this.blockMs - now;
     if (untilDue < -this.blockMs) return CHAIN_POLL_MS;
@@ -113,20 +115,46 @@ export class SubscriptionWatcher {
    * receivers' subscriptions at once (work in proportion to the named receivers, not the watched ones).
    */
   async followHead(): Promise<void> {
+    // Blocks are followed knowing the watched set (on a first start the position begins at the head).
+    if (this.thresholds === undefined) await this.readThresholds();
+    if (this.nothingWatched()) return this.skipBlocks();
     const headBlock = await this.deps.reader.headBlock('full');
     const head = headBlock.number;
     if (head <= this.lastHead) return;
-    if (this.headAt !== undefined && this.lastHead >= 0) {
-      const interval = (headBlock.timestamp - this.headAt) / (head - this.lastHead);
-      if (interval > 0) this.blockMs = Math.min(this.blockMs ?? interval, interval);
-    }
-    this.headAt = headBlock.timestamp;
-    // Blocks are followed knowing the watched set (on a first start the position begins at the head).
-    if (this.thresholds === undefined) await this.readThresholds();
+    this.noteHead(head, headBlock.timestamp);
     const touched = await this.followBlocks(headBlock);
     // Only once followed: a failed read is tried again at the next poll, not at the next block.
     this.lastHead = head;
     if (touched.size > 0) await this.act(await subscriptionsOfReceivers(this.deps.pool, [...touched]), false);
+  }
+
+  private nothingWatched(): boolean {
+    return this.thresholds !== undefined && this.watched.size === 0;
+  }
+
+  /** The head's time and the shortest block interval seen, for nextReadInMs. */
+  private noteHead(head: number, timestamp: number): void {
+    if (this.headAt !== undefined && this.lastHead >= 0) {
+      const interval = (timestamp - this.headAt) / (head - this.lastHead);
+      if (interval > 0) this.blockMs = Math.min(this.blockMs ?? interval, interval);
+    }
+    this.headAt = timestamp;
+  }
+
+  /**
+   * With nothing watched no block names a watched receiver: the position moves to the head (its header, not
+   * its transactions), so a receiver watched later is followed from about there, not from where watching
+   * stopped, and is read directly by the full pass that first sees it. Kept where it is when the full pass
+   * found a subscription while the header was read: that receiver's direct read may predate the head read,
+   * so the blocks since are followed instead.
+   */
+  private async skipBlocks(): Promise<void> {
+    const header = await this.deps.reader.nowBlock('full');
+    if (!this.nothingWatched() || header.number <= this.lastHead) return;
+    this.noteHead(header.number, header.timestamp);
+    const position = this.position === undefined ? await this.loadPosition() : this.position;
+    if (position === null || header.number > position) await this.savePosition(header.number);
+    this.lastHead = header.number;
   }
 
   /**
@@ -153,8 +181,11 @@ export class SubscriptionWatcher {
 
   /** The watched refills' receivers and thresholds (three columns of each); receivers no longer watched are forgotten. */
   private async readThresholds(): Promise<void> {
+    const idle = this.nothingWatched();
     this.thresholds = await watchedThresholds(this.deps.pool);
     this.watched = new Set(this.thresholds.map((t) => t.receiver));
+    // The head loop waits a full pass while nothing is watched: it follows blocks again from now.
+    if (idle && this.watched.size > 0) this.loops[0]?.wake();
     for (const r of this.free.keys()) {
       if (!this.watched.has(r)) {
         this.free.delete(r);
@@ -162,6 +193,13 @@ export class SubscriptionWatcher {
       }
     }
     for (const r of this.activeReceivers) if (!this.watched.has(r)) this.activeReceivers.delete(r);
+  }
+
+  /** Read once; afterwards this watcher is the only writer of its position. */
+  private async loadPosition(): Promise<number | null> {
+    const { rows } = await this.deps.pool.query('SELECT block_number FROM subscription_watcher_position WHERE id = $1', [POSITION_ID]);
+    this.position = rows[0] ? Number(rows[0].block_number) : null;
+    return this.position;
   }
 
   private async savePosition(block: number): Promise<void> {
@@ -177,12 +215,7 @@ export class SubscriptionWatcher {
   private async followBlocks(headBlock: Block): Promise<Set<string>> {
     const head = headBlock.number;
     const seen = new Set<string>();
-    // Read once; afterwards this watcher is the only writer of its position.
-    if (this.position === undefined) {
-      const { rows } = await this.deps.pool.query('SELECT block_number FROM subscription_watcher_position WHERE id = $1', [POSITION_ID]);
-      this.position = rows[0] ? Number(rows[0].block_number) : null;
-    }
-    const from = this.position;
+    const from = this.position === undefined ? await this.loadPosition() : this.position;
     // First start: nothing before the head matters (every receiver is read directly once anyway).
     if (from === null) {
       await this.savePosition(head);

@@ -324,3 +324,54 @@ test('watcher: the head read when the next block is due, the head block used as 
   expect(calls).toEqual(['getnowblock', 'getblockbylimitnext']);
   expect(w.applied.map((a) => a.block)).toEqual([10, 11, 12, 13, 14]);
 });
+
+test('watcher: with nothing watched the head loop reads only the header, moves the position to it and waits a full pass; a subscription found wakes it to follow blocks from there', async () => {
+  const { SubscriptionWatcher } = await import('../../services/subscriptions/watcher');
+  const { ChainReader } = await import('../../services/chain/reads');
+  const header = (number: number, timestamp: number) => ({ blockID: `b${number}`, block_header: { raw_data: { number, timestamp } } });
+  let head = header(10, 100_000);
+  const calls: string[] = [];
+  const chain = Object.assign(Object.create(ChainReader.prototype), {
+    call: async (_view: string, path: string, payload: { detail?: boolean }) => {
+      calls.push(path === 'getblock' && payload?.detail === false ? 'getblock (header)' : path);
+      if (path === 'getblock') return head;
+      if (path === 'getnowblock') return { ...head, transactions: [] };
+      if (path === 'getaccountresource') return { EnergyLimit: 1 };
+      return { block: [] };
+    },
+  });
+  const saved: number[] = [];
+  let watched: unknown[] = [];
+  const pool = {
+    query: async (sql: string, params: unknown[]) => {
+      if (sql.startsWith('SELECT block_number')) return { rows: [{ block_number: '3' }] };
+      if (sql.includes('INSERT INTO subscription_watcher_position')) saved.push(params[1] as number);
+      if (sql.startsWith('SELECT receiver, resource, threshold_amount')) return { rows: watched };
+      return { rows: [] };
+    },
+  };
+  const cfg = { CHAIN_POLL_MS: 500, SUBSCRIPTION_HEAD_POLL_MS: 50 } as any;
+  const clock = { now: () => 0, realDelay: (ms: number) => ms } as any;
+  const w = new SubscriptionWatcher({ cfg, pool: pool as any, bus: { append: async () => {} }, clock, reader: chain, prices: priceTable('nile') });
+
+  await w.followHead();
+  expect(calls).toEqual(['getblock (header)']);
+  expect(saved).toEqual([10]);
+  expect(w.nextReadInMs(100_100)).toBe(3000);
+  head = header(12, 102_000);
+  await w.followHead();
+  expect(saved).toEqual([10, 12]);
+
+  // A refill appears: the full pass wakes the head loop, which follows the blocks after the position again.
+  watched = [{ receiver: 'TReceiver', resource: 'energy', threshold_amount: '100' }];
+  const woken = jest.fn();
+  (w as any).loops = [{ wake: woken }];
+  await w.fullPass();
+  expect(woken).toHaveBeenCalledTimes(1);
+  expect(w.nextReadInMs(102_100)).toBeLessThanOrEqual(500);
+  calls.length = 0;
+  head = header(13, 103_000);
+  await w.followHead();
+  expect(calls).toEqual(['getnowblock']);
+  expect(saved).toEqual([10, 12, 13]);
+});
