@@ -20,6 +20,7 @@ import type { Order } from '../domain/orders/rules';
 import { mayAwaitBroadcast, syncWaitHorizonMs } from '../domain/sync-wait';
 import { chainResource, type Suppliers } from '../chain/suppliers';
 import { PollingRole } from '../platform/polling-role';
+import { groupPerAccount } from './account-groups';
 import { crashPoint } from '../platform/chaos';
 import { tracing } from '../platform/telemetry';
 import type { OwnedTx, Rebroadcaster } from '../chain/rebroadcaster';
@@ -120,19 +121,14 @@ export class Broadcaster {
     const horizonMs = syncWaitHorizonMs(clock.realDelay(cfg.COMMAND_TIMEOUT_MS), cfg.ORDER_SYNC_WAIT_MS);
     const byId = new Map(orders.map((o) => [o.id, o]));
     const sent = new Set(ahead.map((c) => c.orderId));
-    const perAccount = new Map<string, AllocationEntry[]>();
-    for (const c of commands) {
-      if (c.type !== 'order.allocate') continue;
+    const entries = commands.flatMap((c) => {
+      if (c.type !== 'order.allocate') return [];
       const order = byId.get(c.orderId);
       const broadcast = sent.has(c.orderId) && order !== undefined && mayAwaitBroadcast(order, clock.realDelay(now - order.createdAt), horizonMs);
-      const entries = perAccount.get(c.accountId) ?? [];
-      entries.push({ orderId: c.orderId, txs: c.txs, ratioLimit: c.ratioLimit, ratioWeight: c.ratioWeight, broadcast });
-      perAccount.set(c.accountId, entries);
-    }
-    return [...perAccount].map(([accountId, entries]) => ({
-      type: 'order.allocations', commandId: derivedId('command', 'order-allocations', accountId, ...entries.map((e) => e.orderId)),
-      accountId, issuedAt: now, deadlineAt: null, replyTo: null, entries,
-    }));
+      const entry: AllocationEntry = { orderId: c.orderId, txs: c.txs, ratioLimit: c.ratioLimit, ratioWeight: c.ratioWeight, broadcast };
+      return [{ accountId: c.accountId, entry }];
+    });
+    return groupPerAccount('order-allocations', entries).map((g) => ({ type: 'order.allocations', ...g, issuedAt: now, deadlineAt: null, replyTo: null }));
   }
 
   /**

@@ -22,6 +22,7 @@ import { logger } from '../platform/logger';
 import { stakeKey } from '../orders/open-stake';
 import { chainResource } from '../chain/suppliers';
 import { PollingRole } from '../platform/polling-role';
+import { groupPerAccount } from './account-groups';
 import { crashPoint } from '../platform/chaos';
 import { WorkListCache } from '../orders/work-lists';
 import { storeOf, type ChainRoleDeps } from './chain-deps';
@@ -114,17 +115,12 @@ export class Confirmer {
    */
   private grouped(settles: Command[]): Command[] {
     const now = this.deps.clock.now();
-    const perAccount = new Map<string, SettlementEntry[]>();
-    for (const c of settles) {
-      if (c.type !== 'order.settle') continue;
-      const entries = perAccount.get(c.accountId) ?? [];
-      entries.push({ orderId: c.orderId, landedTxIds: c.landedTxIds, deliveredAt: c.deliveredAt, ...(c.strandedTxIds ? { strandedTxIds: c.strandedTxIds } : {}) });
-      perAccount.set(c.accountId, entries);
-    }
-    return [...perAccount].map(([accountId, entries]) => ({
-      type: 'order.settlements', commandId: derivedId('command', 'order-settlements', accountId, ...entries.map((e) => e.orderId)),
-      accountId, issuedAt: now, deadlineAt: null, replyTo: null, entries,
-    }));
+    const entries = settles.flatMap((c) => {
+      if (c.type !== 'order.settle') return [];
+      const entry: SettlementEntry = { orderId: c.orderId, landedTxIds: c.landedTxIds, deliveredAt: c.deliveredAt, ...(c.strandedTxIds ? { strandedTxIds: c.strandedTxIds } : {}) };
+      return [{ accountId: c.accountId, entry }];
+    });
+    return groupPerAccount('order-settlements', entries).map((g) => ({ type: 'order.settlements', ...g, issuedAt: now, deadlineAt: null, replyTo: null }));
   }
 
   /** Drops the answers about transactions of orders no longer in a work list (settled, failed, closed). */
