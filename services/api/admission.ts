@@ -21,6 +21,7 @@ import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import type { RequestHandler, Response } from 'express';
 import { randomId } from '../domain/ids';
 import { errorCatalog } from '../domain/errors';
+import { errorEnvelope, sendJson } from './errors';
 
 export interface AdmissionLimits {
   maxInFlight: number;
@@ -103,23 +104,19 @@ export function nextLimit(limit: number, w: LimitWindow, limits: AdmissionLimits
 /** Paths never shed: a load balancer's and a scraper's probes must see the process as it is. */
 const ALWAYS = new Set(['/healthz', '/readyz', '/metrics']);
 
-const SHED = errorCatalog.service_unavailable;
-const SHED_MESSAGE = JSON.stringify('The service is at capacity; nothing was stored or charged. Retry after the time in Retry-After.');
+const SHED_MESSAGE = 'The service is at capacity; nothing was stored or charged. Retry after the time in Retry-After.';
 
 /**
- * The 503 5030 envelope written straight to node's response (contract section 1: code, slug, message,
- * details, request_id, and the X-Request-Id header every answer carries), without the app's error path
- * (its check of the operation's declared codes matches the route per answer; every operation declares
- * 5030): under overload most answers are these. The body is not read: node discards what is left of it
- * after the answer and keeps the connection.
+ * The 503 5030 envelope (contract section 1, with the X-Request-Id header every answer carries) without
+ * the app's error path (its check of the operation's declared codes matches the route per answer; every
+ * operation declares 5030): under overload most answers are these. The body is not read: node discards
+ * what is left of it after the answer and keeps the connection.
  */
 function shed(res: Response, reason: string, retryAfterSeconds: number): void {
   const id = randomId('request');
-  const body = `{"error":{"code":${SHED.code},"slug":"service_unavailable","message":${SHED_MESSAGE},"details":{"reason":"${reason}"}},"request_id":"${id}"}`;
-  res.writeHead(SHED.http, {
-    'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), 'Retry-After': String(retryAfterSeconds), 'X-Request-Id': id,
-  });
-  res.end(body);
+  res.setHeader('Retry-After', String(retryAfterSeconds));
+  res.setHeader('X-Request-Id', id);
+  sendJson(res, errorCatalog.service_unavailable.http, errorEnvelope('service_unavailable', SHED_MESSAGE, { reason }, id));
 }
 
 /** A window lasts at least this many ms, and until MIN_SAMPLES requests finished in it or WINDOW_MAX_MS passed. */

@@ -45,16 +45,17 @@ export function sendJson(res: Response, status: number, body: unknown): void {
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
+/** The envelope of contract section 1 for an error of the catalog. */
+export function errorEnvelope(slug: ErrorSlug, message: string, details: Record<string, unknown> | null, requestId: string | null): Record<string, unknown> {
+  return { error: { code: errorCatalog[slug].code, slug, message, details }, request_id: requestId };
+}
+
 export function sendError(res: Response, error: ApiError): void {
-  const entry = errorCatalog[error.slug];
   // The app's check of the operation's declared codes (declared-errors.ts); absent outside createApp.
   const check = res.app?.locals.declaredErrorCheck as ((req: Response['req'], slug: ErrorSlug) => void) | undefined;
   if (check && res.req) check(res.req, error.slug);
   for (const [k, v] of Object.entries(error.headers)) res.setHeader(k, v);
-  sendJson(res, entry.http, {
-    error: { code: entry.code, slug: error.slug, message: error.message, details: error.details },
-    request_id: res.locals.requestId ?? null,
-  });
+  sendJson(res, errorCatalog[error.slug].http, errorEnvelope(error.slug, error.message, error.details, res.locals.requestId ?? null));
 }
 
 export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
