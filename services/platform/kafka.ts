@@ -310,7 +310,7 @@ export class KafkaLog {
 
   /**
    * Records for several topics in one produce request (a relay batch holds events, order events and
-   * commands): one round trip instead of one per topic. Answers per record sent, topic by topic.
+   * commands): one round trip instead of one per topic. Answers one entry per topic-partition written (its base offset).
    */
   async sendTopics(batches: Array<{ topic: string; records: OutgoingRecord[] }>): Promise<Array<{ partition: number; offset: bigint }>> {
     const made = this.producer();

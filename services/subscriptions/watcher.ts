@@ -152,7 +152,7 @@ export class SubscriptionWatcher {
     const header = await this.deps.reader.nowBlock('full');
     if (!this.nothingWatched() || header.number <= this.lastHead) return;
     this.noteHead(header.number, header.timestamp);
-    const position = this.position === undefined ? await this.loadPosition() : this.position;
+    const position = await this.storedPosition();
     if (position === null || header.number > position) await this.savePosition(header.number);
     this.lastHead = header.number;
   }
@@ -195,8 +195,9 @@ export class SubscriptionWatcher {
     for (const r of this.activeReceivers) if (!this.watched.has(r)) this.activeReceivers.delete(r);
   }
 
-  /** Read once; afterwards this watcher is the only writer of its position. */
-  private async loadPosition(): Promise<number | null> {
+  /** The stored position, read once; afterwards this watcher is the only writer of it. */
+  private async storedPosition(): Promise<number | null> {
+    if (this.position !== undefined) return this.position;
     const { rows } = await this.deps.pool.query('SELECT block_number FROM subscription_watcher_position WHERE id = $1', [POSITION_ID]);
     this.position = rows[0] ? Number(rows[0].block_number) : null;
     return this.position;
@@ -215,7 +216,7 @@ export class SubscriptionWatcher {
   private async followBlocks(headBlock: Block): Promise<Set<string>> {
     const head = headBlock.number;
     const seen = new Set<string>();
-    const from = this.position === undefined ? await this.loadPosition() : this.position;
+    const from = await this.storedPosition();
     // First start: nothing before the head matters (every receiver is read directly once anyway).
     if (from === null) {
       await this.savePosition(head);
