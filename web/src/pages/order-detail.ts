@@ -34,7 +34,8 @@ export const orderDetailPage: Page = (root, id) => {
       ['Client id', o.client_order_id ?? '–'], ['Memo', o.memo ?? '–'],
     ];
     if (o.failure) rows.push(['Failure', `${o.failure.message} (${o.failure.code} ${o.failure.slug})`]);
-    const reclaim = can('editor') && RECLAIMABLE.has(o.status) && !o.reclaim_hash
+    // The API refuses to reclaim a delegation not verified yet (409 3007 nothing_to_reclaim): offered once confirmed.
+    const reclaim = can('editor') && RECLAIMABLE.has(o.status) && o.confirm_status === 'confirmed' && !o.reclaim_hash
       ? h('button', { type: 'button', 'data-testid': 'reclaim' }, 'Reclaim now') : null;
     if (reclaim) {
       reclaim.onclick = async () => {
@@ -60,7 +61,8 @@ export const orderDetailPage: Page = (root, id) => {
       const o = await ok(http.GET('/v1/orders/{orderId}', { params: { path: { orderId: id ?? '' } } }));
       draw(o);
       if (o.status === 'reclaimed') reclaiming = false;
-      if (!MOVING.has(o.status) && !reclaiming && timer !== undefined) {
+      // An active order still unconfirmed is polled until it is verified (then it can be reclaimed).
+      if (!MOVING.has(o.status) && o.confirm_status !== 'unconfirmed' && !reclaiming && timer !== undefined) {
         clearInterval(timer);
         timer = undefined;
       }
