@@ -5,7 +5,7 @@
 import { TronWeb } from 'tronweb';
 import { replayAndVerify } from '../../services/ops/replay';
 import type { Pool } from '../../services/platform/db/pool';
-import { assertReconciled, templateReplay } from './world';
+import { assertReconciled, eventually, templateReplay } from './world';
 import { startDevnet, type Devnet } from '../devnet/start-devnet';
 import { call, signedHeaders, signUp, startIdentityStack, type Customer, type IdentityStack, type Reply } from './identity';
 
@@ -143,7 +143,15 @@ export async function chargesByOrder(pool: Pool): Promise<Map<string, number>> {
 }
 
 /** Events of the world's account-events topic about one order. */
+/**
+ * The order's events on account-events, once the relay has published every account event committed so far:
+ * an order's row is committed before its events reach the topic, so a read right after the row's state can
+ * come before them on a loaded machine.
+ */
 export async function orderEvents(stack: IdentityStack, orderId: string): Promise<any[]> {
+  await eventually(async () => (await stack.rt.pool.query(
+    "SELECT count(*)::int AS n FROM outbox WHERE destination = 'account-events' AND published_at IS NULL",
+  )).rows[0].n === 0 || undefined, 30_000, 'the relay to publish the committed account events');
   const { readTopic } = await import('./topic-reader');
   const records = await readTopic<any>(stack.rt, 'accountEvents');
   return records.map((r) => r.value).filter((e) => e.data?.order_id === orderId);
