@@ -332,7 +332,7 @@ async function main(): Promise<void> {
     const serviceSend = orderSender(apiBase, customer.key, receivers, 'bench');
     const ceilingSend = orderSender(ceilingBase, { id: 'key_bench', secret: ceilingSecret }, receivers, 'ceiling');
 
-    if (IDLE_ORDERS > 0) await idleStep(apiBase, customer.key, receivers);
+    if (IDLE_ORDERS > 0) await withSliceTimings(service, () => idleStep(apiBase, customer.key, receivers));
     await sustained(serviceSend, 1_000_000, CONCURRENCY, Math.min(SECONDS, 5)); // warm-up
     await sustained(ceilingSend, 1_000_000, CONCURRENCY, Math.min(SECONDS, 5));
     const monolithSend = orderSender(monolithBase, { id: 'key_bench', secret: ceilingSecret }, receivers, 'monolith');
