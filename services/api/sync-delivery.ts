@@ -6,7 +6,8 @@
  * for `order.confirmed`). Reads only; nothing is written here.
  * The broadcaster marks a set it sends ahead `broadcast` only for orders placed here and young enough that
  * an answer may still be waiting (domain/sync-wait.ts); the processor applies such a set as `delegated` and
- * names the order on the delivery channel after its commit, which is what wakes the wait. Other orders go
+ * names the order on the delivery channel after its commit, with its answer, which is what wakes the wait
+ * (and what it answers: no read of the order on the way). Other orders go
  * from `allocating` straight to `confirmed`.
  */
 import { orderJson } from '../domain/orders/view';
@@ -16,21 +17,26 @@ import { logger } from '../platform/logger';
 import { orderById } from '../orders/account-reads';
 import { ordersById } from '../orders/reads';
 import type { CommandBus } from '../platform/command-bus';
+import type { DeliveryNotice } from '../platform/redis';
 
 /** Real ms an order named delivered is remembered: its answer may start waiting just after the message. */
 const REMEMBER_MS = 5_000;
+
+/** A POST /v1/orders answer: the order's JSON view (domain/orders/view.ts orderJson). */
+export type OrderAnswer = Record<string, unknown>;
 
 interface Waiter {
   accountId: string;
   orderId: string;
   timer: NodeJS.Timeout;
-  resolve(order: Order | undefined): void;
+  resolve(answer: OrderAnswer | undefined): void;
 }
 
 /**
  * Orders whose POST is waiting for their broadcast. Nothing polls: the processor names the orders it
- * committed as broadcast on the channel every API process listens on (CommandBus.onDelivered), and a
- * waiting answer is read then, or once when its wait runs out (as it stands: `allocating` when the
+ * committed as broadcast on the channel every API process listens on (CommandBus.onDelivered), each with
+ * the answer a read would give, and a waiting answer takes it from there; it reads the order only when
+ * the notice carries no answer, or once when its wait runs out (as it stands: `allocating` when the
  * broadcast is late). Reads are one query for every answer ready at that moment.
  *
  * The wait is a courtesy, worth its time only while the broadcaster keeps up. Once a wait ran out with its
@@ -45,8 +51,8 @@ export class BroadcastWatch {
   private readonly waiters = new Map<string, Waiter[]>();
   private size = 0;
   private behind = false;
-  /** Orders named delivered lately (real ms): a wait that starts after its message reads at once. */
-  private readonly recent = new Map<string, number>();
+  /** Orders named delivered lately (real ms), with their notice: a wait that starts after its message answers at once. */
+  private readonly recent = new Map<string, { at: number; notice: DeliveryNotice }>();
   /** Waiters to read, and whether a read is under way (one at a time: the next takes whatever came meanwhile). */
   private due = new Set<Waiter>();
   private reading = false;
@@ -55,7 +61,7 @@ export class BroadcastWatch {
 
   /** Hears the processor's deliveries on the bus's reply connection. */
   listen(bus: Pick<CommandBus, 'onDelivered'>): this {
-    bus.onDelivered((ids) => this.delivered(ids));
+    bus.onDelivered((notices) => this.delivered(notices));
     return this;
   }
 
@@ -64,30 +70,37 @@ export class BroadcastWatch {
     return this.size < (this.behind ? 1 : this.maxWaiting);
   }
 
-  /** The order once it left `allocating`, or as it stands when `waitMs` ran out (undefined: not readable). */
-  wait(accountId: string, orderId: string, waitMs: number): Promise<Order | undefined> {
+  /** The order's answer once it left `allocating`, or as it stands when `waitMs` ran out (undefined: not readable). */
+  wait(accountId: string, orderId: string, waitMs: number): Promise<OrderAnswer | undefined> {
     return new Promise((resolve) => {
       const w: Waiter = { accountId, orderId, resolve, timer: setTimeout(() => this.read(w), waitMs) };
       const list = this.waiters.get(orderId) ?? [];
       list.push(w);
       this.waiters.set(orderId, list);
       this.size += 1;
-      if (this.recent.has(orderId)) this.read(w);
+      const seen = this.recent.get(orderId);
+      if (seen) this.answer(w, seen.notice);
     });
   }
 
   /** The processor committed these orders as broadcast. */
-  delivered(ids: string[]): void {
+  delivered(notices: DeliveryNotice[]): void {
     const now = Date.now();
-    for (const [id, at] of this.recent) {
+    for (const [id, { at }] of this.recent) {
       if (now - at <= REMEMBER_MS) break;
       this.recent.delete(id);
     }
-    for (const id of ids) {
-      this.recent.delete(id);
-      this.recent.set(id, now);
-      for (const w of this.waiters.get(id) ?? []) this.read(w);
+    for (const notice of notices) {
+      this.recent.delete(notice.orderId);
+      this.recent.set(notice.orderId, { at: now, notice });
+      for (const w of [...(this.waiters.get(notice.orderId) ?? [])]) this.answer(w, notice);
     }
+  }
+
+  /** A waiter's answer from its order's notice; read from PostgreSQL when the notice carries none. */
+  private answer(w: Waiter, notice: DeliveryNotice): void {
+    if (notice.answer === undefined) return this.read(w);
+    this.settle(w, notice.accountId === w.accountId ? notice.answer : undefined);
   }
 
   private read(w: Waiter): void {
@@ -112,7 +125,7 @@ export class BroadcastWatch {
         }
         for (const w of batch) {
           const order = found.get(w.orderId);
-          this.settle(w, order && order.accountId === w.accountId ? order : undefined);
+          this.settle(w, order && order.accountId === w.accountId ? orderJson(order) : undefined);
         }
       }
     } finally {
@@ -120,7 +133,7 @@ export class BroadcastWatch {
     }
   }
 
-  private settle(w: Waiter, order: Order | undefined): void {
+  private settle(w: Waiter, answer: OrderAnswer | undefined): void {
     const list = this.waiters.get(w.orderId);
     const at = list?.indexOf(w) ?? -1;
     if (at < 0) return;
@@ -128,8 +141,8 @@ export class BroadcastWatch {
     if (list!.length === 0) this.waiters.delete(w.orderId);
     this.size -= 1;
     clearTimeout(w.timer);
-    this.behind = !order || order.status === 'allocating';
-    w.resolve(order);
+    this.behind = !answer || answer.status === 'allocating';
+    w.resolve(answer);
   }
 }
 
@@ -143,6 +156,7 @@ export async function placedOrderAnswer(
 ): Promise<Record<string, unknown>> {
   const id = String(body.id);
   if (body.status === 'allocating' && waitMs > 0 && !watch.admits()) return body;
-  const order = body.status === 'allocating' && waitMs > 0 ? await watch.wait(accountId, id, waitMs) : await orderById(pool, accountId, id);
+  if (body.status === 'allocating' && waitMs > 0) return (await watch.wait(accountId, id, waitMs)) ?? body;
+  const order = await orderById(pool, accountId, id);
   return order ? orderJson(order) : body;
 }

@@ -84,10 +84,13 @@ export class Broadcaster {
     if (orders.length === 0) return;
     // Sets stored in an earlier pass (appended again: a crash between store and append); each read once.
     const unknown = orders.filter((o) => !this.storedSets.has(o.id)).map((o) => o.id);
-    // The reference block is read beside the stored sets (an order not seen before is nearly always unsigned):
-    // one round trip less on a new order's way to its answer; unused only when every such set was stored.
+    // The reference block and the stake in flight are read beside the stored sets (an order not seen before
+    // is nearly always unsigned): round trips less on a new order's way to its answer; unused only when
+    // every such set was stored.
     const ref = unknown.length > 0 ? this.writer.refBlock(txLifetimeMs(cfg, clock)) : null;
+    const inFlight = ref ? this.inFlight(ref) : null;
     ref?.catch(() => undefined);
+    inFlight?.catch(() => undefined);
     for (const [id, command] of await this.store.storedCommands(unknown, 'allocate')) this.storedSets.set(id, command);
     const unsigned = orders.filter((o) => !this.storedSets.has(o.id));
     const realNow = Date.now();
@@ -95,7 +98,11 @@ export class Broadcaster {
       const command = this.storedSets.get(o.id);
       return command && realNow - (this.appendedAt.get(o.id) ?? 0) >= REAPPEND_AFTER_MS ? [command] : [];
     });
-    const signed = unsigned.length > 0 ? await this.signPass(unsigned, await (ref ?? this.writer.refBlock(txLifetimeMs(cfg, clock)))) : [];
+    let signed: Command[] = [];
+    if (unsigned.length > 0) {
+      const passRef = ref ?? this.writer.refBlock(txLifetimeMs(cfg, clock));
+      signed = await this.signPass(unsigned, await passRef, inFlight ?? this.inFlight(passRef));
+    }
     for (const c of signed) this.storedSets.set((c as { orderId: string }).orderId, c);
     commands.push(...signed);
     if (commands.length === 0) return;
@@ -136,10 +143,10 @@ export class Broadcaster {
    * the claim decided at the store), the others in one transaction (storeSignedSets). Answers the stored
    * commands to append.
    */
-  private async signPass(orders: Order[], ref: RefBlock): Promise<Command[]> {
+  private async signPass(orders: Order[], ref: RefBlock, inFlightStake: Promise<Map<string, bigint>>): Promise<Command[]> {
     const { clock } = this.deps;
-    // In flight before the delegatable stake is read: one landing in between is then subtracted twice
-    // (this pass fills less), never not at all.
+    // In flight (read before this pass, from the reference block `ref`) before the delegatable stake is read:
+    // one landing in between is then subtracted twice (this pass fills less), never not at all.
     // The chain's ratios are read side by side with the in-flight stake and the receivers' activation.
     const ratios = new Map<string, Promise<Ratio>>();
     for (const order of orders) {
@@ -149,7 +156,7 @@ export class Broadcaster {
       reading.catch(() => undefined);
       ratios.set(key, reading);
     }
-    const [inFlight, inactive] = await Promise.all([this.inFlight(ref), this.inactiveReceivers(orders)]);
+    const [inFlight, inactive] = await Promise.all([inFlightStake, this.inactiveReceivers(orders)]);
     await this.suppliers.pool.refresh(inFlight);
     await this.suppliers.provider.refresh(inFlight);
     const claimed = new Map<string, string>();
@@ -249,8 +256,11 @@ export class Broadcaster {
    * in a block is learnt from the blocks up to the reference block, read once each (a pass reads the few
    * produced since the last); at the first pass, or one far behind, by asking about each delegation.
    */
-  private async inFlight(ref: RefBlock): Promise<Map<string, bigint>> {
-    const [stored, scanned] = await Promise.all([this.store.storedDelegations(this.stored), this.scanHead(ref)]);
+  private async inFlight(refBlock: Promise<RefBlock>): Promise<Map<string, bigint>> {
+    const [stored, [ref, scanned]] = await Promise.all([
+      this.store.storedDelegations(this.stored),
+      refBlock.then(async (r) => [r, await this.scanHead(r)] as const),
+    ]);
     const live = new Set(stored.map((d) => d.txId));
     for (const id of this.inBlock) if (!live.has(id)) this.inBlock.delete(id);
     for (const d of stored) if (this.headSeen.has(d.txId)) this.inBlock.add(d.txId);

@@ -3,7 +3,7 @@
  * crash with the same command id (order_signatures), each transaction id owned by one order
  * (order_tx_ids), one live claim per receiver's activation (receiver_activations).
  */
-import { allocateSetsInDelivery, allocateSetsOf, orderFailedSql } from '../orders/signed-set-reads';
+import { allocateSetsInDelivery, orderFailedSql } from '../orders/signed-set-reads';
 import { expirationOf } from '../chain/writes';
 import type { Command } from '../domain/commands';
 import { inTransaction, type Pool } from '../platform/db/pool';
@@ -214,17 +214,18 @@ function delegationsOf(command: string, orderResource: string): StoredDelegation
  * Delegations of the signed sets stored for orders still being allocated (applied by the processor or
  * not yet): the stake they promise is not yet out of what the chain reports as delegatable. For a role
  * that asks every pass: a stored set never changes (the first stored wins,
- * none is rewritten), so each pass reads only which orders awaiting delivery have one, and the command
- * text (and its parse) only of sets not seen before. Bounded: kept for the orders still awaiting delivery.
+ * none is rewritten), so each pass reads which orders awaiting delivery have one, and the command text
+ * (and its parse) only of sets not seen before, in the same query. Bounded: kept for the orders still
+ * awaiting delivery.
  */
 export class StoredDelegationsCache {
   private readonly byOrder = new Map<string, StoredDelegation[]>();
 
   async read(pool: Pool): Promise<StoredDelegation[]> {
-    const live = new Set(await allocateSetsInDelivery(pool));
+    const rows = await allocateSetsInDelivery(pool, [...this.byOrder.keys()]);
+    const live = new Set(rows.map((r) => r.orderId));
     for (const id of this.byOrder.keys()) if (!live.has(id)) this.byOrder.delete(id);
-    const unseen = [...live].filter((id) => !this.byOrder.has(id));
-    for (const r of await allocateSetsOf(pool, unseen)) this.byOrder.set(r.orderId, delegationsOf(r.command, r.resource));
+    for (const r of rows) if (r.command !== null) this.byOrder.set(r.orderId, delegationsOf(r.command, r.resource));
     return [...live].flatMap((id) => this.byOrder.get(id) ?? []);
   }
 }

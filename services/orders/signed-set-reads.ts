@@ -8,21 +8,17 @@ import type { Pool } from '../platform/db/pool';
 /** SQL: the order whose id is `orderIdSql` exists and has failed (its activation claim is free again). */
 export const orderFailedSql = (orderIdSql: string): string => `EXISTS (SELECT 1 FROM orders o WHERE o.id = ${orderIdSql} AND o.status = 'failed')`;
 
-/** Orders in the delivery roles' hands that have a stored `allocate` set. */
-export async function allocateSetsInDelivery(pool: Pool): Promise<string[]> {
+/**
+ * Orders in the delivery roles' hands that have a stored `allocate` set, with each order's resource and,
+ * for those not in `known` (the sets the caller already holds: they never change), the set's command text.
+ * One round trip whatever the mix.
+ */
+export async function allocateSetsInDelivery(pool: Pool, known: readonly string[]): Promise<Array<{ orderId: string; resource: string; command: string | null }>> {
   const { rows } = await pool.query(
-    `SELECT s.order_id FROM order_signatures s JOIN orders o ON o.id = s.order_id WHERE s.purpose = 'allocate' AND ${inDeliverySql('o.')}`,
+    `SELECT s.order_id, o.resource, CASE WHEN k.id IS NULL THEN s.command END AS command
+       FROM order_signatures s JOIN orders o ON o.id = s.order_id LEFT JOIN unnest($1::text[]) AS k(id) ON k.id = s.order_id
+      WHERE s.purpose = 'allocate' AND ${inDeliverySql('o.')}`,
+    [known],
   );
-  return rows.map((r: { order_id: string }) => r.order_id);
-}
-
-/** The stored `allocate` sets of these orders, with each order's resource. */
-export async function allocateSetsOf(pool: Pool, orderIds: string[]): Promise<Array<{ orderId: string; resource: string; command: string }>> {
-  if (orderIds.length === 0) return [];
-  const { rows } = await pool.query(
-    `SELECT s.order_id, o.resource, s.command FROM order_signatures s JOIN orders o ON o.id = s.order_id
-      WHERE s.purpose = 'allocate' AND s.order_id = ANY($1::text[])`,
-    [orderIds],
-  );
-  return rows.map((r: { order_id: string; resource: string; command: string }) => ({ orderId: r.order_id, resource: r.resource, command: r.command }));
+  return rows.map((r: { order_id: string; resource: string; command: string | null }) => ({ orderId: r.order_id, resource: r.resource, command: r.command }));
 }

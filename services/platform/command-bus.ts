@@ -12,7 +12,7 @@ import type { Pool } from './db/pool';
 import { parseOwnJson, stringifyJson } from './json';
 import type { KafkaLog } from './kafka';
 import { logger } from './logger';
-import { createRedis, deliveryChannel, replyChannel, type Redis } from './redis';
+import { createRedis, deliveryChannel, parseDeliveryNotices, replyChannel, type DeliveryNotice, type Redis } from './redis';
 import { traceHeaders } from './telemetry';
 import { readResults } from './db/command-results';
 import type { LogCodec } from './wire/codec';
@@ -67,7 +67,7 @@ export class CommandBus {
   private readonly batcher: AppendBatcher;
   private readonly pendingReads = new Map<string, Array<(result: CommandResult | undefined) => void>>();
   private reading = false;
-  private readonly deliveryListeners: Array<(orderIds: string[]) => void> = [];
+  private readonly deliveryListeners: Array<(notices: DeliveryNotice[]) => void> = [];
 
   constructor(private readonly deps: CommandBusDeps) {
     const topic = deps.codec.topicName('accountCommands');
@@ -84,8 +84,8 @@ export class CommandBus {
     const delivered = deliveryChannel(this.deps.network);
     this.subscriber.on('message', (channel, message) => {
       if (channel === delivered) {
-        const ids = JSON.parse(message) as string[];
-        for (const listener of this.deliveryListeners) listener(ids);
+        const notices = parseDeliveryNotices(message);
+        for (const listener of this.deliveryListeners) listener(notices);
         return;
       }
       const result = parseOwnJson(message) as CommandResult;
@@ -95,10 +95,10 @@ export class CommandBus {
   }
 
   /**
-   * Called with the ids of orders the processor committed as broadcast (`delegated`), on the reply
-   * connection this instance already holds: a POST /v1/orders answer waiting for one is ready.
+   * Called with the orders the processor committed as broadcast (`delegated`), on the reply connection
+   * this instance already holds: a POST /v1/orders answer waiting for one is ready.
    */
-  onDelivered(listener: (orderIds: string[]) => void): void {
+  onDelivered(listener: (notices: DeliveryNotice[]) => void): void {
     this.deliveryListeners.push(listener);
   }
 

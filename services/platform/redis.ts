@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import { logger } from './logger';
+import { parseOwnJson } from './json';
 
 /** TLS of a `rediss://` URL: the CA file's certificates trusted (read once, at start). */
 export function redisTls(url: string, caFile: string | undefined): { tls?: { ca?: Buffer } } {
@@ -95,10 +96,28 @@ export function luaScript(lua: string, numberOfKeys: number): (redis: Redis, ...
 
 /**
  * The channel every API instance listens on, beside its own reply channel, for orders the processor just
- * committed as broadcast (`delegated`): one message per committed slice, the orders' ids (JSON array).
+ * committed as broadcast (`delegated`): one message per committed slice, a JSON array of DeliveryNotice.
  */
 export function deliveryChannel(network: string): string {
   return `${network}:replies:delivered`;
+}
+
+/**
+ * One order on the delivery channel: its id, and the account it belongs to with the answer a read after
+ * the commit gives (the order's JSON view), so a waiting answer need not read it back. A bare id (a
+ * processor from before the answer was carried) still names the order: the waiting answer reads it.
+ */
+export interface DeliveryNotice {
+  orderId: string;
+  accountId?: string;
+  answer?: Record<string, unknown>;
+}
+
+/** The notices of one delivery-channel message (bare ids included). */
+export function parseDeliveryNotices(message: string): DeliveryNotice[] {
+  // The answers' amounts are bigints where they pass 2^53: read back exactly as the processor wrote them.
+  const items = parseOwnJson(message) as Array<string | DeliveryNotice>;
+  return items.map((item) => (typeof item === 'string' ? { orderId: item } : item));
 }
 
 /** The channel a waiting instance listens on for the processor's answers; it carries the network. */

@@ -10,6 +10,7 @@ import type { Command, RefusalReason } from '../domain/commands';
 import { errorCatalog } from '../domain/errors';
 import { derivedId } from '../domain/ids';
 import type { Journal } from '../domain/ledger';
+import type { Order } from '../domain/orders/rules';
 import type { ApplyContext, StateView } from '../domain/outcome';
 import { WriteGroup } from '../platform/db/bulk';
 import type { PoolClient } from '../platform/db/pool';
@@ -29,6 +30,11 @@ export interface RefusalPolicy {
 export interface AppliedCommand {
   command: Command;
   result: CommandResult;
+  /**
+   * The orders an `order.allocations` applied as broadcast (its body's `delegated`), as they stand at the
+   * end of the slice: what the waiting POST /v1/orders answers say (processor.ts tells them after the commit).
+   */
+  broadcast?: Order[];
 }
 
 type WorkCommand = Exclude<Command, { type: 'command.refused' }>;
@@ -161,6 +167,10 @@ export async function applyBatch(
     }
   };
   for (const command of fresh) if (!inline.has(command.commandId)) step(command);
+  for (const f of finished) {
+    const delegated = f.command.type === 'order.allocations' ? (f.result.body?.delegated as string[] | undefined) : undefined;
+    if (delegated?.length) f.broadcast = delegated.flatMap((id) => view.orders?.byId(id) ?? []);
+  }
 
   // The ledger's and the orders' writes in one statement (one round trip), before the other stores' (whose
   // rows may refer to orders); the outbox and the results go last, in `tail` when the caller sends one.

@@ -15,7 +15,8 @@ import {
   applyIsolated, decodeAll, startCheckpointedConsumer, type CheckpointSpec, type Decoded as DecodedRecord, type Item, type SliceOutcome,
 } from '../platform/checkpointed-consumer';
 import { logger } from '../platform/logger';
-import { deliveryChannel, replyChannel, withRedis, type Redis } from '../platform/redis';
+import { deliveryChannel, replyChannel, withRedis, type DeliveryNotice, type Redis } from '../platform/redis';
+import { orderJson } from '../domain/orders/view';
 import { registerReport, SliceTimings } from '../platform/slice-timing';
 import { unstorableField } from '../identity/text-rules';
 import type { LogCodec } from '../platform/wire/codec';
@@ -137,11 +138,12 @@ export async function startProcessor(deps: ProcessorDeps): Promise<RunningConsum
 }
 
 /**
- * Orders a slice applied as broadcast (order.allocations, body `delegated`): a POST /v1/orders answer may
- * be waiting for each (services/api/sync-delivery.ts), in whichever API process placed it.
+ * Orders a slice applied as broadcast (order.allocations, body `delegated`), each with the answer a read
+ * after the commit gives: a POST /v1/orders answer may be waiting for each (services/api/sync-delivery.ts),
+ * in whichever API process placed it, and answers from the notice without reading the order back.
  */
-function deliveredOrders(applied: AppliedCommand[]): string[] {
-  return applied.flatMap((a) => (a.command.type === 'order.allocations' ? ((a.result.body?.delegated as string[] | undefined) ?? []) : []));
+function deliveredOrders(applied: AppliedCommand[]): DeliveryNotice[] {
+  return applied.flatMap((a) => (a.broadcast ?? []).map((o) => ({ orderId: o.id, accountId: o.accountId, answer: orderJson(o) })));
 }
 
 /**
@@ -156,7 +158,7 @@ async function sendReplies(deps: ProcessorDeps, applied: AppliedCommand[]): Prom
   const failed = await withRedis(deps.redis, async (redis) => {
     const pipeline = redis.pipeline();
     for (const a of waiting) pipeline.publish(replyChannel(deps.ctx.network, a.command.replyTo as string), stringifyBigintJson(a.result));
-    if (delivered.length > 0) pipeline.publish(deliveryChannel(deps.ctx.network), JSON.stringify(delivered));
+    if (delivered.length > 0) pipeline.publish(deliveryChannel(deps.ctx.network), stringifyBigintJson(delivered));
     const answers = (await pipeline.exec()) ?? [];
     return answers.filter(([err]) => err).length;
   }, () => waiting.length);

@@ -2,10 +2,13 @@
  * The synchronous-delivery wait of POST /v1/orders (services/api/sync-delivery.ts) is taken only while the
  * broadcaster keeps up: after a wait ran out with its order still allocating, answers do not wait, except
  * one probe at a time; a probe that sees its order broadcast turns waiting back on. Waits end on the
- * processor's delivery notification (BroadcastWatch.delivered), or when they run out: nothing polls.
+ * processor's delivery notification (BroadcastWatch.delivered), or when they run out: nothing polls. A
+ * notice that carries the order's answer is answered from, with no read.
  */
 jest.mock('../../services/orders/account-reads', () => ({ orderById: jest.fn() }));
 jest.mock('../../services/orders/reads', () => ({ ordersById: jest.fn() }));
+// The watch's own logic only: an answer read from the store is the order's view, here its id and status.
+jest.mock('../../services/domain/orders/view', () => ({ orderJson: (o: { id: string; status: string }) => ({ id: o.id, status: o.status }) }));
 import { ordersById } from '../../services/orders/reads';
 import { BroadcastWatch, placedOrderAnswer } from '../../services/api/sync-delivery';
 import type { Pool } from '../../services/platform/db/pool';
@@ -15,6 +18,8 @@ const stored = new Map<string, string>();
   new Map(ids.filter((id) => stored.has(id)).map((id) => [id, { id, accountId: 'acc_1', status: stored.get(id) }])));
 const pool = {} as Pool;
 const allocating = (id: string) => ({ id, status: 'allocating' });
+/** Notices that name the orders only (a processor from before the answer was carried): the watch reads them. */
+const named = (...ids: string[]) => ids.map((orderId) => ({ orderId }));
 
 test('at most maxWaiting answers wait; the next answers allocating at once, as the processor said', async () => {
   const watch = new BroadcastWatch(pool, 2);
@@ -25,7 +30,7 @@ test('at most maxWaiting answers wait; the next answers allocating at once, as t
   await expect(placedOrderAnswer(pool, watch, 'acc_1', body, 5_000)).resolves.toBe(body);
   stored.set('o1', 'delegated');
   stored.set('o2', 'delegated');
-  watch.delivered(['o1', 'o2']);
+  watch.delivered(named('o1', 'o2'));
   expect((await Promise.all(waits)).map((o) => o?.status)).toEqual(['delegated', 'delegated']);
   expect(watch.admits()).toBe(true);
 });
@@ -41,7 +46,7 @@ test('a wait that ran out (broadcaster behind) leaves one probe at a time; a pro
   const body = allocating('b3');
   await expect(placedOrderAnswer(pool, watch, 'acc_1', body, 5_000)).resolves.toBe(body);
   stored.set('b2', 'delegated');
-  watch.delivered(['b2']);
+  watch.delivered(named('b2'));
   expect((await probe)?.status).toBe('delegated');
   stored.set('b4', 'allocating');
   stored.set('b5', 'allocating');
@@ -49,7 +54,7 @@ test('a wait that ran out (broadcaster behind) leaves one probe at a time; a pro
   expect(watch.admits()).toBe(true);
   stored.set('b4', 'delegated');
   stored.set('b5', 'delegated');
-  watch.delivered(['b4', 'b5']);
+  watch.delivered(named('b4', 'b5'));
   await Promise.all(again);
 });
 
@@ -64,7 +69,7 @@ test('woken by the delivery notification, not a poll: a named order answers at o
   // Nothing named: no read happens, however long (a poll would have found both delegated by now).
   await new Promise((r) => setTimeout(r, 150));
   (ordersById as jest.Mock).mockClear();
-  watch.delivered(['c1', 'elsewhere']);
+  watch.delivered(named('c1', 'elsewhere'));
   expect((await c1)?.status).toBe('delegated');
   expect(Date.now() - started).toBeLessThan(2_000);
   // c2 was never named: answered when its wait ran out, as the order then stands.
@@ -73,8 +78,30 @@ test('woken by the delivery notification, not a poll: a named order answers at o
   expect((ordersById as jest.Mock).mock.calls.map((c) => c[1])).toEqual([['c1'], ['c2']]);
   // Named just before its answer starts waiting (the processor was quicker than the answer's path).
   stored.set('c3', 'delegated');
-  watch.delivered(['c3']);
+  watch.delivered(named('c3'));
   const before = Date.now();
   expect((await watch.wait('acc_1', 'c3', 10_000))?.status).toBe('delegated');
   expect(Date.now() - before).toBeLessThan(2_000);
+});
+
+test('a notice carrying the answer settles its waiters with it, no read; another account gets nothing of it; a notice before the wait answers at once', async () => {
+  const watch = new BroadcastWatch(pool, 16);
+  (ordersById as jest.Mock).mockClear();
+  const answer = { id: 'd1', status: 'active', delegate_hash: 'ab'.repeat(32) };
+  const mine = watch.wait('acc_1', 'd1', 10_000);
+  const theirs = watch.wait('acc_2', 'd1', 10_000);
+  watch.delivered([{ orderId: 'd1', accountId: 'acc_1', answer }]);
+  await expect(mine).resolves.toBe(answer);
+  await expect(theirs).resolves.toBeUndefined();
+  const early = { id: 'd2', status: 'active', delegate_hash: 'cd'.repeat(32) };
+  watch.delivered([{ orderId: 'd2', accountId: 'acc_1', answer: early }]);
+  const started = Date.now();
+  await expect(watch.wait('acc_1', 'd2', 10_000)).resolves.toBe(early);
+  expect(Date.now() - started).toBeLessThan(2_000);
+  expect(ordersById as jest.Mock).not.toHaveBeenCalled();
+  // The placed order's answer is the notice's, as it came.
+  const placed = placedOrderAnswer(pool, watch, 'acc_1', allocating('d3'), 10_000);
+  watch.delivered([{ orderId: 'd3', accountId: 'acc_1', answer: { id: 'd3', status: 'active' } }]);
+  await expect(placed).resolves.toEqual({ id: 'd3', status: 'active' });
+  expect(ordersById as jest.Mock).not.toHaveBeenCalled();
 });

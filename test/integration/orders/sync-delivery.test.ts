@@ -9,6 +9,7 @@
 import { TronWeb } from 'tronweb';
 import { derivedId } from '../../../services/domain/ids';
 import { startRoles } from '../../../services/roles';
+import { createRedis, deliveryChannel, parseDeliveryNotices, type DeliveryNotice } from '../../../services/platform/redis';
 import { assertLedgerInvariants } from '../../support/ledger-invariants';
 import { readTopic } from '../../support/topic-reader';
 import { fundedCustomer, orderCall, orderEvents, orderUntil, postOrder, startOrderStack, type OrderStack } from '../../support/orders';
@@ -58,13 +59,21 @@ async function timedPost(body: Record<string, unknown>) {
 
 test('healthy devnet: POST answers active with delegate_hash within the wait; the chain holds that delegation; then confirmed and active', async () => {
   const receiver = stack.devnet.accounts.customers[1].address;
+  // What the processor tells the waiting API processes (every one listens on this channel).
+  const listener = createRedis(stack.rt.cfg.REDIS_URL, { autoPipeline: false });
+  const notices: DeliveryNotice[] = [];
+  listener.on('message', (_channel, message) => notices.push(...parseDeliveryNotices(message)));
+  await listener.subscribe(deliveryChannel(stack.rt.cfg.NETWORK));
   const { reply, ms } = await timedPost({ resource: 'energy', amount: 65_000, tier: '1h', receiver, client_order_id: 'sync-1' });
+  listener.disconnect();
   expect(reply.status).toBe(201);
   expect(reply.body).toMatchObject({ status: 'active', confirm_status: 'unconfirmed', receiver });
   expect(reply.body.delegate_hash).toMatch(/^[0-9a-f]{64}$/);
   expect(reply.body.delegate_hashes[0]).toBe(reply.body.delegate_hash);
-  // Woken by the delivery notification, not by the end of the wait (nothing polls).
+  // Woken by the delivery notification, not by the end of the wait (nothing polls), and answered from it:
+  // the notice carries the order's account and the answer itself, the view a read after the commit gives.
   expect(ms).toBeLessThan(SYNC_WAIT_MS / 2);
+  expect(notices.filter((n) => n.orderId === reply.body.id)).toEqual([{ orderId: reply.body.id, accountId: customer.accountId, answer: reply.body }]);
 
   const contract = await delegationOnChain(reply.body.delegate_hash);
   expect(contract.type).toBe('DelegateResourceContract');
