@@ -69,19 +69,22 @@ export class Broadcaster {
     ({ writer: this.writer, reader: this.reader, suppliers: this.suppliers, sender: this.sender, store: this.store } = orderChainOf(deps));
   }
 
-  async tick(): Promise<void> {
-    await this.allocate();
-    await this.broadcast();
+  /** One pass; false when it found nothing to do (no order to allocate, none allocated: PollingRole.idleBackOff). */
+  async tick(): Promise<boolean> {
+    const allocating = await this.allocate();
+    const allocated = await this.broadcast();
+    return allocating + allocated > 0;
   }
 
-  private async allocate(): Promise<void> {
+  /** Signs and appends this pass's orders waiting for allocation; answers how many are waiting. */
+  private async allocate(): Promise<number> {
     const { clock, cfg } = this.deps;
     const started = Date.now();
     const orders = await this.store.workList('needs-allocation', clock.now(), 200, this.unallocated);
     const ids = new Set(orders.map((o) => o.id));
     for (const id of this.storedSets.keys()) if (!ids.has(id)) this.storedSets.delete(id);
     for (const id of this.appendedAt.keys()) if (!ids.has(id)) this.appendedAt.delete(id);
-    if (orders.length === 0) return;
+    if (orders.length === 0) return 0;
     // Sets stored in an earlier pass (appended again: a crash between store and append); each read once.
     const unknown = orders.filter((o) => !this.storedSets.has(o.id)).map((o) => o.id);
     // The reference block and the stake in flight are read beside the stored sets (an order not seen before
@@ -105,13 +108,14 @@ export class Broadcaster {
     }
     for (const c of signed) this.storedSets.set((c as { orderId: string }).orderId, c);
     commands.push(...signed);
-    if (commands.length === 0) return;
+    if (commands.length === 0) return orders.length;
     const ahead = this.sentAhead(orders, signed);
     await this.deps.bus.append(this.groups(commands, ahead, orders));
     for (const c of commands) this.appendedAt.set((c as { orderId: string }).orderId, realNow);
     await recordOrderSpans(this.store, 'broadcaster allocate', signed.map((c) => (c as { orderId: string }).orderId), started);
     crashPoint('broadcaster.after-append');
     await this.sendAhead(ahead);
+    return orders.length;
   }
 
   /**
@@ -301,7 +305,8 @@ export class Broadcaster {
     return true;
   }
 
-  private async broadcast(): Promise<void> {
+  /** Broadcasts what the allocated orders may send now; answers how many orders are allocated. */
+  private async broadcast(): Promise<number> {
     const orders = await this.store.workList('allocated', this.deps.clock.now(), 500, this.allocatedOrders);
     const live = new Set(orders.flatMap((o) => o.allocations.map((a) => a.txId)));
     for (const id of this.activated) if (!live.has(id)) this.activated.delete(id);
@@ -313,6 +318,7 @@ export class Broadcaster {
       txs.push(...sendable.map((a) => ({ orderId: order.id, txId: a.txId, signedTx: a.signedTx })));
     }
     await this.sendTraced(txs, (t) => this.sender.send(t));
+    return orders.length;
   }
 
   /** The transactions of an order that may be broadcast now. */
@@ -332,6 +338,8 @@ export class Broadcaster {
 export async function startBroadcaster(deps: BroadcasterDeps): Promise<PollingRole> {
   const b = new Broadcaster(deps);
   // Woken when the processor commits an order to allocate or a signed set to broadcast (the order_work
-  // trigger), so a new order does not wait out the poll twice; the poll stays the fallback.
-  return new PollingRole('broadcaster', deps.cfg.CHAIN_POLL_MS, () => b.tick()).wakeOn(deps.pool, 'order_work').coalesce(deps.cfg.CHAIN_WAKE_GAP_MS).start();
+  // trigger), so a new order does not wait out the poll twice; the poll stays the fallback, and with nothing
+  // in either list (only a notified order brings work) it spaces out to CHAIN_IDLE_POLL_MS.
+  return new PollingRole('broadcaster', deps.cfg.CHAIN_POLL_MS, () => b.tick())
+    .wakeOn(deps.pool, 'order_work').coalesce(deps.cfg.CHAIN_WAKE_GAP_MS).idleBackOff(deps.cfg.CHAIN_IDLE_POLL_MS).start();
 }

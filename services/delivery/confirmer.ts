@@ -93,7 +93,8 @@ export class Confirmer {
     this.store = storeOf(deps);
   }
 
-  async tick(): Promise<void> {
+  /** One pass; false when both its work lists were empty (PollingRole.idleBackOff). */
+  async tick(): Promise<boolean> {
     const started = Date.now();
     this.live = new Set();
     this.delegatedReads = new Map();
@@ -105,6 +106,8 @@ export class Confirmer {
     const at = Date.now();
     for (const id of this.settling) this.settledAt.set(id, at);
     await recordOrderSpans(this.store, 'confirmer settle', this.settling, started, at);
+    // The caches hold exactly the rows each list answered this pass.
+    return this.awaiting.rows.size + this.closingOrders.rows.size > 0;
   }
 
   /**
@@ -370,5 +373,9 @@ export class Confirmer {
 
 export async function startConfirmer(deps: ConfirmerDeps): Promise<PollingRole> {
   const c = new Confirmer(deps);
-  return new PollingRole('confirmer', deps.cfg.CHAIN_POLL_MS, () => c.tick()).start();
+  // With nothing to settle or close it spaces out to CHAIN_IDLE_POLL_MS; a placed order's NOTIFY (order_work)
+  // brings it back, at most once per CHAIN_POLL_MS (under load the notifications come every few ms: the
+  // passes stay as frequent as the poll). A close applied meanwhile waits out the spaced poll.
+  return new PollingRole('confirmer', deps.cfg.CHAIN_POLL_MS, () => c.tick())
+    .wakeOn(deps.pool, 'order_work').coalesce(deps.cfg.CHAIN_POLL_MS).idleBackOff(deps.cfg.CHAIN_IDLE_POLL_MS).start();
 }

@@ -129,44 +129,44 @@ export async function storedCommands(pool: Pool, orderIds: string[], purpose: 'a
   return new Map(rows.map((r: { order_id: string; command: string }) => [r.order_id, reviveCommand(r.command)]));
 }
 
+/** The message of the statement storeSignedSets refuses itself with (migrations/1765400000001_statement-refusal.sql). */
+const SET_ID_TAKEN = 'signed set refused: a transaction id is another order\'s';
+
 /**
  * signedOnce for the signed sets of a whole pass (none of them claiming an activation): stored in one
- * transaction (each set with its transaction ids), the stored command answered per order, as signedOnce
- * answers it: a set another signer stored first wins, read back. When any set is refused at the store (an
- * id another order stored), the transaction is rolled back and each set goes through storeSigned alone,
- * so a refusal keeps nothing of its own set and nothing else changes.
+ * statement (each set with its transaction ids; one round trip, no transaction around it), the stored
+ * command answered per order, as signedOnce answers it: a set another signer stored first wins, read back.
+ * When any set is refused at the store (an id another order stored), the statement refuses itself (every
+ * write of it undone) and each set goes through storeSigned alone, so a refusal keeps nothing of its own set
+ * and nothing else changes.
  */
 export async function storeSignedSets(pool: Pool, purpose: 'allocate' | 'close', sets: Array<{ orderId: string; command: Command }>): Promise<Map<string, Command | null>> {
   const out = new Map<string, Command | null>();
   if (sets.length === 0) return out;
   if (sets.some((s) => 'txs' in s.command && s.command.txs.some((t) => t.kind === 'activate'))) throw new Error('storeSignedSets: a set claiming an activation is stored by signedOnce');
   const texts = sets.map((s) => stringifyBigintJson(s.command));
+  const ids: string[] = [];
+  const owners: string[] = [];
+  for (const s of sets) if ('txs' in s.command) for (const t of s.command.txs) ids.push(t.txId), owners.push(s.orderId);
   let inserted: Set<string>;
   try {
-    inserted = await inTransaction(pool, async (client) => {
-      const { rows } = await client.query(
-        `INSERT INTO order_signatures (order_id, purpose, command) SELECT o, $2, c FROM unnest($1::text[], $3::text[]) AS t(o, c)
-         ON CONFLICT DO NOTHING RETURNING order_id`,
-        [sets.map((s) => s.orderId), purpose, texts],
-      );
-      const fresh = new Set(rows.map((r: { order_id: string }) => r.order_id));
-      const ids: string[] = [];
-      const owners: string[] = [];
-      for (const s of sets) {
-        if (!fresh.has(s.orderId) || !('txs' in s.command)) continue;
-        for (const t of s.command.txs) ids.push(t.txId), owners.push(s.orderId);
-      }
-      const stored = await client.query(
-        `INSERT INTO order_tx_ids (tx_id, order_id, purpose) SELECT i, o, $3 FROM unnest($1::text[], $2::text[]) AS t(i, o)
-         ON CONFLICT (tx_id) DO NOTHING RETURNING tx_id`,
-        [ids, owners, purpose],
-      );
-      // Every id of a fresh set is new: any other is stored already, by another order (a collision).
-      if (stored.rowCount !== ids.length) throw new Refused({ kind: 'tx_collision', txId: '', owner: '' });
-      return fresh;
-    });
+    // The ids of the sets this statement stores (a set stored before keeps its own); every one of them must
+    // be new: one stored already is another order's (a collision), and the statement refuses itself.
+    const { rows } = await pool.query(
+      `WITH stored AS (
+         INSERT INTO order_signatures (order_id, purpose, command) SELECT o, $2, c FROM unnest($1::text[], $3::text[]) AS t(o, c)
+         ON CONFLICT DO NOTHING RETURNING order_id),
+       wanted AS (SELECT i, o FROM unnest($4::text[], $5::text[]) AS u(i, o) WHERE o IN (SELECT order_id FROM stored)),
+       taken AS (
+         INSERT INTO order_tx_ids (tx_id, order_id, purpose) SELECT i, o, $2 FROM wanted
+         ON CONFLICT (tx_id) DO NOTHING RETURNING tx_id)
+       SELECT (SELECT coalesce(array_agg(order_id), '{}') FROM stored) AS fresh,
+              CASE WHEN (SELECT count(*) FROM taken) <> (SELECT count(*) FROM wanted) THEN refuse_statement($6) END AS refused`,
+      [sets.map((s) => s.orderId), purpose, texts, ids, owners, SET_ID_TAKEN],
+    );
+    inserted = new Set(rows[0].fresh as string[]);
   } catch (err) {
-    if (!(err instanceof Refused)) throw err;
+    if ((err as { code?: string; message?: string }).code !== 'P0001' || (err as Error).message !== SET_ID_TAKEN) throw err;
     for (const s of sets) out.set(s.orderId, await signedOnce(pool, s.orderId, purpose, async () => s.command));
     return out;
   }

@@ -58,9 +58,10 @@ export class DeskReturner {
     };
   }
 
-  async tick(): Promise<void> {
+  /** One pass; false when nothing was open (PollingRole.idleBackOff). */
+  async tick(): Promise<boolean> {
     const open = await returningPayments(this.deps.pool, BATCH);
-    if (open.length === 0) return;
+    if (open.length === 0) return false;
     const head = await this.writer.head();
     const commands: Command[] = [];
     for (const p of open) {
@@ -68,6 +69,7 @@ export class DeskReturner {
       if (next) commands.push(next);
     }
     if (commands.length) await this.deps.bus.append(commands);
+    return true;
   }
 
   private async step(p: DeskPayment, headTimestamp: number): Promise<Command | null> {
@@ -98,5 +100,6 @@ export async function startDeskReturner(deps: ReturnerDeps): Promise<{ stop(): P
     return { stop: async () => undefined };
   }
   const returner = new DeskReturner(deps);
-  return new PollingRole('desk-returner', deps.cfg.DESK_POLL_MS, () => returner.tick()).start();
+  // Nothing to return (the usual case): the polls space out to CHAIN_IDLE_POLL_MS; a refund then starts that much later at most.
+  return new PollingRole('desk-returner', deps.cfg.DESK_POLL_MS, () => returner.tick()).idleBackOff(deps.cfg.CHAIN_IDLE_POLL_MS).start();
 }

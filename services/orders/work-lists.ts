@@ -35,44 +35,36 @@ export class WorkListCache {
 }
 
 /**
- * The orders of a work list, oldest first. With a cache: the list's ids and row versions, then the full
- * rows of those new or changed, read again under the list's condition (a row that left the list between
- * the two reads is left out, as the one-query read would have).
+ * The orders of a work list, oldest first. With a cache: one query answers the list's ids and row versions,
+ * and the full rows only of those new or changed since the cache saw them (the others' columns come back
+ * null and are taken from the cache): one round trip whatever changed.
  */
 export async function workList(pool: Pool, list: WorkList, now: number, limit = 500, cache?: WorkListCache): Promise<Order[]> {
   const order = list === 'due-close' ? 'expires_at' : 'created_at';
-  const params = list === 'due-close' ? [limit, new Date(now)] : [limit];
+  const params: unknown[] = list === 'due-close' ? [limit, new Date(now)] : [limit];
   if (!cache) {
     const { rows } = await pool.query(`SELECT ${orderColumns.join(', ')} FROM orders WHERE ${where[list]} ORDER BY ${order} LIMIT $1`, params);
     return rows.map(orderFromRow);
   }
-  const { rows } = await pool.query(`SELECT id, xmin::text AS version FROM orders WHERE ${where[list]} ORDER BY ${order} LIMIT $1`, params);
-  const listed = rows as Array<{ id: string; version: string }>;
-  const ids = new Set(listed.map((r) => r.id));
-  for (const id of cache.rows.keys()) if (!ids.has(id)) cache.rows.delete(id);
-  const changed = new Set(listed.filter((r) => cache.rows.get(r.id)?.version !== r.version).map((r) => r.id));
-  const fresh = new Set<string>();
-  if (changed.size > 0) {
-    const full = await pool.query(
-      `SELECT ${orderColumns.join(', ')}, xmin::text AS row_version FROM orders WHERE id = ANY($1::text[]) AND ${where[list]}`,
-      list === 'due-close' ? [[...changed], new Date(now)] : [[...changed]],
-    );
-    for (const r of full.rows) {
-      cache.rows.set(r.id, { version: r.row_version, order: orderFromRow(r) });
-      fresh.add(r.id);
-    }
-  }
-  // A changed row not read back has left the list (or changed again and left it): not returned, not kept.
+  const known = [...cache.rows];
+  const ids = `$${params.length + 1}`;
+  const versions = `$${params.length + 2}`;
+  params.push(known.map(([id]) => id), known.map(([, kept]) => kept.version));
+  const stale = 'k.v IS DISTINCT FROM w.row_version';
+  const { rows } = await pool.query(
+    `SELECT w.id, w.row_version, ${stale} AS changed, ${orderColumns.filter((c) => c !== 'id').map((c) => `CASE WHEN ${stale} THEN w.${c} END AS ${c}`).join(', ')}
+       FROM (SELECT ${orderColumns.join(', ')}, xmin::text AS row_version FROM orders WHERE ${where[list]} ORDER BY ${order} LIMIT $1) w
+       LEFT JOIN unnest(${ids}::text[], ${versions}::text[]) AS k(id, v) ON k.id = w.id
+      ORDER BY w.${order}`,
+    params,
+  );
+  const listed = new Set<string>();
   const out: Order[] = [];
-  for (const r of listed) {
-    const kept = cache.rows.get(r.id);
-    if (!kept) continue;
-    if (changed.has(r.id) && !fresh.has(r.id)) {
-      cache.rows.delete(r.id);
-      continue;
-    }
-    out.push(kept.order);
+  for (const r of rows as Array<Record<string, any> & { id: string; row_version: string; changed: boolean }>) {
+    listed.add(r.id);
+    if (r.changed) cache.rows.set(r.id, { version: r.row_version, order: orderFromRow(r) });
+    out.push((cache.rows.get(r.id) as { order: Order }).order);
   }
+  for (const id of cache.rows.keys()) if (!listed.has(id)) cache.rows.delete(id);
   return out;
 }
-

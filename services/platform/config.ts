@@ -241,6 +241,13 @@ const schema = z.object({
   /** Orders: how often the broadcaster, confirmer and scheduler look for work (real ms). */
   CHAIN_POLL_MS: z.coerce.number().int().min(20).default(500),
   /**
+   * The broadcaster and the confirmer, with nothing in their work lists: each empty pass in a row doubles the
+   * wait up to this (real ms); a new order's NOTIFY (order_work) wakes them at once. What an idle service costs
+   * with thousands of orders open is mostly these polls (bench/README.md, "Idle CPU"). At or below
+   * CHAIN_POLL_MS: no spacing out.
+   */
+  CHAIN_IDLE_POLL_MS: z.coerce.number().int().min(20).max(60_000).default(2_000),
+  /**
    * Orders: a pass of the broadcaster woken by new work starts at most this long (real ms) after the start of
    * the one before, so the work of a burst of commits is signed, stored and appended together (0: at once).
    */
@@ -266,7 +273,7 @@ const schema = z.object({
    * costs the service and the broker CPU (bench/README.md "Open orders and idle CPU": 10 ms was a tenth of a
    * core idle under `make up`), and a longer wait adds no latency.
    */
-  KAFKA_FETCH_MAX_WAIT_MS: z.coerce.number().int().min(1).max(5_000).default(200),
+  KAFKA_FETCH_MAX_WAIT_MS: z.coerce.number().int().min(1).max(5_000).default(1_000),
   /** API processes sharing API_PORT (node cluster); 1 = the API runs inside the main process. */
   API_WORKERS: z.coerce.number().int().min(1).max(64).default(1),
   /**

@@ -20,6 +20,7 @@ function isOutage(err: unknown): boolean {
  * (an outage) or an error, the ones after it at debug, and the recovery once, so an outage is one line,
  * not one per poll. A failure while stopping is not logged. With `wakeOn`, a NOTIFY on the channel starts
  * the next pass at once (one arriving during a pass: right after it); `wake()` does the same in-process.
+ * With `idleBackOff`, passes that found nothing to do (the tick answers `false`) space out.
  */
 export class PollingRole {
   private stopped = false;
@@ -29,8 +30,12 @@ export class PollingRole {
   private listen: { pool: Pool; channel: string; client?: PoolClient } | undefined;
   private gapMs = 0;
   private failing = 0;
+  private idleMaxMs = 0;
+  /** The wait after the last pass that found nothing (0: the role is at its poll interval). */
+  private idleWaitMs = 0;
 
-  constructor(private readonly name: string, private readonly every: number | ((tookMs: number) => number), private readonly tick: () => Promise<void>) {}
+  /** `tick` answers `false` when its pass found nothing to do (see idleBackOff); anything else counts as work. */
+  constructor(private readonly name: string, private readonly every: number | ((tookMs: number) => number), private readonly tick: () => Promise<void | boolean>) {}
 
   start(): this {
     this.loop = this.run();
@@ -46,6 +51,18 @@ export class PollingRole {
    */
   coalesce(ms: number): this {
     this.gapMs = ms;
+    return this;
+  }
+
+  /**
+   * Each pass in a row that found nothing to do doubles the wait before the next, up to `maxMs`; a pass
+   * with work, or one a wake-up started, puts it back to the poll interval. For a role that every kind of
+   * new work wakes (`wakeOn`: the idle poll is only the fallback for a lost notification) or whose work may
+   * wait `maxMs`: with thousands of orders open and nothing happening, the idle polls were most of the
+   * service's CPU (bench/README.md, "Idle CPU").
+   */
+  idleBackOff(maxMs: number): this {
+    this.idleMaxMs = maxMs;
     return this;
   }
 
@@ -117,8 +134,9 @@ export class PollingRole {
       const woken = this.woken;
       this.woken = false;
       const started = performance.now();
+      let idle = false;
       try {
-        await this.tick();
+        idle = (await this.tick()) === false;
         if (this.failing > 0) logger.info({ failedPasses: this.failing }, `${this.name}: passes succeed again`);
         this.failing = 0;
       } catch (err) {
@@ -133,7 +151,8 @@ export class PollingRole {
       }
       const gap = woken ? this.gapMs - took : 0;
       if (gap > 0 && !this.stopped) await new Promise((resolve) => setTimeout(resolve, gap));
-      await this.sleep(Math.max(0, this.every - Math.max(0, gap)));
+      this.idleWaitMs = idle && !woken && this.idleMaxMs > this.every ? Math.min(this.idleMaxMs, Math.max(this.every, this.idleWaitMs) * 2) : 0;
+      await this.sleep(Math.max(0, (this.idleWaitMs || this.every) - Math.max(0, gap)));
     }
   }
 }

@@ -58,9 +58,10 @@ export class PromoGranter {
     };
   }
 
-  async tick(): Promise<void> {
+  /** One pass; false when nothing was open (PollingRole.idleBackOff). */
+  async tick(): Promise<boolean> {
     const open = await openRedemptions(this.deps.pool, BATCH);
-    if (open.length === 0) return;
+    if (open.length === 0) return false;
     const head = await this.writer.head();
     const commands: Command[] = [];
     for (const r of open) {
@@ -68,6 +69,7 @@ export class PromoGranter {
       if (next) commands.push(next);
     }
     if (commands.length) await this.deps.bus.append(commands);
+    return true;
   }
 
   /** Sign (once), broadcast the stored delegation, settle it when in a block or dead. */
@@ -115,5 +117,6 @@ export class PromoGranter {
 
 export async function startPromoGranter(deps: GranterDeps): Promise<PollingRole> {
   const granter = new PromoGranter(deps);
-  return new PollingRole('promo-granter', deps.cfg.CHAIN_POLL_MS, () => granter.tick()).start();
+  // No redemption open (the usual case): the polls space out to CHAIN_IDLE_POLL_MS; a grant then starts that much later at most.
+  return new PollingRole('promo-granter', deps.cfg.CHAIN_POLL_MS, () => granter.tick()).idleBackOff(deps.cfg.CHAIN_IDLE_POLL_MS).start();
 }

@@ -20,6 +20,7 @@ const destinationTopics = { 'account-events': 'accountEvents', 'account-commands
 const LEADER_LOCK_KEY = 0x6f7574626f78; // "outbox"
 const BATCH = 500;
 const IDLE_POLL_MS = 500;
+const IDLE_POLL_MAX_MS = 4_000;
 
 export interface RelayDeps {
   log: KafkaLog;
@@ -53,6 +54,9 @@ export async function startRelay(deps: RelayDeps): Promise<RunningRelay> {
   let listener: PoolClient | undefined = await listen();
 
   let leading = false;
+  // Empty reads in a row: each doubles the idle wait up to IDLE_POLL_MAX_MS. Every outbox row comes with a
+  // NOTIFY (processor/store.ts saveOutbox) that wakes the loop at once; the idle poll only covers a lost one.
+  let emptyReads = 0;
   const loop = (async () => {
     while (waker.running) {
       markProgress('relay');
@@ -67,7 +71,8 @@ export async function startRelay(deps: RelayDeps): Promise<RunningRelay> {
           continue;
         }
         const published = await publishOnce(deps, listener);
-        if (published === 0) await waker.sleep(IDLE_POLL_MS);
+        emptyReads = published === 0 ? emptyReads + 1 : 0;
+        if (published === 0) await waker.sleep(Math.min(IDLE_POLL_MAX_MS, IDLE_POLL_MS * 2 ** (emptyReads - 1)));
       } catch (err) {
         logger.error({ err }, 'outbox relay failed; retrying');
         if (isConnectionError(err) && listener) {

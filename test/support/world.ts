@@ -41,6 +41,9 @@ export function newWorld(label: string, overrides: Record<string, string> = {}):
     // bench/README.md): an idle `--roles all` process 102-125 -> 57-69 ms of CPU per second, the broker about
     // 50 ms/s less per such process, on a machine where every integration file keeps several of them alive.
     KAFKA_FETCH_MAX_WAIT_MS: process.env.TEST_KAFKA_FETCH_MAX_WAIT_MS ?? '100',
+    // The idle polls of the delivery, desk and promo roles space out to 400 ms, not the service's 2 s: a world
+    // is idle between its steps, and a test's next step should not wait out the longer poll.
+    CHAIN_IDLE_POLL_MS: process.env.TEST_CHAIN_IDLE_POLL_MS ?? '400',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
     ...overrides,
   };

@@ -50,3 +50,36 @@ test('a notification wakes the next pass, also one arriving during a pass', asyn
   // The database going away after the stop: the connection's error does not release it again.
   expect(() => client.emit('error', new Error('terminating connection'))).not.toThrow();
 });
+
+test('idleBackOff: passes that found nothing space out, doubling up to the most; a wake-up or a pass with work puts the poll back', async () => {
+  const at: number[] = [];
+  let busy = false;
+  const role = new PollingRole('test', 20, async () => {
+    at.push(performance.now());
+    return busy;
+  }).idleBackOff(200);
+  role.start();
+  const until = async (n: number) => {
+    while (at.length < n) await new Promise((r) => setTimeout(r, 5));
+  };
+  await until(5);
+  const gaps = at.slice(1).map((t, i) => t - at[i]);
+  // 40, 80, 160, 200 ms (timers fire late, never early): without the back-off these would be 20 ms each.
+  expect(gaps[0]).toBeGreaterThanOrEqual(38);
+  expect(gaps[1]).toBeGreaterThanOrEqual(78);
+  expect(gaps[2]).toBeGreaterThanOrEqual(158);
+  expect(gaps[3]).toBeGreaterThanOrEqual(198);
+  expect(gaps[3]).toBeLessThan(400);
+  // A wake-up runs the next pass at once, however long the wait had grown.
+  const woke = performance.now();
+  role.wake();
+  await until(6);
+  expect(at[5] - woke).toBeLessThan(100);
+  // Passes with work poll at the interval again.
+  busy = true;
+  await until(8);
+  const n = at.length;
+  await new Promise((r) => setTimeout(r, 200));
+  expect(at.length - n).toBeGreaterThanOrEqual(4);
+  await role.stop();
+});

@@ -52,7 +52,7 @@ beforeAll(async () => {
   loop = (async () => {
     while (!stopped) {
       if (!paused) {
-        pass = broadcaster.tick().catch(() => undefined);
+        pass = broadcaster.tick().then(() => undefined, () => undefined);
         await pass;
       }
       await new Promise((r) => setTimeout(r, 100));
