@@ -144,7 +144,7 @@ export function releaseAdmission(res: { locals: Record<string, unknown> }): void
  * How often the loop's lateness is sampled (ms). Each sample is a timer wake-up: at 10 ms they cost an idle
  * API process 0.7 % of a core (bench/README.md, "Idle CPU"); the limits it is held to are hundreds of ms.
  */
-const LOOP_SAMPLE_MS = 50;
+const LOOP_SAMPLE_MS = 100;
 /** The histogram records each whole interval between samples: the lateness is what exceeds the interval. */
 const lateMs = (intervalNs: number) => Math.max(0, intervalNs / 1e6 - LOOP_SAMPLE_MS);
 

@@ -55,11 +55,13 @@ export class Scheduler {
     ({ writer: this.writer, reader: this.reader, suppliers: this.suppliers, sender: this.sender, store: this.store } = orderChainOf(deps));
   }
 
-  async tick(): Promise<void> {
-    await this.sign();
+  /** One pass; false when no order was due or closing (PollingRole.idleBackOff). */
+  async tick(): Promise<boolean> {
+    const due = await this.sign();
     const closing = await this.store.workList('closing', this.deps.clock.now(), 500, this.closingOrders);
     await this.resolve(closing);
     await this.sender.send(closing.flatMap((o) => o.undelegations.map((u) => ({ orderId: o.id, txId: u.txId, signedTx: u.signedTx }))));
+    return due + closing.length > 0;
   }
 
   private closeCommand(order: Order, step: string, txs: SignedTxFact[], replaces: string[], ...idParts: string[]): Command {
@@ -92,15 +94,16 @@ export class Scheduler {
    * order it was a stored-close read, an open-stake statement, a chain read and a store of its own, and an
    * expiry wave was signed at a few dozen orders a second (bench/README.md, "Open orders and idle CPU").
    */
-  private async sign(): Promise<void> {
+  private async sign(): Promise<number> {
     const now = this.deps.clock.now();
     const due = await this.store.workList('due-close', now, DUE_AT_ONCE);
-    if (due.length === 0) return;
+    if (due.length === 0) return 0;
     const stored = await this.store.storedCommands(due.map((o) => o.id), 'close');
     const unsigned = due.filter((o) => !stored.has(o.id));
     const made = unsigned.length > 0 ? await this.store.storeSignedSets('close', await this.signCloses(unsigned, now)) : new Map<string, Command | null>();
     const commands = [...stored.values(), ...[...made.values()].filter((c): c is Command => c !== null)];
     if (commands.length > 0) await this.deps.bus.append(commands);
+    return due.length;
   }
 
   /**
@@ -179,5 +182,7 @@ export class Scheduler {
 
 export async function startScheduler(deps: SchedulerDeps): Promise<PollingRole> {
   const s = new Scheduler(deps);
-  return new PollingRole('scheduler', deps.cfg.CHAIN_POLL_MS, () => s.tick()).start();
+  // Nothing due and nothing closing: the polls space out to CHAIN_IDLE_POLL_MS, so an expiry (or a reclaim
+  // asked) is taken up that much after its time at most, the rental running on meanwhile at our cost.
+  return new PollingRole('scheduler', deps.cfg.CHAIN_POLL_MS, () => s.tick()).idleBackOff(deps.cfg.CHAIN_IDLE_POLL_MS).start();
 }

@@ -241,10 +241,11 @@ const schema = z.object({
   /** Orders: how often the broadcaster, confirmer and scheduler look for work (real ms). */
   CHAIN_POLL_MS: z.coerce.number().int().min(20).default(500),
   /**
-   * The broadcaster and the confirmer, with nothing in their work lists: each empty pass in a row doubles the
-   * wait up to this (real ms); a new order's NOTIFY (order_work) wakes them at once. What an idle service costs
-   * with thousands of orders open is mostly these polls (bench/README.md, "Idle CPU"). At or below
-   * CHAIN_POLL_MS: no spacing out.
+   * The broadcaster, confirmer and scheduler (and the desk returner and promo granter), with nothing in their
+   * work lists: each empty pass in a row doubles the wait up to this (real ms); a new order's NOTIFY
+   * (order_work) wakes the broadcaster and the confirmer at once, the others take up new work that much later
+   * at most. What an idle service costs with thousands of orders open is mostly these polls (bench/README.md,
+   * "Idle CPU"). At or below CHAIN_POLL_MS: no spacing out.
    */
   CHAIN_IDLE_POLL_MS: z.coerce.number().int().min(20).max(60_000).default(2_000),
   /**
