@@ -89,7 +89,7 @@ export class Broadcaster {
     const unknown = orders.filter((o) => !this.storedSets.has(o.id)).map((o) => o.id);
     // The reference block and the stake in flight are read beside the stored sets (an order not seen before
     // is nearly always unsigned): round trips less on a new order's way to its answer; unused only when
-    // every such set was stored.
+    // every such set was stored. Every unsigned order is an unknown one, so a pass that signs has both.
     const ref = unknown.length > 0 ? this.writer.refBlock(txLifetimeMs(cfg, clock)) : null;
     const inFlight = ref ? this.inFlight(ref) : null;
     ref?.catch(() => undefined);
@@ -101,11 +101,7 @@ export class Broadcaster {
       const command = this.storedSets.get(o.id);
       return command && realNow - (this.appendedAt.get(o.id) ?? 0) >= REAPPEND_AFTER_MS ? [command] : [];
     });
-    let signed: Command[] = [];
-    if (unsigned.length > 0) {
-      const passRef = ref ?? this.writer.refBlock(txLifetimeMs(cfg, clock));
-      signed = await this.signPass(unsigned, await passRef, inFlight ?? this.inFlight(passRef));
-    }
+    const signed = unsigned.length > 0 && ref && inFlight ? await this.signPass(unsigned, await ref, inFlight) : [];
     for (const c of signed) this.storedSets.set((c as { orderId: string }).orderId, c);
     commands.push(...signed);
     if (commands.length === 0) return orders.length;

@@ -15,6 +15,14 @@ function isOutage(err: unknown): boolean {
 }
 
 /**
+ * The next wait of a loop that found nothing to do again: twice the last, at least `baseMs`, at most `maxMs`
+ * (a loop that found work starts again from a last wait of 0). PollingRole.idleBackOff and the relay's idle read.
+ */
+export function idleWaitAfter(lastMs: number, baseMs: number, maxMs: number): number {
+  return Math.min(maxMs, Math.max(baseMs, lastMs * 2));
+}
+
+/**
  * Runs `tick` every `every` ms (or after `every(tookMs)` ms, for a role whose next pass depends on its
  * last) until stopped; a failed pass is logged and retried: the first of a run of failures as a warning
  * (an outage) or an error, the ones after it at debug, and the recovery once, so an outage is one line,
@@ -151,7 +159,7 @@ export class PollingRole {
       }
       const gap = woken ? this.gapMs - took : 0;
       if (gap > 0 && !this.stopped) await new Promise((resolve) => setTimeout(resolve, gap));
-      this.idleWaitMs = idle && !woken && this.idleMaxMs > this.every ? Math.min(this.idleMaxMs, Math.max(this.every, this.idleWaitMs) * 2) : 0;
+      this.idleWaitMs = idle && !woken && this.idleMaxMs > this.every ? idleWaitAfter(Math.max(this.every, this.idleWaitMs), this.every, this.idleMaxMs) : 0;
       await this.sleep(Math.max(0, (this.idleWaitMs || this.every) - Math.max(0, gap)));
     }
   }

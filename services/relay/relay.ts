@@ -14,6 +14,7 @@ import { eventsPublished, orderDeliverySeconds } from '../platform/metrics';
 import { recordSpan } from '../platform/telemetry';
 import { markProgress } from '../platform/liveness';
 import { Waker } from '../platform/waker';
+import { idleWaitAfter } from '../platform/polling-role';
 import type { LogCodec } from '../platform/wire/codec';
 
 const destinationTopics = { 'account-events': 'accountEvents', 'account-commands': 'accountCommands', 'order-events': 'orderEvents' } as const;
@@ -54,9 +55,9 @@ export async function startRelay(deps: RelayDeps): Promise<RunningRelay> {
   let listener: PoolClient | undefined = await listen();
 
   let leading = false;
-  // Empty reads in a row: each doubles the idle wait up to IDLE_POLL_MAX_MS. Every outbox row comes with a
-  // NOTIFY (processor/store.ts saveOutbox) that wakes the loop at once; the idle poll only covers a lost one.
-  let emptyReads = 0;
+  // Each empty read in a row doubles the idle wait, from IDLE_POLL_MS up to IDLE_POLL_MAX_MS. Every outbox row
+  // comes with a NOTIFY (processor/store.ts saveOutbox) that wakes the loop at once; the idle poll only covers a lost one.
+  let idleWaitMs = 0;
   const loop = (async () => {
     while (waker.running) {
       markProgress('relay');
@@ -71,8 +72,8 @@ export async function startRelay(deps: RelayDeps): Promise<RunningRelay> {
           continue;
         }
         const published = await publishOnce(deps, listener);
-        emptyReads = published === 0 ? emptyReads + 1 : 0;
-        if (published === 0) await waker.sleep(Math.min(IDLE_POLL_MAX_MS, IDLE_POLL_MS * 2 ** (emptyReads - 1)));
+        idleWaitMs = published === 0 ? idleWaitAfter(idleWaitMs, IDLE_POLL_MS, IDLE_POLL_MAX_MS) : 0;
+        if (published === 0) await waker.sleep(idleWaitMs);
       } catch (err) {
         logger.error({ err }, 'outbox relay failed; retrying');
         if (isConnectionError(err) && listener) {

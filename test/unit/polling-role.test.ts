@@ -4,7 +4,7 @@
  * LISTEN connection once (a later connection error does not release it again).
  */
 import { EventEmitter } from 'node:events';
-import { PollingRole } from '../../services/platform/polling-role';
+import { idleWaitAfter, PollingRole } from '../../services/platform/polling-role';
 import type { Pool } from '../../services/platform/db/pool';
 
 class FakeClient extends EventEmitter {
@@ -82,4 +82,11 @@ test('idleBackOff: passes that found nothing space out, doubling up to the most;
   await new Promise((r) => setTimeout(r, 200));
   expect(at.length - n).toBeGreaterThanOrEqual(4);
   await role.stop();
+});
+
+test('idleWaitAfter: from the base, doubling, held at the most (the relay: 500 ms to 4 s)', () => {
+  const waits: number[] = [];
+  let last = 0;
+  for (let i = 0; i < 6; i++) waits.push((last = idleWaitAfter(last, 500, 4_000)));
+  expect(waits).toEqual([500, 1_000, 2_000, 4_000, 4_000, 4_000]);
 });
