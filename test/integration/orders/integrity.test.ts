@@ -76,6 +76,21 @@ const delegatedEnergy = async (from: string, to: string): Promise<bigint> =>
   ((await chain('getdelegatedresourcev2', { fromAddress: from, toAddress: to })).delegatedResource ?? [])
     .reduce((s: bigint, d: any) => s + BigInt(d.frozen_balance_for_energy ?? 0), 0n);
 
+/**
+ * Waits until every transaction is in a block. The sets below must land before their window is cut short:
+ * the confirmer, woken by their allocation's commit, would otherwise fail an order whose set the broadcaster
+ * had not sent yet, and nothing would ever send it.
+ */
+async function inBlocks(txIds: string[], timeoutMs: number): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const infos = await Promise.all(txIds.map((id) => chain('gettransactioninfobyid', { value: id })));
+    if (infos.every((i: any) => i.blockNumber > 0)) return;
+    if (Date.now() > until) throw new Error(`not in a block in time: ${txIds.filter((_, k) => !(infos[k] as any).blockNumber).join(', ')}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
 async function ordersUntil(ids: string[], done: (status: string) => boolean, timeoutMs: number): Promise<any[]> {
   const until = Date.now() + timeoutMs;
   for (;;) {
@@ -260,6 +275,7 @@ test('the confirmer never confirms an order whose own hash failed on chain or la
   const wrongReceiver = await pausedOrder(receiver);
   const wrongAmount = await pausedOrder(receiver);
   const failedOnChain = await pausedOrder(receiver);
+  let sent: string[] = [];
   try {
     const ref = await writer.refBlock(60_000);
     const toElsewhere = await writer.signDelegate(signer, elsewhere, 'ENERGY', sun, uniqueRef(ref, 900_001n));
@@ -270,9 +286,11 @@ test('the confirmer never confirms an order whose own hash failed on chain or la
       expect(await storeSigned(stack.rt.pool, order.id, 'allocate', command)).toBeNull();
       await appendOnlyBus(stack.rt).append([command]);
     }
+    sent = [toElsewhere.txId, half.txId, reverting.txId];
   } finally {
     paused = false;
   }
+  await inBlocks(sent, 30_000);
   const rows = await failedPastShortWindow([wrongReceiver.id, wrongAmount.id, failedOnChain.id]);
   expect(rows.map((r: any) => r.status)).toEqual(['failed', 'failed', 'failed']);
   for (const r of rows) {
