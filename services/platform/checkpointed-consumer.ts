@@ -8,8 +8,8 @@
  *      consumer seeks to the stored offset (kafkajs has no rebalance listener; the stored offset wins);
  *   3. records that do not decode are written to undecodable_records and skipped;
  *   4. `apply` the decoded records at or after the stored offset, in the caller's transaction;
- *   5. compare-and-set advance of the stored offset past the slice (sent with the writes `apply` left in its
- *      `tail` group: one round trip); commit.
+ *   5. compare-and-set advance of the stored offset past the slice, sent with the writes `apply` left in its
+ *      `tail` group and the COMMIT: one round trip (the advance refuses itself when the offset moved).
  * After the commit, `afterCommit` (replies, wake-ups) runs with what `apply` returned.
  *
  * Poison isolation: when `apply` fails with an error that the same records would raise again (a data
@@ -132,7 +132,7 @@ export async function applySlice<T, R>(
   pool: Pool, spec: CheckpointSpec<T, R>, partition: number, decoded: Decoded<T>[], until?: bigint, refuseReason?: string,
 ): Promise<SliceOutcome<R>> {
   const where: Where = { group: spec.group, topic: spec.topic, partition };
-  return inTransaction(pool, async (client, locked): Promise<SliceOutcome<R>> => {
+  return inTransaction(pool, async (client, locked, commitWith): Promise<SliceOutcome<R>> => {
     const stored = locked[0].next_offset as bigint;
     const first = decoded[0].record.offset;
     const last = decoded[decoded.length - 1].record.offset;
@@ -144,9 +144,12 @@ export async function applySlice<T, R>(
     let results: R[];
     if (refuseReason === undefined) results = await spec.apply(items, client, tail);
     else results = items.length === 0 ? [] : spec.refuse ? await spec.refuse(items[0], refuseReason, client, tail) : [];
-    const advanced = await tail.send(client, advanceStatement(where.group, where.topic, partition, stored, until ?? last + 1n));
-    if (advanced !== 1) throw new Error(`stored offset of ${where.topic}[${partition}] moved under us (expected ${stored})`);
     if (spec.crashBeforeCommit) crashPoint(spec.crashBeforeCommit);
+    // The tail and the offset's advance go with the COMMIT (one round trip); the advance refuses itself, and
+    // the commit with it, when the stored offset is not the one this transaction locked.
+    const advance = advanceStatement(where.group, where.topic, partition, stored, until ?? last + 1n);
+    const moved = `stored offset of ${where.topic}[${partition}] moved under us (expected ${stored})`;
+    commitWith(() => tail.send(client, advance, { count: 1, reason: moved }));
     return { results, last };
   }, lockStoredOffsetStatement(where.group, where.topic, where.partition));
 }

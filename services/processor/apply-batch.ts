@@ -20,7 +20,6 @@ import {
 import { depositIdsOf, loadDeposits, saveDeposits } from './deposit-store';
 import type { Deposit } from '../domain/deposits';
 import { processorStates } from './processor-states';
-import type { FeatureState } from './feature-state';
 
 export interface RefusalPolicy {
   /** Why this command must not apply, or null to apply it. */
@@ -83,31 +82,35 @@ export async function applyBatch(
     return true;
   });
 
-  const claimed = await claimCommands(client, work);
+  // The claim and every read of state in one round trip (the pool's clients pipeline; they run in this order).
+  // The state is read for every command of the slice, not only the ones the claim finds new: a duplicate's rows
+  // are read and left unchanged, and the reads need not wait for the claim's answer.
+  const [claimed, earlier, state, deposits, features] = await Promise.all([
+    claimCommands(client, work),
+    // After the claim: what this transaction claimed is pending, so only commands applied (or abandoned) before answer.
+    readResults(client, work.map((c) => c.commandId)),
+    loadAccounts(client, [...new Set(work.map((c) => c.accountId))]),
+    loadDeposits(client, depositIdsOf(work)),
+    Promise.all(processorStates.map((kind) => kind.load(client, work))),
+  ]);
   const outbox: OutboxMessage[] = [];
   const finished: AppliedCommand[] = [];
 
   // Not claimed: applied before (a duplicate on the log), or refused by a caller that gave up waiting.
-  const earlier = await readResults(client, work.filter((c) => !claimed.has(c.commandId)).map((c) => c.commandId));
   for (const command of work) {
-    const result = earlier.get(command.commandId);
+    const result = claimed.has(command.commandId) ? undefined : earlier.get(command.commandId);
     if (result?.refusalReason === 'abandoned') outbox.push(refusalMarker(command, 'abandoned'));
   }
 
   const fresh = work.filter((c) => claimed.has(c.commandId));
-  const state = await loadAccounts(client, [...new Set(fresh.map((c) => c.accountId))]);
   const changed = new Map<string, Account>();
   const journals: Journal[] = [];
-  const deposits = await loadDeposits(client, depositIdsOf(fresh));
   const changedDeposits = new Map<string, Deposit>();
   // Each feature's state for the slice's commands, served to the handlers under its StateView name.
-  const features: FeatureState[] = [];
   const featureViews: Partial<StateView> = {};
-  for (const kind of processorStates) {
-    const loaded = await kind.load(client, fresh);
-    features.push(loaded);
-    (featureViews as Record<string, unknown>)[kind.view] = loaded;
-  }
+  processorStates.forEach((kind, i) => {
+    (featureViews as Record<string, unknown>)[kind.view] = features[i];
+  });
   const view: StateView = { ...featureViews, account: (id: string) => state.get(id), deposit: (id: string) => deposits.get(id) };
 
   // Follow-ups applied right after their parent (see appliesInline), and those of them this slice must claim.

@@ -148,12 +148,16 @@ export class WriteGroup {
 
   /**
    * Sends the group. `checked` (optional) is a last part whose rows are counted: the count is returned
-   * (e.g. a compare-and-set UPDATE ... RETURNING 1), else null.
+   * (e.g. a compare-and-set UPDATE ... RETURNING 1), else null. With `refuseUnless`, a count other than
+   * `refuseUnless.count` makes the statement raise (refuse_statement, SQLSTATE P0001, the reason as its
+   * message): the check holds even when the group's answer comes after the COMMIT queued behind it.
+   * A group past the parameter limit is several statements, issued at once and run in order (the pool's
+   * clients pipeline).
    */
-  async send(client: PoolClient, checked?: Statement): Promise<number | null> {
+  async send(client: PoolClient, checked?: Statement, refuseUnless?: { count: number; reason: string }): Promise<number | null> {
     const parts = checked ? [...this.parts, checked] : this.parts;
     if (parts.length === 0 && this.notices.size === 0) return null;
-    let count: number | null = null;
+    const statements: Statement[] = [];
     let start = 0;
     do {
       let end = start;
@@ -167,15 +171,21 @@ export class WriteGroup {
         params.push(...part.params);
         return `w${i} AS (${offset === 0 ? part.sql : part.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`)})`;
       });
-      const counted = last && checked ? `(SELECT count(*) FROM w${chunk.length - 1})::int` : 'NULL::int';
+      let counted = 'NULL::int';
+      if (last && checked) {
+        const count = `(SELECT count(*) FROM w${chunk.length - 1})::int`;
+        if (refuseUnless) {
+          params.push(refuseUnless.reason);
+          counted = `CASE WHEN ${count} = ${Math.trunc(refuseUnless.count)} THEN ${count} ELSE refuse_statement($${params.length}::text) END`;
+        } else counted = count;
+      }
       const notices = last ? [...this.notices].map((c) => `, pg_notify('${c.replace(/'/g, "''")}', '')`).join('') : '';
-      const sql = `${ctes.length ? `WITH ${ctes.join(', ')} ` : ''}SELECT ${counted} AS counted${notices}`;
-      const { rows } = await client.query(sql, params);
-      if (last && checked) count = rows[0].counted as number;
+      statements.push({ sql: `${ctes.length ? `WITH ${ctes.join(', ')} ` : ''}SELECT ${counted} AS counted${notices}`, params });
       start = end;
     } while (start < parts.length);
     this.parts.length = 0;
     this.notices.clear();
-    return count;
+    const answers = await Promise.all(statements.map((st) => client.query(st.sql, st.params)));
+    return checked ? (answers[answers.length - 1].rows[0].counted as number) : null;
   }
 }

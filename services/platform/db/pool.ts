@@ -13,9 +13,14 @@ pg.types.setTypeParser(pg.types.builtins.JSON, (text) => parseOwnJson(text));
 export type Pool = pg.Pool;
 export type PoolClient = pg.PoolClient;
 
-/** `min`: connections kept open when idle (pg-pool closes the others after 10 s idle); none are opened here (see openConnections). */
+/**
+ * `min`: connections kept open when idle (pg-pool closes the others after 10 s idle); none are opened here (see
+ * openConnections). The clients pipeline: queries issued without waiting for the one before go out together and
+ * run in the order issued (one round trip for several independent reads, or for a transaction's last writes and
+ * its COMMIT); code that awaits each query behaves as without.
+ */
 export function createPool(databaseUrl: string, max = 10, min = 0): pg.Pool {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max, min: Math.min(min, max), application_name: 'energy-rental' });
+  const pool = new pg.Pool({ connectionString: databaseUrl, max, min: Math.min(min, max), application_name: 'energy-rental', pipeline: true });
   // An idle client's error (server restart) must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
   // Nor a checked-out client's (a held LISTEN connection, a transaction): the query in flight fails with it.
@@ -38,19 +43,33 @@ export async function openConnections(pool: pg.Pool, count: number): Promise<voi
 }
 
 /**
+ * The transaction's last writes, sent with its COMMIT in one round trip: `send` issues its queries at once
+ * (without awaiting one before the next) and settles when they are answered. When one of them fails, the
+ * transaction is aborted and the COMMIT behind it rolls back: a write that must hold for the commit to happen
+ * refuses itself in SQL (refuse_statement), since nothing can be checked in between.
+ */
+export type CommitWith = (send: () => Promise<unknown>) => void;
+
+/**
  * Runs `fn` in one transaction; rolls back on any error and rethrows it. `first` (optional, a statement
- * without parameters) is sent with BEGIN in one round trip; `fn` gets its rows.
+ * without parameters) is sent with BEGIN in one round trip; `fn` gets its rows, and `commitWith` to have its
+ * last writes go with the COMMIT.
  */
 export async function inTransaction<T>(
-  pool: pg.Pool, fn: (client: pg.PoolClient, firstRows: any[]) => Promise<T>, first?: string,
+  pool: pg.Pool, fn: (client: pg.PoolClient, firstRows: any[], commitWith: CommitWith) => Promise<T>, first?: string,
 ): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
   try {
     // Two statements in one simple query answer with one result each.
     const begun = (await client.query(first === undefined ? 'BEGIN' : `BEGIN; ${first}`)) as unknown as pg.QueryResult | pg.QueryResult[];
-    const result = await fn(client, Array.isArray(begun) ? begun[begun.length - 1].rows : []);
-    await client.query('COMMIT');
+    let last: (() => Promise<unknown>) | undefined;
+    const result = await fn(client, Array.isArray(begun) ? begun[begun.length - 1].rows : [], (send) => {
+      last = send;
+    });
+    // Issued before the COMMIT is queued: the pipelined client sends both without waiting in between.
+    const lastWrites = last?.();
+    await Promise.all([lastWrites, client.query('COMMIT')]);
     return result;
   } catch (err) {
     await client.query('ROLLBACK').catch(() => undefined);
