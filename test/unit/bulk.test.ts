@@ -107,6 +107,33 @@ describe('WriteGroup', () => {
     expect(sent[0].params).toEqual(['a', 'acc', 'x', 1, 1n, 2n]);
   });
 
+  it('refuses itself in SQL when the checked count is not the one required, the reason its last parameter', async () => {
+    const { client, sent } = recorder();
+    const group = new WriteGroup().insertRows('things', ['id'], [['a']]);
+    expect(await group.send(client, { sql: 'UPDATE offsets SET n = $2 WHERE n = $1 RETURNING 1', params: [1n, 2n] }, { count: 1, reason: 'offset moved' })).toBe(1);
+    expect(sent[0].sql).toContain('SELECT CASE WHEN (SELECT count(*) FROM w1)::int = 1 THEN (SELECT count(*) FROM w1)::int ELSE refuse_statement($4::text) END AS counted');
+    expect(sent[0].params).toEqual(['a', 1n, 2n, 'offset moved']);
+  });
+
+  it('issues every statement of a split group before the first is answered (pipelined, in order)', async () => {
+    const issued: string[] = [];
+    let release!: () => void;
+    const answered = new Promise<void>((r) => { release = r; });
+    const client = {
+      query: async (sql: string) => {
+        issued.push(sql);
+        await answered;
+        return { rows: [{ counted: 1 }] };
+      },
+    } as unknown as PoolClient;
+    const wide = Array.from({ length: 10_000 }, (_, i) => `c${i}`);
+    const rows = Array.from({ length: 7 }, (_, r) => wide.map((_, i) => r * 10_000 + i));
+    const sending = new WriteGroup().insertRows('wide', wide, rows).send(client);
+    expect(issued).toHaveLength(2);
+    release();
+    await sending;
+  });
+
   it('goes as several statements, in order, past the parameter limit; the checked part in the last', async () => {
     const { client, sent } = recorder();
     const wide = Array.from({ length: 10_000 }, (_, i) => `c${i}`);
