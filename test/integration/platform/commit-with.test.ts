@@ -29,14 +29,13 @@ const advance = (expected: bigint) => ({ sql: 'UPDATE cw_offsets SET n = n + 1 W
 const stored = async () => (await pool.query('SELECT id FROM cw_rows ORDER BY id')).rows.map((r) => r.id);
 
 test('the last writes commit with the COMMIT, the checked count answered', async () => {
-  const counted = await inTransaction(pool, async (client, _rows, commitWith) => {
+  let counted: Promise<number | null> | undefined;
+  await inTransaction(pool, async (client, _rows, commitWith) => {
     await client.query("INSERT INTO cw_rows VALUES ('early')");
     const group = new WriteGroup().insertRows('cw_rows', ['id'], [['late']]);
-    let count: Promise<number | null> | undefined;
-    commitWith(() => (count = group.send(client, advance(5n), { count: 1, reason: 'offset moved' })));
-    return () => count;
+    commitWith(() => (counted = group.send(client, advance(5n), { count: 1, reason: 'offset moved' })));
   });
-  expect(await counted()).toBe(1);
+  expect(await counted).toBe(1);
   expect(await stored()).toEqual(['early', 'late']);
   expect((await pool.query('SELECT n FROM cw_offsets')).rows[0].n).toBe(6n);
 });
