@@ -4,6 +4,7 @@ import http from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { jsonBody } from '../../services/api/body';
 import { errorHandler, sendJson } from '../../services/api/errors';
+import { isConnectionError } from '../../services/platform/db/pool';
 import { parseJson } from '../../services/platform/json';
 import { listen } from '../support/http';
 
@@ -72,4 +73,32 @@ test('no body, an empty one, bad JSON and a non-JSON type answer as before', asy
   expect([dup.status, dup.body.error.code]).toEqual([400, 2000]);
   const form = await send({ 'content-type': 'text/plain', 'content-length': 2 }, [Buffer.from('{}')]);
   expect([form.status, form.body.error.message]).toEqual([400, 'The body must be JSON (Content-Type: application/json).']);
+});
+
+test('a client gone mid-body is the client\'s error (400 2000, to a closed socket), never taken for the database away', async () => {
+  const seen: unknown[] = [];
+  const app = express();
+  app.use(jsonBody);
+  app.post('/echo', (_req, res) => sendJson(res, 200, {}));
+  app.use((err: unknown, _req: express.Request, _res: express.Response, next: express.NextFunction) => {
+    seen.push(err);
+    next(err);
+  });
+  app.use(errorHandler);
+  const aborting = await listen(app);
+  try {
+    const url = new URL(`${aborting.base}/echo`);
+    const req = http.request({ host: url.hostname, port: url.port, method: 'POST', path: url.pathname, headers: { 'content-type': 'application/json', 'content-length': 100 } });
+    req.on('error', () => {});
+    req.write('{"a":');
+    await new Promise((r) => setTimeout(r, 50));
+    req.destroy();
+    const until = Date.now() + 2_000;
+    while (seen.length === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toMatchObject({ status: 400, message: 'request aborted' });
+    expect(isConnectionError(seen[0])).toBe(false);
+  } finally {
+    aborting.close();
+  }
 });
