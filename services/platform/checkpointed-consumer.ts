@@ -3,7 +3,9 @@
  * processor, the webhook dispatcher's intake, projections) uses it and supplies only `apply(items, tx)`.
  *
  * The protocol, per partition and per bounded slice of at most `maxBatch` records, in ONE transaction:
- *   1. lock the group's stored offset for the partition (consumer_offsets, created at 0; sent with BEGIN);
+ *   1. lock the group's stored offset for the partition (consumer_offsets, created at 0; sent with BEGIN,
+ *      `apply`'s reads behind it in the same round trip, on the assumption checked in 2 before anything of
+ *      the apply counts: that the stored offset is the slice's first record; otherwise taken again from it);
  *   2. range check: when the slice does not contain the stored offset, nothing is applied and the
  *      consumer seeks to the stored offset (kafkajs has no rebalance listener; the stored offset wins);
  *   3. records that do not decode are written to undecodable_records and skipped;
@@ -124,33 +126,73 @@ export function isDeterministicFailure(err: unknown): boolean {
 
 type Where = { group: string; topic: string; partition: number };
 
+/** The stored offset was not the slice's first record (a restart, a rebalance): the slice is taken again from it. */
+class StoredOffsetElsewhere extends Error {}
+
 /**
  * One transaction over `decoded` (one partition, offsets ascending). `until` is where the stored offset
  * moves on success (default: one past the last record).
+ *
+ * The stored offset is nearly always the slice's first record (the consumer fetched from it), so the slice is
+ * applied on that assumption: its reads go out behind BEGIN and the offset's lock in the same round trip. When
+ * the lock answers another offset, the transaction is rolled back before anything of it is decided (its result
+ * and any failure of its apply set aside), and the slice is taken again with the lock's answer first.
  */
 export async function applySlice<T, R>(
   pool: Pool, spec: CheckpointSpec<T, R>, partition: number, decoded: Decoded<T>[], until?: bigint, refuseReason?: string,
 ): Promise<SliceOutcome<R>> {
+  if (refuseReason !== undefined) return applyAtStoredOffset(pool, spec, partition, decoded, until, refuseReason);
+  try {
+    return await applyInSlice(pool, spec, partition, decoded, until, async (locked) => {
+      const stored = (await locked)[0].next_offset as bigint;
+      if (stored !== decoded[0].record.offset) throw new StoredOffsetElsewhere();
+      return stored;
+    });
+  } catch (err) {
+    if (err instanceof StoredOffsetElsewhere) return applyAtStoredOffset(pool, spec, partition, decoded, until);
+    throw err;
+  }
+}
+
+/** applySlice with the stored offset read before anything else: the records before it are skipped. */
+function applyAtStoredOffset<T, R>(
+  pool: Pool, spec: CheckpointSpec<T, R>, partition: number, decoded: Decoded<T>[], until?: bigint, refuseReason?: string,
+): Promise<SliceOutcome<R>> {
+  return applyInSlice(pool, spec, partition, decoded, until, (locked) => locked.then((rows) => rows[0].next_offset as bigint), refuseReason, true);
+}
+
+async function applyInSlice<T, R>(
+  pool: Pool, spec: CheckpointSpec<T, R>, partition: number, decoded: Decoded<T>[], until: bigint | undefined,
+  storedOffset: (locked: Promise<any[]>) => Promise<bigint>, refuseReason?: string, storedFirst = false,
+): Promise<SliceOutcome<R>> {
   const where: Where = { group: spec.group, topic: spec.topic, partition };
   return inTransaction(pool, async (client, locked, commitWith): Promise<SliceOutcome<R>> => {
-    const stored = locked[0].next_offset as bigint;
     const first = decoded[0].record.offset;
     const last = decoded[decoded.length - 1].record.offset;
-    if (first > stored || last < stored) return { seekTo: stored };
-    const fresh = decoded.filter((d) => d.record.offset >= stored);
-    for (const d of fresh) if ('error' in d) await recordUndecodable(client, where.topic, partition, d.record.offset, d.error);
-    const items = fresh.filter((d): d is Item<T> => 'value' in d);
-    const tail = new WriteGroup();
-    let results: R[];
-    if (refuseReason === undefined) results = await spec.apply(items, client, tail);
-    else results = items.length === 0 ? [] : spec.refuse ? await spec.refuse(items[0], refuseReason, client, tail) : [];
+    // Read first (a seek, or the records before it skipped), or checked once the slice is applied.
+    const known = storedFirst ? await storedOffset(locked) : first;
+    if (first > known || last < known) return { seekTo: known };
+    const fresh = decoded.filter((d) => d.record.offset >= known);
+    const applying = (async () => {
+      for (const d of fresh) if ('error' in d) await recordUndecodable(client, where.topic, partition, d.record.offset, d.error);
+      const items = fresh.filter((d): d is Item<T> => 'value' in d);
+      const tail = new WriteGroup();
+      let results: R[];
+      if (refuseReason === undefined) results = await spec.apply(items, client, tail);
+      else results = items.length === 0 ? [] : spec.refuse ? await spec.refuse(items[0], refuseReason, client, tail) : [];
+      return { results, tail };
+    })();
+    // Nothing of the apply counts (a result, or a failure to bisect over) until the stored offset is known to be `known`.
+    const applied = await applying.then((a) => ({ ok: true as const, ...a }), (error: unknown) => ({ ok: false as const, error }));
+    const stored = storedFirst ? known : await storedOffset(locked);
+    if (!applied.ok) throw applied.error;
     if (spec.crashBeforeCommit) crashPoint(spec.crashBeforeCommit);
     // The tail and the offset's advance go with the COMMIT (one round trip); the advance refuses itself, and
     // the commit with it, when the stored offset is not the one this transaction locked.
     const advance = advanceStatement(where.group, where.topic, partition, stored, until ?? last + 1n);
     const moved = `stored offset of ${where.topic}[${partition}] moved under us (expected ${stored})`;
-    commitWith(() => tail.send(client, advance, { count: 1, reason: moved }));
-    return { results, last };
+    commitWith(() => applied.tail.send(client, advance, { count: 1, reason: moved }));
+    return { results: applied.results, last };
   }, lockStoredOffsetStatement(where.group, where.topic, where.partition));
 }
 

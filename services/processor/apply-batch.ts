@@ -184,10 +184,20 @@ export async function applyBatch(
   saveJournals(writes, journals);
   saveDeposits(writes, [...changedDeposits.values()]);
   for (const feature of features) feature.stage?.({ first: writes, last });
-  await writes.send(client);
-  for (const feature of features) await feature.write?.(client);
+  // Not awaited: the last group follows it (the same round trip, with the COMMIT when the caller sends `tail`),
+  // unless a store's own writes wait for it first. Those run in order after it (the client pipelines); when one
+  // fails, the first group's error is the one to report (the later statement only says the transaction is aborted).
+  const first = writes.send(client);
+  first.catch(() => undefined);
+  try {
+    for (const feature of features) await feature.write?.(client);
+  } catch (err) {
+    await first;
+    throw err;
+  }
   saveOutbox(last, outbox);
   finishResults(last, finished.map((f) => f.result));
+  last.follows(first);
   if (!tail) await last.send(client);
   return finished;
 }

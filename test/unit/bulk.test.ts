@@ -147,6 +147,26 @@ describe('WriteGroup', () => {
     expect(sent[1].sql).toContain("pg_notify('outbox', '')");
   });
 
+  it('settles only once a write it follows is answered, and fails with that write\'s error', async () => {
+    const { client, sent } = recorder();
+    let answer!: () => void;
+    const earlier = new Promise<void>((r) => { answer = r; });
+    let settled = false;
+    const sending = new WriteGroup().insertRows('t', ['a'], [['x']]).follows(earlier).send(client).then(() => { settled = true; });
+    // Its own statement is issued at once, not after the earlier write's answer.
+    expect(sent).toHaveLength(1);
+    await new Promise((r) => setImmediate(r));
+    expect(settled).toBe(false);
+    answer();
+    await sending;
+    expect(settled).toBe(true);
+    const failed = Object.assign(new Error('duplicate key'), { code: '23505' });
+    const empty = new WriteGroup().follows(Promise.reject(failed)).send(client);
+    await expect(empty).rejects.toBe(failed);
+    const refused = new WriteGroup().insertRows('t', ['a'], [['y']]).follows(Promise.reject(failed)).send(client);
+    await expect(refused).rejects.toBe(failed);
+  });
+
   it('sends nothing when empty', async () => {
     const { client, sent } = recorder();
     expect(await new WriteGroup().insertRows('t', ['a'], []).send(client)).toBeNull();

@@ -109,6 +109,7 @@ const MAX_GROUP_PARAMS = 60_000;
 export class WriteGroup {
   private readonly parts: Statement[] = [];
   private readonly notices = new Set<string>();
+  private readonly earlier: Promise<unknown>[] = [];
 
   get size(): number {
     return this.parts.length;
@@ -147,6 +148,16 @@ export class WriteGroup {
   }
 
   /**
+   * A write already issued on the same client, ahead of this group: `send` settles only once it is answered,
+   * and fails with its error (answered first, the pipelined client keeping the order). Its round trip is
+   * then this group's: nothing waits for it in between.
+   */
+  follows(issued: Promise<unknown>): this {
+    this.earlier.push(issued);
+    return this;
+  }
+
+  /**
    * Sends the group. `checked` (optional) is a last part whose rows are counted: the count is returned
    * (e.g. a compare-and-set UPDATE ... RETURNING 1), else null. With `refuseUnless`, a count other than
    * `refuseUnless.count` makes the statement raise (refuse_statement, SQLSTATE P0001, the reason as its
@@ -156,7 +167,11 @@ export class WriteGroup {
    */
   async send(client: PoolClient, checked?: Statement, refuseUnless?: { count: number; reason: string }): Promise<number | null> {
     const parts = checked ? [...this.parts, checked] : this.parts;
-    if (parts.length === 0 && this.notices.size === 0) return null;
+    const earlier = Promise.all(this.earlier.splice(0));
+    if (parts.length === 0 && this.notices.size === 0) {
+      await earlier;
+      return null;
+    }
     const statements: Statement[] = [];
     let start = 0;
     do {
@@ -185,7 +200,7 @@ export class WriteGroup {
     } while (start < parts.length);
     this.parts.length = 0;
     this.notices.clear();
-    const answers = await Promise.all(statements.map((st) => client.query(st.sql, st.params)));
+    const [, answers] = await Promise.all([earlier, Promise.all(statements.map((st) => client.query(st.sql, st.params)))]);
     return checked ? (answers[answers.length - 1].rows[0].counted as number) : null;
   }
 }

@@ -51,25 +51,29 @@ export async function openConnections(pool: pg.Pool, count: number): Promise<voi
 export type CommitWith = (send: () => Promise<unknown>) => void;
 
 /**
- * Runs `fn` in one transaction; rolls back on any error and rethrows it. `first` (optional, a statement
- * without parameters) is sent with BEGIN in one round trip; `fn` gets its rows, and `commitWith` to have its
- * last writes go with the COMMIT.
+ * Runs `fn` in one transaction; rolls back on any error and rethrows it. BEGIN is not waited for: `fn`'s first
+ * statements go out behind it (the pool's clients pipeline) and run inside the transaction. `first`
+ * (optional, a statement without parameters) is sent with BEGIN; `fn` gets the promise of its rows, to wait
+ * for only when it needs them, and `commitWith` to have its last writes go with the COMMIT.
  */
 export async function inTransaction<T>(
-  pool: pg.Pool, fn: (client: pg.PoolClient, firstRows: any[], commitWith: CommitWith) => Promise<T>, first?: string,
+  pool: pg.Pool, fn: (client: pg.PoolClient, firstRows: Promise<any[]>, commitWith: CommitWith) => Promise<T>, first?: string,
 ): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
   try {
     // Two statements in one simple query answer with one result each.
-    const begun = (await client.query(first === undefined ? 'BEGIN' : `BEGIN; ${first}`)) as unknown as pg.QueryResult | pg.QueryResult[];
+    const begun = client.query(first === undefined ? 'BEGIN' : `BEGIN; ${first}`) as unknown as Promise<pg.QueryResult | pg.QueryResult[]>;
+    const firstRows = begun.then((b) => (Array.isArray(b) ? b[b.length - 1].rows : []));
+    // Awaited below, with the COMMIT; `fn` may never look at them.
+    firstRows.catch(() => undefined);
     let last: (() => Promise<unknown>) | undefined;
-    const result = await fn(client, Array.isArray(begun) ? begun[begun.length - 1].rows : [], (send) => {
+    const result = await fn(client, firstRows, (send) => {
       last = send;
     });
     // Issued before the COMMIT is queued: the pipelined client sends both without waiting in between.
     const lastWrites = last?.();
-    await Promise.all([lastWrites, client.query('COMMIT')]);
+    await Promise.all([firstRows, lastWrites, client.query('COMMIT')]);
     return result;
   } catch (err) {
     await client.query('ROLLBACK').catch(() => undefined);

@@ -54,6 +54,24 @@ test('a checked write that finds the wrong count refuses itself, and the COMMIT 
   expect((await pool.query('SELECT 1 AS one')).rows[0].one).toBe(1);
 });
 
+test('a first group not awaited, the last following it with the COMMIT: both commit; when the first fails, its error is the one reported and nothing is stored', async () => {
+  await inTransaction(pool, async (client, _rows, commitWith) => {
+    const first = new WriteGroup().insertRows('cw_rows', ['id'], [['first']]).send(client);
+    const last = new WriteGroup().insertRows('cw_rows', ['id'], [['last']]).follows(first);
+    commitWith(() => last.send(client));
+  });
+  expect(await stored()).toEqual(['early', 'first', 'last', 'late'].sort());
+  const attempt = inTransaction(pool, async (client, _rows, commitWith) => {
+    // 'first' is there already: the unique key refuses the row, and the transaction with it.
+    const first = new WriteGroup().insertRows('cw_rows', ['id'], [['again'], ['first']]).send(client);
+    first.catch(() => undefined);
+    const last = new WriteGroup().insertRows('cw_rows', ['id'], [['after']]).follows(first);
+    commitWith(() => last.send(client));
+  });
+  await expect(attempt).rejects.toMatchObject({ code: '23505' });
+  expect(await stored()).toEqual(['early', 'first', 'last', 'late'].sort());
+});
+
 test('reads issued together on one client are answered each with its own rows, in order', async () => {
   const client = await pool.connect();
   try {
