@@ -68,7 +68,9 @@ export function httpSender(base: string, make: (n: number) => Request, okStatus:
 
 function shedReason(body: Buffer): string | undefined {
   try {
-    const reason = JSON.parse(body.toString()).error?.details?.reason;
+    // An admission refusal names its rule; any other error answer its slug (chain_unavailable, service_unavailable).
+    const error = JSON.parse(body.toString()).error;
+    const reason = error?.details?.reason ?? error?.slug;
     return typeof reason === 'string' ? reason : undefined;
   } catch {
     return undefined;

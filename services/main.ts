@@ -3,9 +3,11 @@
  * Reads the config once, opens the shared connections, starts the roles, stops them on SIGTERM/SIGINT.
  *
  * With API_WORKERS > 1 and the api role asked for, the API runs in that many worker processes sharing
- * API_PORT (node cluster: the primary accepts and hands connections round-robin); every other role stays
- * in the primary, so partition ownership and the chain clients are not multiplied. A worker that dies is
- * replaced.
+ * API_PORT (node cluster); every other role stays in the primary, so partition ownership and the chain
+ * clients are not multiplied. A worker that dies is replaced. The workers accept their connections
+ * themselves (SCHED_NONE), not through the primary: with round-robin the primary accepts every connection
+ * and hands it over, and a primary busy with the pipeline's roles left new connections in the kernel's
+ * queue until it overflowed (clients retrying their SYN for seconds: bench/README.md, "Stop 41").
  */
 // First: the tracing SDK starts before the modules it instruments load (telemetry-start.ts).
 import './platform/telemetry-start';
@@ -24,6 +26,8 @@ import { onReportSignal } from './platform/slice-timing';
 import { backgroundNice, parseRoles, rolesOfProcess, startRoles, type Stoppable } from './roles';
 
 function forkApiWorkers(count: number, isStopping: () => boolean): { stop(): Promise<void> } {
+  // Before the first fork (node reads it then): each worker accepts on the shared socket.
+  cluster.schedulingPolicy = cluster.SCHED_NONE;
   // A worker runs the API alone: it inherits the environment without the secrets only other roles read.
   const env = Object.fromEntries(WITHHELD_FROM_WORKERS.map((name) => [name, undefined]));
   const fork = () => {

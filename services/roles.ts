@@ -44,6 +44,9 @@ export function backgroundNice(roles: readonly Role[], nice: number): number {
   return roles.some((r) => answerPathRoles.includes(r)) ? 0 : nice;
 }
 
+/** The API's listen backlog: connections accepted by the kernel and not yet by the process. */
+const LISTEN_BACKLOG = 4_096;
+
 export interface Stoppable {
   stop(): Promise<void>;
 }
@@ -134,7 +137,9 @@ export async function startRoles(rt: Runtime, roles: Role[]): Promise<Stoppable[
     // Ready only when warm: what the first requests would open on their path is opened before listening.
     await warmUpApi(rt);
     const server: Server = await new Promise((resolve) => {
-      const s = createApp({ rt, bus }).listen(rt.cfg.API_PORT, rt.cfg.API_HOST, () => resolve(s));
+      // A burst of new connections (a fleet of clients at once) waits in the kernel's queue while the process
+      // is busy: room for thousands (the kernel caps it at net.core.somaxconn), not node's default 511.
+      const s = createApp({ rt, bus }).listen(rt.cfg.API_PORT, rt.cfg.API_HOST, LISTEN_BACKLOG, () => resolve(s));
     });
     logger.info({ url: `http://${rt.cfg.API_HOST}:${rt.cfg.API_PORT}/v1` }, 'api listening');
     const metrics = rt.cfg.METRICS_PORT > 0 ? startMetricsServer(rt) : null;

@@ -3,7 +3,9 @@
  * cluster) and the processor, relay and dispatcher in the primary. Scraped repeatedly under load, every
  * counter and histogram series only grows, whichever worker answers; the HTTP counts equal the answers the
  * test got (both workers' counts, not one's); the primary's roles are in the same scrape.
+ * The workers accept their connections themselves: a stopped primary does not keep a new one waiting.
  */
+import { request } from 'node:http';
 import { OPEN_BUDGETS, call, signUp } from '../../support/identity';
 import { startService, type ServiceProcess } from '../../support/service-process';
 import { dropWorld, newWorld, openBus, openRuntime, type World } from '../../support/world';
@@ -140,3 +142,23 @@ test('a process running only background roles serves its own metrics on METRICS_
     await watcher.kill();
   }
 }, 120_000);
+
+test('the workers accept their own connections: with the primary stopped, a new connection is still answered', async () => {
+  const primary = service!.child.pid!;
+  process.kill(primary, 'SIGSTOP');
+  try {
+    // A connection of its own (no keep-alive socket from before), so it has to be accepted now.
+    const answers = await Promise.all(Array.from({ length: 4 }, () => new Promise<number>((resolve) => {
+      const req = request(`${base}/v1/prices`, { agent: false, timeout: 5_000 }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('timeout', () => req.destroy());
+      req.on('error', () => resolve(0));
+      req.end();
+    })));
+    expect(answers).toEqual([200, 200, 200, 200]);
+  } finally {
+    process.kill(primary, 'SIGCONT');
+  }
+});
