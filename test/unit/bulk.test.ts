@@ -165,6 +165,12 @@ describe('WriteGroup', () => {
     await expect(empty).rejects.toBe(failed);
     const refused = new WriteGroup().insertRows('t', ['a'], [['y']]).follows(Promise.reject(failed)).send(client);
     await expect(refused).rejects.toBe(failed);
+    // The earlier write's error is the one reported even when its statement's own "aborted" settles first.
+    const aborted = Object.assign(new Error('current transaction is aborted'), { code: '25P02' });
+    const failingClient = { query: async () => { throw aborted; } } as unknown as PoolClient;
+    const later = new Promise((_, reject) => setTimeout(() => reject(failed), 10));
+    later.catch(() => undefined);
+    await expect(new WriteGroup().insertRows('t', ['a'], [['z']]).follows(later).send(failingClient)).rejects.toBe(failed);
   });
 
   it('sends nothing when empty', async () => {

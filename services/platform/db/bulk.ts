@@ -200,7 +200,16 @@ export class WriteGroup {
     } while (start < parts.length);
     this.parts.length = 0;
     this.notices.clear();
-    const [, answers] = await Promise.all([earlier, Promise.all(statements.map((st) => client.query(st.sql, st.params)))]);
+    const sent = Promise.all(statements.map((st) => client.query(st.sql, st.params)));
+    let answers: Awaited<typeof sent>;
+    try {
+      [, answers] = await Promise.all([earlier, sent]);
+    } catch (err) {
+      // Answered in the order issued, but settled through different chains of promises: when an earlier write
+      // failed, its error is the one to report (a statement behind it only says the transaction is aborted).
+      await earlier;
+      throw err;
+    }
     return checked ? (answers[answers.length - 1].rows[0].counted as number) : null;
   }
 }
