@@ -141,58 +141,52 @@ class StoredOffsetElsewhere extends Error {}
 export async function applySlice<T, R>(
   pool: Pool, spec: CheckpointSpec<T, R>, partition: number, decoded: Decoded<T>[], until?: bigint, refuseReason?: string,
 ): Promise<SliceOutcome<R>> {
-  if (refuseReason !== undefined) return applyAtStoredOffset(pool, spec, partition, decoded, until, refuseReason);
+  if (refuseReason !== undefined) return applyInSlice(pool, spec, partition, decoded, until, true, refuseReason);
   try {
-    return await applyInSlice(pool, spec, partition, decoded, until, async (locked) => {
-      const stored = (await locked)[0].next_offset as bigint;
-      if (stored !== decoded[0].record.offset) throw new StoredOffsetElsewhere();
-      return stored;
-    });
+    return await applyInSlice(pool, spec, partition, decoded, until, false);
   } catch (err) {
-    if (err instanceof StoredOffsetElsewhere) return applyAtStoredOffset(pool, spec, partition, decoded, until);
+    if (err instanceof StoredOffsetElsewhere) return applyInSlice(pool, spec, partition, decoded, until, true);
     throw err;
   }
 }
 
-/** applySlice with the stored offset read before anything else: the records before it are skipped. */
-function applyAtStoredOffset<T, R>(
-  pool: Pool, spec: CheckpointSpec<T, R>, partition: number, decoded: Decoded<T>[], until?: bigint, refuseReason?: string,
-): Promise<SliceOutcome<R>> {
-  return applyInSlice(pool, spec, partition, decoded, until, (locked) => locked.then((rows) => rows[0].next_offset as bigint), refuseReason, true);
-}
-
+/**
+ * The slice's transaction. `lockFirst`: the stored offset is read before anything else (a seek, or the records
+ * before it skipped); otherwise it is taken to be the first record and checked once the apply is done.
+ */
 async function applyInSlice<T, R>(
   pool: Pool, spec: CheckpointSpec<T, R>, partition: number, decoded: Decoded<T>[], until: bigint | undefined,
-  storedOffset: (locked: Promise<any[]>) => Promise<bigint>, refuseReason?: string, storedFirst = false,
+  lockFirst: boolean, refuseReason?: string,
 ): Promise<SliceOutcome<R>> {
   const where: Where = { group: spec.group, topic: spec.topic, partition };
   return inTransaction(pool, async (client, locked, commitWith): Promise<SliceOutcome<R>> => {
+    const lockedOffset = async () => (await locked)[0].next_offset as bigint;
     const first = decoded[0].record.offset;
     const last = decoded[decoded.length - 1].record.offset;
-    // Read first (a seek, or the records before it skipped), or checked once the slice is applied.
-    const known = storedFirst ? await storedOffset(locked) : first;
-    if (first > known || last < known) return { seekTo: known };
-    const fresh = decoded.filter((d) => d.record.offset >= known);
-    const applying = (async () => {
+    const stored = lockFirst ? await lockedOffset() : first;
+    if (first > stored || last < stored) return { seekTo: stored };
+    const fresh = decoded.filter((d) => d.record.offset >= stored);
+    const tail = new WriteGroup();
+    let results: R[] = [];
+    let failure: { error: unknown } | null = null;
+    try {
       for (const d of fresh) if ('error' in d) await recordUndecodable(client, where.topic, partition, d.record.offset, d.error);
       const items = fresh.filter((d): d is Item<T> => 'value' in d);
-      const tail = new WriteGroup();
-      let results: R[];
       if (refuseReason === undefined) results = await spec.apply(items, client, tail);
       else results = items.length === 0 ? [] : spec.refuse ? await spec.refuse(items[0], refuseReason, client, tail) : [];
-      return { results, tail };
-    })();
-    // Nothing of the apply counts (a result, or a failure to bisect over) until the stored offset is known to be `known`.
-    const applied = await applying.then((a) => ({ ok: true as const, ...a }), (error: unknown) => ({ ok: false as const, error }));
-    const stored = storedFirst ? known : await storedOffset(locked);
-    if (!applied.ok) throw applied.error;
+    } catch (error) {
+      failure = { error };
+    }
+    // Nothing of the apply counts (a result, or a failure to bisect over) until the lock confirms `stored`.
+    if (!lockFirst && (await lockedOffset()) !== stored) throw new StoredOffsetElsewhere();
+    if (failure) throw failure.error;
     if (spec.crashBeforeCommit) crashPoint(spec.crashBeforeCommit);
     // The tail and the offset's advance go with the COMMIT (one round trip); the advance refuses itself, and
     // the commit with it, when the stored offset is not the one this transaction locked.
     const advance = advanceStatement(where.group, where.topic, partition, stored, until ?? last + 1n);
     const moved = `stored offset of ${where.topic}[${partition}] moved under us (expected ${stored})`;
-    commitWith(() => applied.tail.send(client, advance, { count: 1, reason: moved }));
-    return { results: applied.results, last };
+    commitWith(() => tail.send(client, advance, { count: 1, reason: moved }));
+    return { results, last };
   }, lockStoredOffsetStatement(where.group, where.topic, where.partition));
 }
 

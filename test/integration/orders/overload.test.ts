@@ -91,7 +91,7 @@ function heldOrder(receiver: string, amount: number): { req: ClientRequest; resp
   const url = new URL('/v1/orders', stack.base);
   const req = request(url, {
     method: 'POST', agent: false,
-    headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(raw)), ...signedHeaders(customer.key, 'POST', '/v1/orders', raw, Math.floor(stack.rt.clock.now()) + amount) },
+    headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(raw)), ...signedHeaders(customer.key, 'POST', '/v1/orders', raw) },
   });
   req.flushHeaders();
   const response = new Promise<IncomingMessage>((resolve, reject) => {
@@ -108,7 +108,7 @@ test('refused at once: with every slot held by a request still sending its body,
   for (const h of holders) h.response.catch(() => {});
   // Each holder takes its slot when its headers are read; give the server the moment that takes.
   const probe = async () => {
-    const next = heldOrder(receiver, 30_000 + Math.floor(Math.random() * 1_000));
+    const next = heldOrder(receiver, 30_000);
     const answer = await Promise.race([next.response, new Promise<null>((r) => setTimeout(() => r(null), 2_000))]);
     next.req.destroy();
     return answer;
