@@ -71,8 +71,8 @@ async function main(): Promise<void> {
       const confirmedAt = Date.now();
       for (;;) {
         const { rows } = await rt.pool.query(
-          `SELECT o.published_at FROM deposits d JOIN outbox o ON o.payload->>'type' = 'balance.credited' AND o.payload->'data'->>'txid' = d.txid
-           WHERE d.txid = $1 AND o.published_at IS NOT NULL`,
+          `SELECT o.id FROM deposits d JOIN outbox o ON o.payload->>'type' = 'balance.credited' AND o.payload->'data'->>'txid' = d.txid
+           WHERE d.txid = $1 AND NOT EXISTS (SELECT 1 FROM outbox_unpublished u WHERE u.id = o.id)`,
           [txids[0]],
         );
         if (rows.length) break;

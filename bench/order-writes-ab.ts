@@ -113,7 +113,7 @@ async function slice(t: Tree, settle: boolean): Promise<void> {
   t.store.saveJournals(writes, journals);
   state.save(writes, last);
   await writes.send(t.client);
-  t.store.saveOutbox(last, outbox);
+  t.store.saveOutbox(last, outbox, 0);
   t.store.finishResults(last, commands.map((c) => ({ commandId: c.commandId, outcome: 'applied', status: 201, body: { id: c.orderId }, error: null, refusalReason: null })));
   await last.send(t.client);
   await t.client.query('COMMIT');

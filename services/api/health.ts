@@ -44,7 +44,7 @@ export function registerBacklogGauges(rt: Runtime): void {
     }
   });
   sharedStateGauge('outbox_backlog_rows', 'Outbox rows the relay has not published yet.', [], async (g) => {
-    const { rows } = await rt.pool.query('SELECT count(*)::int AS n FROM outbox WHERE published_at IS NULL');
+    const { rows } = await rt.pool.query('SELECT count(*)::int AS n FROM outbox_unpublished');
     g.set(rows[0].n);
   });
 }

@@ -94,7 +94,7 @@ export async function replayAndVerify(rt: Runtime, options: ReplayOptions = {}):
 async function waitForMarkers(pool: Pool, progress: Progress): Promise<void> {
   for (let i = 0; i < 600; i++) {
     const { rows } = await pool.query(
-      "SELECT count(*)::int AS n FROM outbox WHERE destination = 'account-commands' AND published_at IS NULL",
+      "SELECT count(*)::int AS n FROM outbox_unpublished WHERE destination = 'account-commands'",
     );
     if (rows[0].n === 0) return;
     if (i % 10 === 0) progress(`waiting for the relay to publish ${rows[0].n} refusal markers`);

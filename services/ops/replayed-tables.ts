@@ -23,7 +23,8 @@ export const replayedTables: ReplayedTable[] = [
   // the append never reached the broker (Kafka away) no replay can know it. Claims whose command did land
   // are on the log as refusal markers, compared in outbox.
   { table: 'command_results', key: ['command_id'], volatile: ['processed_at'], where: "refusal_reason IS DISTINCT FROM 'abandoned'" },
-  { table: 'outbox', key: ['message_id'], volatile: ['id', 'published_at', 'trace_context'] },
+  // source_partition: the relay's bookkeeping (null on rows older than its cursors).
+  { table: 'outbox', key: ['message_id'], volatile: ['id', 'published_at', 'trace_context', 'source_partition'] },
   { table: 'consumer_offsets', key: ['consumer_group', 'topic', 'partition'], volatile: ['updated_at'], where: "consumer_group = 'ledger-processor'" },
   { table: 'undecodable_records', key: ['topic', 'partition', 'offset'], volatile: ['seen_at'] },
   { table: 'promo_config', key: ['id'], volatile: [] },
@@ -47,6 +48,8 @@ export const replayedTables: ReplayedTable[] = [
 /** Tables that are not state derived from the log. */
 export const notReplayedTables = [
   'pgmigrations',
+  // The relay's cursor per partition: how far the outbox is on the log (services/relay/relay.ts).
+  'outbox_cursors',
   // Deposit watcher: where it stands on the chain (services/deposits/watcher.ts).
   'deposit_watcher_position',
   // Quotes: written by the API (POST /v1/quotes); the order that uses one carries its total.

@@ -71,7 +71,8 @@ export async function applyBatch(
   commands: Command[],
   ctx: ApplyContext,
   policy: RefusalPolicy,
-  traceOfRecord: (command: Command) => Record<string, string> | null = () => null,
+  traceOfRecord: (command: Command) => Record<string, string> | null,
+  sourcePartition: number,
   tail?: WriteGroup,
 ): Promise<AppliedCommand[]> {
   // Markers only matter to a replay's refusal policy; the same command id twice in one batch applies once.
@@ -195,7 +196,7 @@ export async function applyBatch(
     await first;
     throw err;
   }
-  saveOutbox(last, outbox);
+  saveOutbox(last, outbox, sourcePartition);
   finishResults(last, finished.map((f) => f.result));
   last.follows(first);
   if (!tail) await last.send(client);
@@ -207,17 +208,17 @@ export async function applyBatch(
  * refused `unprocessable` with a marker on the log, so its caller is answered and a replay refuses it too.
  * A command claimed before (applied, or abandoned by its caller) keeps its first answer.
  */
-export async function refuseUnprocessable(client: PoolClient, command: Command, tail?: WriteGroup): Promise<AppliedCommand[]> {
+export async function refuseUnprocessable(client: PoolClient, command: Command, sourcePartition: number, tail?: WriteGroup): Promise<AppliedCommand[]> {
   if (command.type === 'command.refused') return [];
   const claimed = await claimCommands(client, [command]);
   const writes = tail ?? new WriteGroup();
   let refused: AppliedCommand[] = [];
   if (!claimed.has(command.commandId)) {
     const earlier = (await readResults(client, [command.commandId])).get(command.commandId);
-    if (earlier?.refusalReason === 'abandoned') saveOutbox(writes, [refusalMarker(command, 'abandoned')]);
+    if (earlier?.refusalReason === 'abandoned') saveOutbox(writes, [refusalMarker(command, 'abandoned')], sourcePartition);
   } else {
     const result = refusedResult(command.commandId, 'unprocessable');
-    saveOutbox(writes, [refusalMarker(command, 'unprocessable')]);
+    saveOutbox(writes, [refusalMarker(command, 'unprocessable')], sourcePartition);
     finishResults(writes, [result]);
     refused = [{ command, result }];
   }

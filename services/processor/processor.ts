@@ -68,7 +68,8 @@ export function applyCommands(
     return h ? { traceparent: h.traceparent, ...(h.tracestate ? { tracestate: h.tracestate } : {}) } : null;
   };
   const startedAt = Date.now();
-  return applyBatch(client, items.map((d) => d.value), ctx, policy, traceOf, tail).then((applied) => {
+  // Every item of a slice is of one partition (the checkpointed consumer's protocol).
+  return applyBatch(client, items.map((d) => d.value), ctx, policy, traceOf, items[0]?.record.partition ?? 0, tail).then((applied) => {
     // Each traced command's span: from the slice's start to its results (the commit follows in the same round trip).
     if (traces.size > 0) {
       const endedAt = Date.now();
@@ -87,7 +88,7 @@ export function processorSpec(codec: LogCodec, group: string, ctx: ApplyContext,
     // The outbox rows, the results and the relay's wake-up (saveOutbox: only when a row is written; a
     // batch.create publishes nothing, and woke the relay for an empty read) go with the offset's advance (one round trip).
     apply: (items, tx, tail) => applyCommands(tx, items, ctx, policy, tail),
-    refuse: (item, _reason, tx, tail) => refuseUnprocessable(tx, item.value, tail),
+    refuse: (item, _reason, tx, tail) => refuseUnprocessable(tx, item.value, item.record.partition, tail),
     crashBeforeCommit: 'processor.before-commit',
     crashAfterCommit: 'processor.after-commit',
   };

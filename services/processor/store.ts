@@ -95,15 +95,20 @@ export interface OutboxMessage {
   traceContext: Record<string, string> | null;
 }
 
-/** The outbox rows, and the relay's wake-up when there are any (a command with nothing to publish wakes no one). */
-export function saveOutbox(writes: WriteGroup, messages: OutboxMessage[]): void {
+/**
+ * The outbox rows, and the relay's wake-up when there are any (a command with nothing to publish wakes no one).
+ * `sourcePartition`: the account-commands partition whose slice writes them; the relay's cursor is per
+ * partition, which is sound only because one partition's slices commit one after another
+ * (migrations/1765500000001_outbox-cursors.sql).
+ */
+export function saveOutbox(writes: WriteGroup, messages: OutboxMessage[], sourcePartition: number): void {
   if (messages.length > 0) writes.notify('outbox');
   writes.insertArrays(
     'outbox',
-    [['destination', 'text'], ['message_id', 'text'], ['account_id', 'text'], ['payload', 'jsonb'], ['trace_context', 'jsonb'], ['created_at', 'timestamptz']],
+    [['destination', 'text'], ['message_id', 'text'], ['account_id', 'text'], ['payload', 'jsonb'], ['trace_context', 'jsonb'], ['created_at', 'timestamptz'], ['source_partition', 'integer']],
     messages.map((m) => [
       m.destination, m.messageId, m.accountId, stringifyBigintJson(m.payload),
-      m.traceContext ? JSON.stringify(m.traceContext) : null, new Date(m.createdAt),
+      m.traceContext ? JSON.stringify(m.traceContext) : null, new Date(m.createdAt), sourcePartition,
     ]),
     // A marker for an abandoned command may be written again when its command is seen again.
     'ON CONFLICT (message_id) DO NOTHING',

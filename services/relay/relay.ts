@@ -1,7 +1,9 @@
 /**
- * The outbox relay: publishes rows the processor committed, in id order, then marks them published.
- * A crash between the two publishes a row again with the same id (consumers dedup on it). One relay is
- * active per deployment (a PostgreSQL advisory lock), which keeps each account's messages in order.
+ * The outbox relay: publishes rows the processor committed, each partition's in id order, then moves that
+ * partition's cursor past them (one small row per partition and batch, not an UPDATE of every row published:
+ * migrations/1765500000001_outbox-cursors.sql says why a cursor per partition loses nothing). A crash between
+ * the two publishes a row again with the same id (consumers dedup on it). One relay is active per deployment
+ * (a PostgreSQL advisory lock), which keeps each account's messages in order.
  */
 import type { Command } from '../domain/commands';
 import type { DomainEvent } from '../domain/events';
@@ -19,7 +21,8 @@ import type { LogCodec } from '../platform/wire/codec';
 
 const destinationTopics = { 'account-events': 'accountEvents', 'account-commands': 'accountCommands', 'order-events': 'orderEvents' } as const;
 const LEADER_LOCK_KEY = 0x6f7574626f78; // "outbox"
-const BATCH = 500;
+/** Rows read per partition and poll (six partitions: up to 1,200 rows in one produce request). */
+const PER_PARTITION = 200;
 const IDLE_POLL_MS = 500;
 const IDLE_POLL_MAX_MS = 4_000;
 
@@ -36,6 +39,8 @@ export interface RunningRelay {
 
 interface OutboxRow {
   id: bigint;
+  /** The account-commands partition whose slice wrote the row; null: written before the cursors (published_at). */
+  source_partition: number | null;
   destination: 'account-events' | 'account-commands' | 'order-events';
   payload: Record<string, unknown>;
   trace_context: Record<string, string> | null;
@@ -48,8 +53,7 @@ export async function startRelay(deps: RelayDeps): Promise<RunningRelay> {
   const listen = async () => {
     const client = await deps.pool.connect();
     client.on('notification', () => waker.wake());
-    // The batch read (publishOnce) runs on this connection as a plain index scan: see UNPUBLISHED_READ.
-    await client.query(`SET enable_bitmapscan = off; LISTEN outbox`);
+    await client.query('LISTEN outbox');
     return client;
   };
   let listener: PoolClient | undefined = await listen();
@@ -90,26 +94,26 @@ export async function startRelay(deps: RelayDeps): Promise<RunningRelay> {
     stop: async () => {
       waker.stop();
       await loop;
-      await listener?.query('RESET enable_bitmapscan; SELECT pg_advisory_unlock_all()').catch(() => undefined);
+      await listener?.query('SELECT pg_advisory_unlock_all()').catch(() => undefined);
       listener?.release();
     },
   };
 }
 
-/**
- * The next batch, through the partial index outbox_unpublished. Every published row leaves a dead entry in that
- * index until VACUUM (setting published_at is not a HOT update: the index's predicate names the column). A bitmap
- * scan, PostgreSQL's choice on its estimates, visits the heap page of every such entry on every poll and never
- * marks one dead, so a poll grows dearer with every row published until VACUUM. A plain index scan, on a session
- * with bitmap scans off, marks each entry dead (LP_DEAD) the first time it finds its row gone for everyone, and
- * later scans skip those without the heap (figures of both in bench/README.md, "Processor column arrays again,
- * relay read as a plain index scan"). Rows and their order are the same either way.
- */
-const UNPUBLISHED_READ = `SELECT id, destination, payload, trace_context FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT ${BATCH}`;
+/** The next batch: each partition's rows above its cursor (outbox_unpublished_rows), legacy rows after them. */
+const UNPUBLISHED_READ = `SELECT id, source_partition, destination, payload, trace_context FROM outbox_unpublished_rows(${PER_PARTITION}) ORDER BY id`;
 
 /**
- * Publishes one batch of unpublished rows; returns how many. `client`: the relay's own connection, with bitmap
- * scans off (startRelay); without it the read goes through the pool with PostgreSQL's plan.
+ * After a batch is on the log: each partition's cursor to the last of its rows sent (never back: a relay that
+ * lost the lead mid-batch may finish after the next one), and legacy rows marked one by one.
+ */
+const MARK_PUBLISHED = `WITH legacy AS (UPDATE outbox SET published_at = now() WHERE id = ANY($3::bigint[]))
+  INSERT INTO outbox_cursors (source_partition, published_through) SELECT * FROM unnest($1::integer[], $2::bigint[])
+  ON CONFLICT (source_partition) DO UPDATE SET published_through = GREATEST(outbox_cursors.published_through, EXCLUDED.published_through)`;
+
+/**
+ * Publishes one batch of unpublished rows; returns how many. `client`: the relay's own connection (startRelay);
+ * without it the statements go through the pool.
  */
 export async function publishOnce(deps: RelayDeps, client?: PoolClient): Promise<number> {
   const db = client ?? deps.pool;
@@ -133,7 +137,13 @@ export async function publishOnce(deps: RelayDeps, client?: PoolClient): Promise
   const sent = Date.now();
   for (const row of rows) recordSpan(`relay publish ${row.destination}`, row.trace_context, sendStarted, sent, { 'message.destination': row.destination });
   crashPoint('relay.after-send');
-  await db.query('UPDATE outbox SET published_at = now() WHERE id = ANY($1::bigint[])', [rows.map((r) => r.id)]);
+  const through = new Map<number, bigint>();
+  const legacy: string[] = [];
+  for (const row of rows) {
+    if (row.source_partition === null) legacy.push(String(row.id));
+    else if (row.id > (through.get(row.source_partition) ?? -1n)) through.set(row.source_partition, row.id);
+  }
+  await db.query(MARK_PUBLISHED, [[...through.keys()], [...through.values()].map(String), legacy]);
   deps.onPublished?.(rows.length);
   for (const row of rows) {
     const type = String((row.payload as { type?: unknown }).type ?? 'unknown');

@@ -155,8 +155,8 @@ async function settleAndCount(stack: OutageStack, load: Awaited<ReturnType<typeo
   const { rows: delivered } = await rt.pool.query('SELECT DISTINCT event_id FROM webhook_deliveries');
   const accepted = [...new Set(load.answers.filter((a) => a.status === 201 || a.status === 200).map((a) => a.clientOrderId))];
   // The outbox not yet on the log (the relay's backlog), said before the replay, which waits for it.
-  const { rows: backlog } = await rt.pool.query(`SELECT destination, count(*)::int AS n, min(created_at) AS oldest FROM outbox
-    WHERE published_at IS NULL GROUP BY destination`);
+  const { rows: backlog } = await rt.pool.query(`SELECT destination, count(*)::int AS n, min(created_at) AS oldest FROM outbox_unpublished
+    GROUP BY destination`);
   if (backlog.length > 0) {
     console.log(`outbox not published: ${JSON.stringify(backlog)}`);
     // Who holds the relay's leader lock, and what every other session waits on.

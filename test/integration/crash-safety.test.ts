@@ -99,7 +99,7 @@ test('SIGKILLs while 1,000 adjustments flow lose nothing and apply nothing twice
     return rows[0].n === all.length;
   }, 180_000, 'every command to have a result');
   await eventually(async () => {
-    const { rows } = await rt.pool.query('SELECT count(*)::int AS n FROM outbox WHERE published_at IS NULL');
+    const { rows } = await rt.pool.query('SELECT count(*)::int AS n FROM outbox_unpublished');
     return rows[0].n === 0;
   }, 60_000, 'the outbox to drain');
   await processors.stop();

@@ -150,7 +150,7 @@ export async function chargesByOrder(pool: Pool): Promise<Map<string, number>> {
  */
 export async function orderEvents(stack: IdentityStack, orderId: string): Promise<any[]> {
   await eventually(async () => (await stack.rt.pool.query(
-    "SELECT count(*)::int AS n FROM outbox WHERE destination = 'account-events' AND published_at IS NULL",
+    "SELECT count(*)::int AS n FROM outbox_unpublished WHERE destination = 'account-events'",
   )).rows[0].n === 0 || undefined, 30_000, 'the relay to publish the committed account events');
   const { readTopic } = await import('./topic-reader');
   const records = await readTopic<any>(stack.rt, 'accountEvents');

@@ -25,7 +25,7 @@ export async function applyAt(stack: IdentityStack, at: number, body: NewCommand
 export async function statsCaughtUp(stack: IdentityStack, timeoutMs = 30_000): Promise<void> {
   const topic = stack.rt.codec.topicName('orderEvents');
   await eventually(async () => {
-    const { rows: pending } = await stack.rt.pool.query("SELECT count(*)::int AS n FROM outbox WHERE destination = 'order-events' AND published_at IS NULL");
+    const { rows: pending } = await stack.rt.pool.query("SELECT count(*)::int AS n FROM outbox_unpublished WHERE destination = 'order-events'");
     if (pending[0].n > 0) return false;
     const ends = await stack.rt.log.endOffsets(topic);
     const stored = await storedOffsets(stack.rt.pool, STATS_GROUP, topic);

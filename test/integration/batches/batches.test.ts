@@ -126,7 +126,7 @@ test('a mixed batch: activated, chunked, over max_price_sun, activate:false, alr
   await eventually(async () => (await completedEvents(done.id)).length > 0, 30_000, 'batch.completed');
   // Whatever was in flight is applied and its outbox rows published: a second batch.completed would be on the topic now.
   await processorCaughtUp(stack.rt);
-  await eventually(async () => (await stack.rt.pool.query('SELECT 1 FROM outbox WHERE published_at IS NULL LIMIT 1')).rowCount === 0, 30_000, 'outbox published');
+  await eventually(async () => (await stack.rt.pool.query('SELECT 1 FROM outbox_unpublished LIMIT 1')).rowCount === 0, 30_000, 'outbox published');
   const events = await completedEvents(done.id);
   expect(events).toHaveLength(1);
   expect(events[0].data).toMatchObject({

@@ -35,7 +35,7 @@ async function slice(commands: Command[]) {
   const client = await rt.pool.connect();
   try {
     await client.query('BEGIN');
-    const applied = await applyBatch(client, commands, ctx, applyAll);
+    const applied = await applyBatch(client, commands, ctx, applyAll, () => null, 0);
     await client.query('COMMIT');
     return applied;
   } finally {

@@ -83,7 +83,7 @@ test('old API keys still sign after a restore; revoked ones stay revoked; balanc
   };
   expect(before.a.balance_sun).toBe(7000011);
   expect((await signedCall(stack.base, a.key, 'GET', '/v1/account')).status).toBe(401);
-  await eventually(async () => (await stack.rt.pool.query('SELECT count(*)::int AS n FROM outbox WHERE published_at IS NULL')).rows[0].n === 0, 30_000, 'relay');
+  await eventually(async () => (await stack.rt.pool.query('SELECT count(*)::int AS n FROM outbox_unpublished')).rows[0].n === 0, 30_000, 'relay');
 
   const restoredName = `${new URL(stack.world.cfg.DATABASE_URL).pathname.slice(1)}_restored`;
   const run = await ops(['restore', '--into', restoredName]);
