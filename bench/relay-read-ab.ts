@@ -10,7 +10,9 @@
  * process. The trees take turns step by step; published rows stay (dead index entries pile up as they do live
  * until VACUUM). BENCH_STEPS (150) steps per tree per round, BENCH_ROUNDS (5) rounds; the tree going first alternates.
  * A tree's relay connection is set up as its startRelay sets up its own (BENCH_B_SETUP / BENCH_A_SETUP, SQL run
- * once on that connection; B's default is this tree's `SET enable_bitmapscan = off`).
+ * once on that connection; none by default). Both worlds are built from this tree's migrations, so the base must
+ * read the same schema: a tree from before the relay's cursors (migrations/1765500000001_outbox-cursors.sql) would
+ * read without the index it relied on; the rows are written with a partition (0 to 5) for the cursors.
  */
 import os from 'node:os';
 import { join, resolve } from 'node:path';
@@ -23,7 +25,7 @@ const BASE = process.env.BENCH_BASE;
 const ROWS = Number(process.env.BENCH_ROWS ?? 40);
 const STEPS = Number(process.env.BENCH_STEPS ?? 150);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
-const SETUP = { a: process.env.BENCH_A_SETUP ?? '', b: process.env.BENCH_B_SETUP ?? 'SET enable_bitmapscan = off' };
+const SETUP = { a: process.env.BENCH_A_SETUP ?? '', b: process.env.BENCH_B_SETUP ?? '' };
 
 interface Tree {
   name: 'a' | 'b';
@@ -37,7 +39,7 @@ interface Tree {
 
 const encoded = async () => ({ key: null, value: Buffer.from('x') });
 const stubCodec = { encodeEvent: encoded, encodeOrderEvent: encoded, encodeCommand: encoded, topicName: (t: string) => t };
-const stubLog = { send: async () => undefined };
+const stubLog = { send: async () => undefined, sendTopics: async () => undefined };
 
 async function tree(root: string, name: 'a' | 'b'): Promise<{ t: Tree; close: () => Promise<void> }> {
   const world = newWorld(`relayab${name}`, { LOG_LEVEL: 'error' });
@@ -65,9 +67,9 @@ async function write(t: Tree): Promise<void> {
   const ids = Array.from({ length: ROWS }, () => `evt_${t.name}${(t.next++).toString(16).padStart(12, '0')}`);
   const pad = 'p'.repeat(900);
   await t.writer.query(
-    `INSERT INTO outbox (destination, message_id, account_id, payload, created_at)
+    `INSERT INTO outbox (destination, message_id, account_id, payload, created_at, source_partition)
      SELECT CASE WHEN i % 2 = 0 THEN 'order-events' ELSE 'account-events' END, m, 'acc_bench',
-            jsonb_build_object('type', 'order.status_changed', 'eventId', m, 'pad', $2::text), now()
+            jsonb_build_object('type', 'order.status_changed', 'eventId', m, 'pad', $2::text), now(), i % 6
      FROM unnest($1::text[]) WITH ORDINALITY AS u(m, i)`,
     [ids, pad],
   );
