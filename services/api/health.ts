@@ -13,6 +13,7 @@ import { ApiError, sendJson } from './errors';
 import { scrape } from '../platform/cluster-metrics';
 import { registryAccess, registryGet } from '../platform/wire/registry-access';
 import { readinessDetails, registerHealthGauges } from './health-details';
+import { unpublishedCount } from '../relay/relay';
 
 const CHECK_TIMEOUT_MS = 2_000;
 /** Real ms a readiness answer is reused for. */
@@ -44,8 +45,7 @@ export function registerBacklogGauges(rt: Runtime): void {
     }
   });
   sharedStateGauge('outbox_backlog_rows', 'Outbox rows the relay has not published yet.', [], async (g) => {
-    const { rows } = await rt.pool.query('SELECT count(*)::int AS n FROM outbox_unpublished');
-    g.set(rows[0].n);
+    g.set(await unpublishedCount(rt.pool));
   });
 }
 

@@ -13,6 +13,7 @@ import { storedOffsets } from '../platform/checkpointed-consumer';
 import { applyPartitionSlice, decodeRecords, processorSpec, PROCESSOR_GROUP } from '../processor/processor';
 import type { RefusalPolicy } from '../processor/apply-batch';
 import { replayedTables, type ReplayedTable } from './replayed-tables';
+import { unpublishedCount } from '../relay/relay';
 
 export interface ReplayReport {
   records: number;
@@ -93,11 +94,9 @@ export async function replayAndVerify(rt: Runtime, options: ReplayOptions = {}):
 /** Refusal markers travel through the outbox; wait until the relay has put them on the log. */
 async function waitForMarkers(pool: Pool, progress: Progress): Promise<void> {
   for (let i = 0; i < 600; i++) {
-    const { rows } = await pool.query(
-      "SELECT count(*)::int AS n FROM outbox_unpublished WHERE destination = 'account-commands'",
-    );
-    if (rows[0].n === 0) return;
-    if (i % 10 === 0) progress(`waiting for the relay to publish ${rows[0].n} refusal markers`);
+    const markers = await unpublishedCount(pool, 'account-commands');
+    if (markers === 0) return;
+    if (i % 10 === 0) progress(`waiting for the relay to publish ${markers} refusal markers`);
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error('refusal markers were not published within 60 s; is the relay running?');

@@ -23,6 +23,7 @@ import { rotateEncryptionKeys } from './rotate-encryption-key';
 import { replayedTables } from './replayed-tables';
 import { DISPATCHER_GROUP } from '../dispatcher/dispatcher';
 import { RedeliveryHorizon, REDELIVERY_WINDOW_MS } from './redelivery-horizon';
+import { unpublishedCount } from '../relay/relay';
 
 export interface RestoreReport {
   database: string;
@@ -171,9 +172,9 @@ async function markOnLog(rt: Runtime, commandIds: string[], progress: Progress, 
   for (let i = 0; i < onLog.length; i += 10_000) {
     await rt.pool.query('UPDATE outbox SET published_at = now() WHERE message_id = ANY($1::text[]) AND published_at IS NULL', [onLog.slice(i, i + 10_000)]);
   }
-  const { rows } = await rt.pool.query('SELECT count(*)::int AS n FROM outbox_unpublished');
-  progress(`outbox: ${onLog.length} messages found on the log, ${rows[0].n} left for the relay`);
-  return { unpublished: rows[0].n as number, eventsEnd };
+  const unpublished = await unpublishedCount(rt.pool);
+  progress(`outbox: ${onLog.length} messages found on the log, ${unpublished} left for the relay`);
+  return { unpublished, eventsEnd };
 }
 
 /**

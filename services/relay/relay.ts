@@ -112,6 +112,17 @@ const MARK_PUBLISHED = `WITH legacy AS (UPDATE outbox SET published_at = now() W
   ON CONFLICT (source_partition) DO UPDATE SET published_through = GREATEST(outbox_cursors.published_through, EXCLUDED.published_through)`;
 
 /**
+ * Outbox rows not on the log yet (the view outbox_unpublished: above their partition's cursor, or legacy rows
+ * not marked), of one destination or of all: the backlog the health gauge shows and the replay waits out.
+ */
+export async function unpublishedCount(db: Pick<Pool, 'query'>, destination?: OutboxRow['destination']): Promise<number> {
+  const { rows } = destination === undefined
+    ? await db.query('SELECT count(*)::int AS n FROM outbox_unpublished')
+    : await db.query('SELECT count(*)::int AS n FROM outbox_unpublished WHERE destination = $1', [destination]);
+  return rows[0].n as number;
+}
+
+/**
  * Publishes one batch of unpublished rows; returns how many. `client`: the relay's own connection (startRelay);
  * without it the statements go through the pool.
  */

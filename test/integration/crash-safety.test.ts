@@ -14,6 +14,7 @@ import { assertLedgerInvariants } from '../support/ledger-invariants';
 import { startService, type ServiceProcess } from '../support/service-process';
 import { readTopic } from '../support/topic-reader';
 import { dropWorld, eventually, newWorld, openBus, openRuntime, templateReplay, type World } from '../support/world';
+import { unpublishedCount } from '../../services/relay/relay';
 
 const ACCOUNTS = 20;
 const ADJUSTMENTS = 1_000;
@@ -98,10 +99,7 @@ test('SIGKILLs while 1,000 adjustments flow lose nothing and apply nothing twice
     const { rows } = await rt.pool.query("SELECT count(*)::int AS n FROM command_results WHERE command_id = ANY($1::text[]) AND outcome <> 'pending'", [all.map((c) => c.commandId)]);
     return rows[0].n === all.length;
   }, 180_000, 'every command to have a result');
-  await eventually(async () => {
-    const { rows } = await rt.pool.query('SELECT count(*)::int AS n FROM outbox_unpublished');
-    return rows[0].n === 0;
-  }, 60_000, 'the outbox to drain');
+  await eventually(async () => (await unpublishedCount(rt.pool)) === 0, 60_000, 'the outbox to drain');
   await processors.stop();
   await relay.stop();
   console.log(`crash test: ${processors.restarts} processor and ${relay.restarts} relay restarts`);

@@ -8,6 +8,7 @@ import type { Pool } from '../../services/platform/db/pool';
 import { assertReconciled, eventually, templateReplay } from './world';
 import { startDevnet, type Devnet } from '../devnet/start-devnet';
 import { call, signedHeaders, signUp, startIdentityStack, type Customer, type IdentityStack, type Reply } from './identity';
+import { unpublishedCount } from '../../services/relay/relay';
 
 export interface OrderStack extends IdentityStack {
   devnet: Devnet;
@@ -149,9 +150,7 @@ export async function chargesByOrder(pool: Pool): Promise<Map<string, number>> {
  * come before them on a loaded machine.
  */
 export async function orderEvents(stack: IdentityStack, orderId: string): Promise<any[]> {
-  await eventually(async () => (await stack.rt.pool.query(
-    "SELECT count(*)::int AS n FROM outbox_unpublished WHERE destination = 'account-events'",
-  )).rows[0].n === 0 || undefined, 30_000, 'the relay to publish the committed account events');
+  await eventually(async () => (await unpublishedCount(stack.rt.pool, 'account-events')) === 0 || undefined, 30_000, 'the relay to publish the committed account events');
   const { readTopic } = await import('./topic-reader');
   const records = await readTopic<any>(stack.rt, 'accountEvents');
   return records.map((r) => r.value).filter((e) => e.data?.order_id === orderId);

@@ -8,6 +8,7 @@ import { storedOffsets } from '../../services/platform/checkpointed-consumer';
 import { STATS_GROUP } from '../../services/stats/consumer';
 import { eventually } from './world';
 import { call, signedHeaders, type IdentityStack, type Reply } from './identity';
+import { unpublishedCount } from '../../services/relay/relay';
 
 /** Appends `body` stamped at `at` and waits for its result; returns the result body. */
 export async function applyAt(stack: IdentityStack, at: number, body: NewCommand): Promise<any> {
@@ -25,8 +26,7 @@ export async function applyAt(stack: IdentityStack, at: number, body: NewCommand
 export async function statsCaughtUp(stack: IdentityStack, timeoutMs = 30_000): Promise<void> {
   const topic = stack.rt.codec.topicName('orderEvents');
   await eventually(async () => {
-    const { rows: pending } = await stack.rt.pool.query("SELECT count(*)::int AS n FROM outbox_unpublished WHERE destination = 'order-events'");
-    if (pending[0].n > 0) return false;
+    if ((await unpublishedCount(stack.rt.pool, 'order-events')) > 0) return false;
     const ends = await stack.rt.log.endOffsets(topic);
     const stored = await storedOffsets(stack.rt.pool, STATS_GROUP, topic);
     return [...ends].every(([p, end]) => end === 0n || stored.get(p) === end);

@@ -14,6 +14,7 @@ import { eventually } from '../../support/world';
 import { processorCaughtUp } from '../../support/processor-lag';
 import { readTopic } from '../../support/topic-reader';
 import { derivedId } from '../../../services/domain/ids';
+import { unpublishedCount } from '../../../services/relay/relay';
 
 const prices = JSON.stringify([
   { resource: 'energy', tier: '5m', price_sun_per_unit: 40, min_amount: 10_000, max_amount: 100_000, available: true },
@@ -126,7 +127,7 @@ test('a mixed batch: activated, chunked, over max_price_sun, activate:false, alr
   await eventually(async () => (await completedEvents(done.id)).length > 0, 30_000, 'batch.completed');
   // Whatever was in flight is applied and its outbox rows published: a second batch.completed would be on the topic now.
   await processorCaughtUp(stack.rt);
-  await eventually(async () => (await stack.rt.pool.query('SELECT 1 FROM outbox_unpublished LIMIT 1')).rowCount === 0, 30_000, 'outbox published');
+  await eventually(async () => (await unpublishedCount(stack.rt.pool)) === 0, 30_000, 'outbox published');
   const events = await completedEvents(done.id);
   expect(events).toHaveLength(1);
   expect(events[0].data).toMatchObject({

@@ -25,6 +25,7 @@ import { runOps } from '../../support/ops-process';
 import { postOrder } from '../../support/orders';
 import { startService, type ServiceProcess } from '../../support/service-process';
 import { dropWorld, eventually, type World } from '../../support/world';
+import { unpublishedCount } from '../../../services/relay/relay';
 
 function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -155,7 +156,7 @@ test('drop the database, restore it from the topics, and the service answers as 
   expect(order.status).toBe(201);
   const delivered = await eventually(async () => receiver.requests.length >= 1 && receiver.requests, 30_000, 'the deposit webhook');
   expect(delivered.every((r) => signedBy(hook.body.secret, r))).toBe(true);
-  await eventually(async () => (await api.rt.pool.query('SELECT count(*)::int AS n FROM outbox_unpublished')).rows[0].n === 0, 30_000, 'relay');
+  await eventually(async () => (await unpublishedCount(api.rt.pool)) === 0, 30_000, 'relay');
   const before = { a: await customerView(base, a.key, owner), b: withoutClock((await signedCall(base, b.key, 'GET', '/v1/balance')).body) };
   expect(before.a.account.balance_sun).toBe(30_000_000);
   expect(before.a.members.data.map((m: { role: string }) => m.role)).toEqual(['owner', 'viewer', 'editor']);

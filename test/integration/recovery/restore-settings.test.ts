@@ -12,6 +12,7 @@ import { webhookSecretBox } from '../../../services/webhooks/secrets';
 import { call, OPEN_BUDGETS, sessionHeaders, signedCall, signIn, signUp, startApiStack, type ApiStack, type Customer } from '../../support/identity';
 import { runOps } from '../../support/ops-process';
 import { dropWorld, eventually } from '../../support/world';
+import { unpublishedCount } from '../../../services/relay/relay';
 
 function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -83,7 +84,7 @@ test('old API keys still sign after a restore; revoked ones stay revoked; balanc
   };
   expect(before.a.balance_sun).toBe(7000011);
   expect((await signedCall(stack.base, a.key, 'GET', '/v1/account')).status).toBe(401);
-  await eventually(async () => (await stack.rt.pool.query('SELECT count(*)::int AS n FROM outbox_unpublished')).rows[0].n === 0, 30_000, 'relay');
+  await eventually(async () => (await unpublishedCount(stack.rt.pool)) === 0, 30_000, 'relay');
 
   const restoredName = `${new URL(stack.world.cfg.DATABASE_URL).pathname.slice(1)}_restored`;
   const run = await ops(['restore', '--into', restoredName]);

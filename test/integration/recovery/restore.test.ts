@@ -18,6 +18,7 @@ import { startRoles, type Stoppable } from '../../../services/roles';
 import { assertLedgerInvariants } from '../../support/ledger-invariants';
 import { runOps } from '../../support/ops-process';
 import { dropWorld, eventually, newWorld, openBus, openRuntime, type World } from '../../support/world';
+import { unpublishedCount } from '../../../services/relay/relay';
 
 const HOUR = 3_600_000;
 
@@ -65,7 +66,7 @@ test('restore rebuilds every table on the log into a new database, stamped with 
   expect(results.every((r) => r.outcome === 'applied')).toBe(true);
   const overdraw = await bus.submit({ type: 'balance.adjust', accountId: accounts[1], amountSun: -1_000_000_000_000n, memo: 'too much' });
   expect(overdraw.outcome).not.toBe('applied');
-  await eventually(async () => (await rt.pool.query('SELECT count(*)::int AS n FROM outbox_unpublished')).rows[0].n === 0, 30_000, 'relay');
+  await eventually(async () => (await unpublishedCount(rt.pool)) === 0, 30_000, 'relay');
 
   const run = await ops(['restore', '--into', restoredName]);
   expect(run.stderr).toMatch(/applied (\d+)\/\1 records \(100 %/);
@@ -87,7 +88,7 @@ test('restore rebuilds every table on the log into a new database, stamped with 
     const balances = async (db: Pool | typeof live) => (await db.query('SELECT id, balance_sun FROM accounts ORDER BY id')).rows;
     expect(await balances(restored)).toEqual(await balances(live));
     expect(await readStamp(restored)).toEqual(await readStamp(rt.pool));
-    expect((await restored.query('SELECT count(*)::int AS n FROM outbox_unpublished')).rows[0].n).toBe(0);
+    expect(await unpublishedCount(restored)).toBe(0);
     await assertLedgerInvariants(restored);
   } finally {
     live.release();
@@ -120,7 +121,7 @@ test('the webhook dispatcher resumes one redelivery window before the end of acc
   const last = await bus.submit({ type: 'balance.adjust', accountId: (await rt.pool.query('SELECT id FROM accounts ORDER BY id LIMIT 1')).rows[0].id, amountSun: 1n, memo: 'newest' });
   expect(last.outcome).toBe('applied');
   newestCommandId = last.commandId;
-  await eventually(async () => (await rt.pool.query('SELECT count(*)::int AS n FROM outbox_unpublished')).rows[0].n === 0, 30_000, 'relay');
+  await eventually(async () => (await unpublishedCount(rt.pool)) === 0, 30_000, 'relay');
   const fastName = `${restoredName}_fast`;
   try {
     const report = await restoreInto({ ...rt.cfg, CLOCK_SCALE: 1_000_000_000 }, fastName);
@@ -157,7 +158,7 @@ test('a processor started on the restored database goes on from where the log en
   await behind.start();
   const late = await behind.submit({ type: 'balance.adjust', accountId, amountSun: 1_000n, memo: 'late' }).finally(() => behind.stop());
   expect(late.refusalReason).toBe('deadline_passed');
-  await eventually(async () => (await rt.pool.query('SELECT count(*)::int AS n FROM outbox_unpublished')).rows[0].n === 0, 30_000, 'relay');
+  await eventually(async () => (await unpublishedCount(rt.pool)) === 0, 30_000, 'relay');
   // The live processor hands over: one processor group per log.
   await bus.stop();
   await Promise.all(roles.map((r) => r.stop()));
